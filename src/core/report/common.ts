@@ -1,0 +1,239 @@
+/**
+ * Pieces every input form shares: mode counts, APR numbers, the header sentences of the HTML page
+ * (also found, as plain lines, in text dumps), the SSL/TLS session cache prose, request truncation
+ * and the scoreboard/column-M cross-check.
+ */
+import { MODE_CHARS, type ModeCounts, type ServerInfo, type Slot, type SslCache } from './types.ts';
+
+const MODE_SET: ReadonlySet<string> = new Set(MODE_CHARS);
+
+function emptyServer(): ServerInfo {
+  return {
+    version: null,
+    mpm: null,
+    currentTime: null,
+    restartTime: null,
+    uptimeSeconds: null,
+    totalAccesses: null,
+    busyWorkers: null,
+    idleWorkers: null,
+    gracefulWorkers: null,
+  };
+}
+
+/** Count each of the 11 mode characters; characters outside them are reported in `warnings`. */
+function countModes(scoreboard: string, warnings: string[]): ModeCounts {
+  const counts: ModeCounts = { _: 0, S: 0, R: 0, W: 0, K: 0, D: 0, C: 0, L: 0, G: 0, I: 0, '.': 0 };
+  let unknown = '';
+  for (let i = 0; i < scoreboard.length; i++) {
+    const c = scoreboard[i] as string;
+    if (MODE_SET.has(c)) counts[c as keyof ModeCounts]++;
+    else if (!unknown.includes(c)) unknown += c;
+  }
+  if (unknown.length > 0) {
+    warnings.push(`scoreboard has characters outside the 11 modes: ${JSON.stringify(unknown)}`);
+  }
+  return counts;
+}
+
+const APR_NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[+-]\d+)?$/;
+
+/** A number as APR prints it (`.0898876`, `3.e+5`, `-1.00`); `null` when the text is not one. */
+function parseAprNumber(text: string): number | null {
+  const t = text.trim();
+  if (!APR_NUMBER.test(t)) return null;
+  return Number(t.endsWith('.') ? t.slice(0, -1) : t.replace('.e', 'e'));
+}
+
+const UPTIME_UNITS: Record<string, number> = { day: 86400, hour: 3600, minute: 60, second: 1 };
+
+/** `" 1 day 2 hours 3 minutes 4 seconds"` to seconds; `""` (uptime 0) is 0. */
+function parseUptime(text: string): number | null {
+  const t = text.trim();
+  if (t === '') return 0;
+  let total = 0;
+  const re = /(\d+)\s+(day|hour|minute|second)s?\b/g;
+  let matched = '';
+  for (let m = re.exec(t); m !== null; m = re.exec(t)) {
+    total += Number(m[1]) * (UPTIME_UNITS[m[2] as string] as number);
+    matched += m[0];
+  }
+  return matched === '' ? null : total;
+}
+
+/**
+ * Read one header sentence of the HTML page (the text of a `<dt>`, or a text-dump line with its
+ * continuation lines joined), filling the fields of `server` it carries. Returns whether it was one.
+ */
+function readHeaderSentence(sentence: string, server: ServerInfo): boolean {
+  const line = sentence.replace(/\s+/g, ' ').trim();
+  const colon = line.indexOf(': ');
+  const label = colon > 0 ? line.slice(0, colon) : '';
+  const value = colon > 0 ? line.slice(colon + 2).trim() : '';
+  switch (label) {
+    case 'Server Version':
+      server.version = value;
+      return true;
+    case 'Server MPM':
+      server.mpm = value;
+      return true;
+    case 'Current Time':
+      server.currentTime = value;
+      return true;
+    case 'Restart Time':
+      server.restartTime = value;
+      return true;
+    case 'Server uptime':
+      server.uptimeSeconds = parseUptime(value);
+      return true;
+    case 'Total accesses': {
+      const n = /^(\d+)/.exec(value);
+      if (n) server.totalAccesses = Number(n[1]);
+      return true;
+    }
+  }
+  if (line === 'Server uptime:') {
+    server.uptimeSeconds = 0;
+    return true;
+  }
+  const workers =
+    /^(\d+) requests? currently being processed,(?: (\d+) workers? gracefully restarting,)? (\d+) idle workers?$/.exec(
+      line,
+    );
+  if (workers) {
+    server.busyWorkers = Number(workers[1]);
+    server.gracefulWorkers = workers[2] === undefined ? null : Number(workers[2]);
+    server.idleWorkers = Number(workers[3]);
+    return true;
+  }
+  return false;
+}
+
+/** The SSL/TLS session cache fields while they are being read; `null` = not seen yet. */
+type SslCacheDraft = { [K in keyof SslCache]: SslCache[K] | null };
+
+function emptySslCacheDraft(): SslCacheDraft {
+  return {
+    type: null,
+    sharedMemoryBytes: null,
+    currentEntries: null,
+    subcaches: null,
+    indexesPerSubcache: null,
+    indexUsagePercent: null,
+    cacheUsagePercent: null,
+    stored: null,
+    replaced: null,
+    expired: null,
+    discarded: null,
+    retrieveHits: null,
+    retrieveMisses: null,
+    removeHits: null,
+    removeMisses: null,
+  };
+}
+
+// Labels of the SHMCB prose, 2.4 ("entries", "subcaches") and 2.2 ("sessions", "sub-caches") wording.
+const SSL_PATTERNS: ReadonlyArray<[RegExp, ReadonlyArray<keyof SslCache>]> = [
+  [/cache type: (\S+?),/, ['type']],
+  [/shared memory: (\d+) bytes/, ['sharedMemoryBytes']],
+  [/current (?:entries|sessions): (\d+)/, ['currentEntries']],
+  [/sub-?caches: (\d+)/, ['subcaches']],
+  [/indexes per sub-?cache: (\d+)/, ['indexesPerSubcache']],
+  [/index usage: (\d+)%/, ['indexUsagePercent']],
+  [/cache usage: (\d+)%/, ['cacheUsagePercent']],
+  [/total (?:entries|sessions) stored since starting: (\d+)/, ['stored']],
+  [/total (?:entries|sessions) replaced since starting: (\d+)/, ['replaced']],
+  [/total (?:entries|sessions) expired since starting: (\d+)/, ['expired']],
+  [/total \(pre-expiry\) (?:entries|sessions) scrolled out of the cache: (\d+)/, ['discarded']],
+  [/total retrieves since starting: (\d+) hit, (\d+) miss/, ['retrieveHits', 'retrieveMisses']],
+  [/total removes since starting: (\d+) hit, (\d+) miss/, ['removeHits', 'removeMisses']],
+];
+
+/**
+ * Read SSL/TLS session cache prose (tags already removed; one or several `<br>` lines), filling
+ * `draft`. Returns whether anything was recognised.
+ */
+function readSslCacheText(text: string, draft: SslCacheDraft): boolean {
+  const t = text.replace(/\s+/g, ' ');
+  let found = false;
+  for (const [re, fields] of SSL_PATTERNS) {
+    const m = re.exec(t);
+    if (!m) continue;
+    found = true;
+    fields.forEach((field, i) => {
+      const raw = m[i + 1] as string;
+      (draft as Record<string, string | number | null>)[field] = field === 'type' ? raw : Number(raw);
+    });
+  }
+  return found;
+}
+
+/**
+ * Turn a draft into the contract's object. `replaced` may stay `null` (2.2 has no such line); any
+ * other missing field means the block was not an SHMCB-style one: then it is `null` with a warning.
+ */
+function finishSslCache(draft: SslCacheDraft, warnings: string[]): SslCache | null {
+  const missing = (Object.keys(draft) as Array<keyof SslCache>).filter((k) => k !== 'replaced' && draft[k] === null);
+  if (missing.length === Object.keys(draft).length - 1 && draft.replaced === null) return null;
+  if (missing.length > 0) {
+    warnings.push(`SSL/TLS session cache block lacks ${missing.join(', ')}; not reported`);
+    return null;
+  }
+  return draft as SslCache;
+}
+
+const PROTOCOL_TAIL = /\s(?:HTTP|HTTPS|RTSP)\/\d+(?:\.\d+)?$/;
+
+/** The 63-character cut-off removed the protocol token: a non-empty request without one at its end. */
+function isRequestTruncated(request: string): boolean {
+  return request !== '' && request !== 'NULL' && !PROTOCOL_TAIL.test(request);
+}
+
+/**
+ * Warn where a slot's column M disagrees with its scoreboard position. Only where the position is
+ * known: prefork, whose Srv index is the scoreboard position (threaded MPMs share Srv per process).
+ */
+function checkModesAgainstScoreboard(
+  slots: readonly Slot[],
+  scoreboard: string,
+  mpm: string | null,
+  warnings: string[],
+): void {
+  if (mpm !== 'prefork') return;
+  for (const slot of slots) {
+    const index = Number.parseInt(slot.srv, 10);
+    const char = scoreboard[index];
+    if (char !== undefined && char !== slot.mode) {
+      warnings.push(`slot ${slot.srv}: column M is "${slot.mode}" but scoreboard position ${index} is "${char}"`);
+    }
+  }
+}
+
+const HTML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/** Decode the entities mod_status writes (`&amp;` `&lt;` `&gt;` `&quot;`) and numeric ones. */
+function decodeEntities(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
+    if (name[0] === '#') {
+      const code = name[1] === 'x' || name[1] === 'X' ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1));
+      return Number.isFinite(code) && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    }
+    return HTML_ENTITIES[name.toLowerCase()] ?? whole;
+  });
+}
+
+export type { SslCacheDraft };
+export {
+  checkModesAgainstScoreboard,
+  countModes,
+  decodeEntities,
+  emptyServer,
+  emptySslCacheDraft,
+  finishSslCache,
+  isRequestTruncated,
+  parseAprNumber,
+  parseUptime,
+  readHeaderSentence,
+  readSslCacheText,
+};

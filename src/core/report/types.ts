@@ -1,0 +1,81 @@
+/**
+ * The parsed server-status report: the JSON contract of `shared/spec/report-json.md`.
+ * Field names are part of the contract; add fields, never rename them.
+ */
+
+/** The 11 scoreboard mode characters, in the order mod_status prints its key. */
+const MODE_CHARS = ['_', 'S', 'R', 'W', 'K', 'D', 'C', 'L', 'G', 'I', '.'] as const;
+type ModeChar = (typeof MODE_CHARS)[number];
+
+const REPORT_FORMATS = ['html', 'auto', 'text'] as const;
+type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+type ModeCounts = Record<ModeChar, number>;
+
+interface ServerInfo {
+  version: string | null;
+  mpm: string | null;
+  currentTime: string | null;
+  restartTime: string | null;
+  uptimeSeconds: number | null;
+  totalAccesses: number | null;
+  busyWorkers: number | null;
+  idleWorkers: number | null;
+  gracefulWorkers: number | null;
+}
+
+interface Slot {
+  srv: string;
+  pid: number | null;
+  acc: [number, number, number];
+  mode: string;
+  cpu: number | null;
+  ss: number;
+  reqMs: number;
+  durMs: number | null;
+  connKB: number;
+  childMB: number;
+  slotMB: number;
+  client: string;
+  protocol: string | null;
+  vhost: string;
+  request: string;
+  requestTruncated: boolean;
+}
+
+interface LegendEntry {
+  abbreviation: string;
+  meaning: string;
+}
+
+interface SslCache {
+  type: string;
+  sharedMemoryBytes: number;
+  currentEntries: number;
+  subcaches: number;
+  indexesPerSubcache: number;
+  indexUsagePercent: number;
+  cacheUsagePercent: number;
+  stored: number;
+  replaced: number | null;
+  expired: number;
+  discarded: number;
+  retrieveHits: number;
+  retrieveMisses: number;
+  removeHits: number;
+  removeMisses: number;
+}
+
+interface StatusReport {
+  format: ReportFormat;
+  server: ServerInfo;
+  scoreboard: string;
+  counts: ModeCounts;
+  slots: Slot[] | null;
+  legend: LegendEntry[] | null;
+  sslCache: SslCache | null;
+  warnings: string[];
+}
+
+export type { LegendEntry, ModeChar, ModeCounts, ReportFormat, ServerInfo, Slot, SslCache, StatusReport };
+export { MODE_CHARS, REPORT_FORMATS };
