@@ -1,0 +1,317 @@
+/**
+ * Fetches one server-status page over HTTP(S) with `node:http`/`node:https` (global fetch cannot
+ * take a CA per request without undici). Never rejects: every failure becomes a result with a
+ * reason and a one-line detail a person understands. Credentials never appear in a result.
+ */
+import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, STATUS_CODES } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { urlToHttpOptions } from 'node:url';
+import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, MAX_REDIRECTS, USER_AGENT } from './httpDefaults.ts';
+
+/** One status page to fetch. */
+type FetchTarget = {
+  /** Name used in alerts and logs. */
+  name: string;
+  /** `http://` or `https://` URL of the page, e.g. `https://web-1:8443/server-status?auto`. */
+  url: string;
+  /** Whole-request limit, connect + headers + body + redirects (default `DEFAULT_TIMEOUT_MS`). */
+  timeoutMs?: number;
+  /** Response size cap, enforced while streaming (default `DEFAULT_MAX_BYTES`). */
+  maxBytes?: number;
+  /** Basic auth; userinfo in `url` is used when this is absent. */
+  auth?: { username: string; password: string };
+  /** PEM CA bundle that replaces the system roots for this target. */
+  ca?: string;
+};
+
+/** Why a fetch failed; each maps to a different hint in the page sent to on-call. */
+const FETCH_FAILURE_REASONS = [
+  'timeout',
+  'refused',
+  'dns',
+  'tls',
+  'http-status',
+  'too-large',
+  'redirect',
+  'network',
+] as const;
+type FetchFailureReason = (typeof FETCH_FAILURE_REASONS)[number];
+
+/** The outcome of `fetchStatusPage`; `url` is the final URL, without credentials. */
+type FetchResult =
+  | { ok: true; body: string; status: number; contentType: string | null; latencyMs: number; url: string }
+  | { ok: false; reason: FetchFailureReason; detail: string; status?: number; latencyMs: number; url: string };
+
+/** Seams for callers and tests. */
+interface FetchOptions {
+  /** Aborts the fetch (reported as reason `network`). */
+  signal?: AbortSignal;
+  /** DNS lookup (default `dns.lookup`). */
+  lookup?: LookupFunction;
+}
+
+/** A fetch failure on its way to becoming a result. */
+class StatusFetchError extends Error {
+  readonly reason: FetchFailureReason;
+  readonly status: number | undefined;
+
+  constructor(reason: FetchFailureReason, message: string, options?: ErrorOptions & { status?: number }) {
+    super(message, options);
+    this.name = 'StatusFetchError';
+    this.reason = reason;
+    this.status = options?.status;
+  }
+}
+
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+const DNS_CODES: ReadonlySet<string> = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA']);
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|ERR_OSSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
+// Handshake failures that surface with a generic code (ECONNRESET, EPROTO).
+const TLS_MESSAGE = /\b(SSL|TLS)\b|certificate/i;
+
+/** Where the request got to, for timeout and truncation messages. */
+interface Progress {
+  phase: 'connecting to' | 'waiting for a response from' | 'reading the body from';
+  bytes: number;
+}
+
+const STATUS_HINTS: Record<number, string> = {
+  401: "check the status page's credentials",
+  403: 'the server refuses this client - check the Require lines of <Location /server-status>',
+  404: 'no status page at this path - is mod_status loaded and mapped with SetHandler server-status?',
+  429: 'the server is rate limiting this client',
+  503: 'the server may be saturated or in maintenance',
+};
+
+function httpStatusError(status: number, where: string): StatusFetchError {
+  const hint = STATUS_HINTS[status] ?? (status >= 500 ? 'the server failed - check its error log' : 'expected 200');
+  const line = [`HTTP ${status}`, STATUS_CODES[status]].filter(Boolean).join(' ');
+  return new StatusFetchError('http-status', `${line} from ${where} - ${hint}`, { status });
+}
+
+function withoutCredentials(url: URL): string {
+  const copy = new URL(url);
+  copy.username = '';
+  copy.password = '';
+  return copy.href;
+}
+
+function basicAuth(target: FetchTarget, url: URL): string | undefined {
+  const auth =
+    target.auth ??
+    (url.username === ''
+      ? undefined
+      : { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) });
+  return auth && `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+}
+
+/** Send one GET; resolves with the response head. */
+function exchange(url: URL, target: FetchTarget, signal: AbortSignal, progress: Progress, lookup?: LookupFunction) {
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    const { auth: _userinfo, ...base } = urlToHttpOptions(url);
+    const headers: OutgoingHttpHeaders = { 'user-agent': USER_AGENT, accept: 'text/html, text/plain' };
+    const authorization = basicAuth(target, url);
+    if (authorization) headers.authorization = authorization;
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    // agent: false: a fresh connection per fetch, closed afterwards; nothing pooled between targets.
+    const req = send({
+      ...base,
+      method: 'GET',
+      headers,
+      agent: false,
+      signal,
+      ca: target.ca,
+      ...(lookup && { lookup }),
+    });
+    req.on('socket', (socket) => socket.once('connect', () => (progress.phase = 'waiting for a response from')));
+    req.on('response', (res) => {
+      progress.phase = 'reading the body from';
+      resolve(res);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Read the body, aborting as soon as it passes `maxBytes`. */
+function readBody(res: IncomingMessage, maxBytes: number, where: string, progress: Progress): Promise<Buffer> {
+  const tooLarge = () =>
+    new StatusFetchError(
+      'too-large',
+      `response from ${where} is larger than the ${maxBytes}-byte cap - is this really a status page?`,
+    );
+  const declared = Number(res.headers['content-length'] ?? Number.NaN);
+  if (declared > maxBytes) {
+    res.destroy();
+    return Promise.reject(tooLarge());
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => {
+      progress.bytes += chunk.length;
+      if (progress.bytes > maxBytes) {
+        res.destroy();
+        reject(tooLarge());
+      } else chunks.push(chunk);
+    });
+    res.on('end', () => resolve(Buffer.concat(chunks)));
+    const truncated = (cause?: Error) => {
+      const expected = Number.isNaN(declared) ? '' : ` of ${declared}`;
+      reject(
+        new StatusFetchError(
+          'network',
+          `connection to ${where} closed after ${progress.bytes}${expected} body bytes - the page is truncated`,
+          { cause },
+        ),
+      );
+    };
+    res.on('error', truncated);
+    res.on('close', () => res.complete || truncated());
+  });
+}
+
+function classify(
+  error: unknown,
+  where: string,
+  timeoutMs: number,
+  timedOut: boolean,
+  progress: Progress,
+): StatusFetchError {
+  // The deadline first: aborting mid-body also surfaces as a truncation error.
+  if (timedOut) {
+    const soFar = progress.phase === 'reading the body from' ? ` (${progress.bytes} bytes so far)` : '';
+    return new StatusFetchError(
+      'timeout',
+      `timed out after ${timeoutMs} ms ${progress.phase} ${where}${soFar} - the server may be saturated`,
+      { cause: error },
+    );
+  }
+  if (error instanceof StatusFetchError) return error;
+  const code = String((error as NodeJS.ErrnoException)?.code ?? '');
+  const message = (error as Error)?.message ?? String(error);
+  const [reason, detail] = describeSocketError(code, message, where);
+  return new StatusFetchError(reason, detail, { cause: error });
+}
+
+/** A Node socket, DNS or TLS error as a reason and a one-line detail. */
+function describeSocketError(code: string, message: string, where: string): [FetchFailureReason, string] {
+  if (code === 'ECONNREFUSED') return ['refused', `connection refused by ${where} - Apache may be down or saturated`];
+  if (DNS_CODES.has(code)) return ['dns', `cannot resolve the host of ${where} (${code}) - check the target URL`];
+  if (TLS_CODE.test(code) || TLS_MESSAGE.test(message)) {
+    return ['tls', `TLS with ${where} failed: ${message} (${code}) - check the certificate or the target's CA bundle`];
+  }
+  if (code === 'ABORT_ERR') return ['network', `fetch from ${where} aborted by the caller`];
+  return ['network', `network error with ${where}: ${message}${code ? ` (${code})` : ''}`];
+}
+
+/**
+ * Fetch one status page: whole-request timeout, size cap while streaming, same-host redirects only
+ * (at most `MAX_REDIRECTS`), TLS verified (optionally against the target's CA), basic auth. The body
+ * is decoded as latin1, as mod_status sends ISO-8859-1. Never rejects.
+ *
+ * @example
+ * const r = await fetchStatusPage({ name: 'web-1', url: 'http://10.0.0.7/server-status?auto', timeoutMs: 2000 });
+ * if (!r.ok) console.log(`${r.reason}: ${r.detail}`);
+ */
+async function fetchStatusPage(target: FetchTarget, options: FetchOptions = {}): Promise<FetchResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let url: URL;
+  try {
+    url = new URL(target.url);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new TypeError(`unsupported protocol ${url.protocol}`);
+  } catch (error) {
+    const detail = `expected an http:// or https:// URL for target "${target.name}", found an invalid one (${(error as Error).message})`;
+    return { ok: false, reason: 'network', detail, latencyMs: elapsed(), url: '' };
+  }
+  const timeoutMs = target.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const deadline = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    deadline.abort();
+  }, timeoutMs);
+  const signal = options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal;
+  const progress: Progress = { phase: 'connecting to', bytes: 0 };
+  try {
+    for (let redirects = 0; ; redirects++) {
+      progress.phase = 'connecting to';
+      const res = await exchange(url, target, signal, progress, options.lookup);
+      const status = res.statusCode ?? 0;
+      if (REDIRECT_STATUSES.has(status)) {
+        res.on('error', () => {}).destroy();
+        url = nextUrl(url, res.headers.location, status, redirects);
+        continue;
+      }
+      if (status < 200 || status > 299) {
+        res.on('error', () => {}).destroy();
+        throw httpStatusError(status, url.host);
+      }
+      const body = await readBody(res, target.maxBytes ?? DEFAULT_MAX_BYTES, url.host, progress);
+      const contentType = res.headers['content-type'] ?? null;
+      return {
+        ok: true,
+        body: body.toString('latin1'),
+        status,
+        contentType,
+        latencyMs: elapsed(),
+        url: withoutCredentials(url),
+      };
+    }
+  } catch (error) {
+    const failure = classify(error, url.host, timeoutMs, timedOut, progress);
+    const status = failure.status === undefined ? {} : { status: failure.status };
+    return {
+      ok: false,
+      reason: failure.reason,
+      detail: failure.message,
+      ...status,
+      latencyMs: elapsed(),
+      url: withoutCredentials(url),
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The URL a redirect leads to, if it may be followed: same host, no https->http downgrade. */
+function nextUrl(from: URL, location: string | undefined, status: number, redirects: number): URL {
+  if (location === undefined) {
+    throw new StatusFetchError(
+      'http-status',
+      `HTTP ${status} from ${from.host} without a Location header - expected 200`,
+      { status },
+    );
+  }
+  if (redirects >= MAX_REDIRECTS) {
+    throw new StatusFetchError(
+      'redirect',
+      `more than ${MAX_REDIRECTS} redirects from ${from.host} - point the target at the final URL`,
+      { status },
+    );
+  }
+  let to: URL;
+  try {
+    to = new URL(location, from);
+  } catch (error) {
+    throw new StatusFetchError('redirect', `HTTP ${status} from ${from.host} to an invalid Location - expected a URL`, {
+      status,
+      cause: error,
+    });
+  }
+  const sameHost = to.hostname.toLowerCase() === from.hostname.toLowerCase();
+  const downgrade = from.protocol === 'https:' && to.protocol !== 'https:';
+  if (!sameHost || downgrade || (to.protocol !== 'http:' && to.protocol !== 'https:')) {
+    throw new StatusFetchError(
+      'redirect',
+      `HTTP ${status} from ${from.host} redirects to ${withoutCredentials(to)} - only same-host redirects without https->http are followed; point the target at the final URL`,
+      { status },
+    );
+  }
+  return to;
+}
+
+export type { FetchFailureReason, FetchOptions, FetchResult, FetchTarget };
+export { FETCH_FAILURE_REASONS, fetchStatusPage, StatusFetchError };

@@ -1,0 +1,135 @@
+/**
+ * The `parse` command's view for a person: scoreboard map, counts per mode, busiest clients and
+ * vhosts, SSL cache figures. Pure: takes the report and whether to colour, returns text.
+ */
+import { MODE_CHARS, type ModeChar, type Slot, type StatusReport } from '../core/report/types.ts';
+
+const MODE_NAMES: Record<ModeChar, string> = {
+  _: 'waiting for connection',
+  S: 'starting up',
+  R: 'reading request',
+  W: 'sending reply',
+  K: 'keepalive (read)',
+  D: 'DNS lookup',
+  C: 'closing connection',
+  L: 'logging',
+  G: 'gracefully finishing',
+  I: 'idle cleanup',
+  '.': 'open slot',
+};
+
+// ANSI SGR codes: idle green, busy states warm, trouble states red, empty dim.
+const MODE_COLOURS: Record<ModeChar, string> = {
+  _: '32',
+  S: '36',
+  R: '33',
+  W: '33;1',
+  K: '34',
+  D: '35',
+  C: '31',
+  L: '35',
+  G: '31;1',
+  I: '36',
+  '.': '2',
+};
+
+const BUSY_MODES: ReadonlySet<string> = new Set(['S', 'R', 'W', 'K', 'D', 'C', 'L', 'I']);
+const MAP_WIDTH = 64;
+const TOP_N = 5;
+
+/** Strip control characters from report text before it reaches a terminal. */
+function printable(text: string, max = 80): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+  const clean = text.replace(/[\x00-\x1f\x7f-\x9f]/g, '?');
+  return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
+}
+
+function paint(text: string, code: string, colour: boolean): string {
+  return colour ? `\x1b[${code}m${text}\x1b[0m` : text;
+}
+
+function scoreboardMap(scoreboard: string, colour: boolean): string[] {
+  const lines: string[] = [];
+  for (let start = 0; start < scoreboard.length; start += MAP_WIDTH) {
+    const chunk = scoreboard.slice(start, start + MAP_WIDTH);
+    let line = '';
+    for (const c of chunk) line += paint(c, MODE_COLOURS[c as ModeChar] ?? '0', colour);
+    lines.push(`  ${String(start).padStart(5)}  ${line}`);
+  }
+  return lines;
+}
+
+function topBy(slots: readonly Slot[], key: (s: Slot) => string): Array<[string, number]> {
+  const counts = new Map<string, number>();
+  for (const slot of slots) {
+    const k = key(slot);
+    if (k !== '') counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, TOP_N);
+}
+
+function num(value: number | null): string {
+  return value === null ? 'n/a' : String(value);
+}
+
+/**
+ * Render a report for a terminal.
+ *
+ * @example
+ * process.stdout.write(renderSummary(parseReport(text), { colour: process.stdout.isTTY }));
+ */
+function renderSummary(report: StatusReport, options: { colour: boolean }): string {
+  const { server, counts, slots, sslCache } = report;
+  const colour = options.colour;
+  const out: string[] = [];
+  out.push(paint(`Apache server-status (${report.format})`, '1', colour));
+  out.push(`  version       ${server.version ?? 'n/a'}`);
+  out.push(`  MPM           ${server.mpm ?? 'n/a'}`);
+  out.push(`  current time  ${server.currentTime ?? 'n/a'}   (restarted ${server.restartTime ?? 'n/a'})`);
+  out.push(`  uptime        ${num(server.uptimeSeconds)} s   total accesses ${num(server.totalAccesses)}`);
+  out.push(
+    `  workers       ${num(server.busyWorkers)} busy, ${num(server.idleWorkers)} idle, ${num(server.gracefulWorkers)} gracefully restarting`,
+  );
+  out.push('', paint(`Scoreboard (${report.scoreboard.length} positions)`, '1', colour));
+  out.push(...scoreboardMap(report.scoreboard, colour));
+  out.push('', paint('Slots per mode', '1', colour));
+  for (const mode of MODE_CHARS) {
+    if (counts[mode] === 0) continue;
+    const share = report.scoreboard.length === 0 ? 0 : (100 * counts[mode]) / report.scoreboard.length;
+    out.push(
+      `  ${paint(mode, MODE_COLOURS[mode], colour)}  ${String(counts[mode]).padStart(6)}  ${share.toFixed(1).padStart(5)}%  ${MODE_NAMES[mode]}`,
+    );
+  }
+  if (slots === null) {
+    out.push('', 'No per-slot table in this report (?auto page or ExtendedStatus Off).');
+  } else {
+    const busy = slots.filter((s) => BUSY_MODES.has(s.mode));
+    out.push('', paint(`Busiest clients (${busy.length} busy slots in the table)`, '1', colour));
+    for (const [client, n] of topBy(busy, (s) => s.client)) out.push(`  ${String(n).padStart(6)}  ${printable(client)}`);
+    out.push('', paint('Busiest virtual hosts', '1', colour));
+    for (const [vhost, n] of topBy(busy, (s) => s.vhost)) out.push(`  ${String(n).padStart(6)}  ${printable(vhost)}`);
+    const oldest = busy.filter((s) => s.mode === 'W').sort((a, b) => b.ss - a.ss)[0];
+    if (oldest) {
+      out.push('', `Oldest request being sent: ${oldest.ss} s, ${printable(oldest.request)} (${printable(oldest.client)})`);
+    }
+  }
+  if (sslCache !== null) {
+    const retrieves = sslCache.retrieveHits + sslCache.retrieveMisses;
+    const missRatio = retrieves === 0 ? 'n/a' : `${((100 * sslCache.retrieveMisses) / retrieves).toFixed(1)}%`;
+    out.push('', paint(`SSL/TLS session cache (${printable(sslCache.type, 20)})`, '1', colour));
+    out.push(
+      `  ${sslCache.currentEntries} entries, cache usage ${sslCache.cacheUsagePercent}%, index usage ${sslCache.indexUsagePercent}%`,
+    );
+    out.push(`  retrieves ${sslCache.retrieveHits} hit / ${sslCache.retrieveMisses} miss (miss ratio ${missRatio})`);
+    out.push(
+      `  stored ${sslCache.stored}, expired ${sslCache.expired}, scrolled out ${sslCache.discarded}, replaced ${num(sslCache.replaced)}`,
+    );
+  }
+  if (report.warnings.length > 0) {
+    out.push('', paint(`Warnings (${report.warnings.length})`, '1', colour));
+    for (const w of report.warnings) out.push(`  - ${printable(w, 200)}`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+export { printable, renderSummary };

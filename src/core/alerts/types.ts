@@ -1,0 +1,87 @@
+/**
+ * The alert model shared by the core, the CLI and the Lambda (Prometheus' model): an alert is
+ * inactive, pending or firing; "resolved" is an inactive alert with `resolvedAt` set. Timestamps
+ * are stored, not flags, as ISO-8601 strings so that every store can hold them as they are.
+ */
+import type { StatusReport } from '../report/types.ts';
+
+const ALERT_STATES = { inactive: 'inactive', pending: 'pending', firing: 'firing' } as const;
+type AlertState = (typeof ALERT_STATES)[keyof typeof ALERT_STATES];
+
+const SEVERITIES = { critical: 'critical', warning: 'warning', info: 'info' } as const;
+type Severity = (typeof SEVERITIES)[keyof typeof SEVERITIES];
+
+/** Why a notification is (or is not) sent; the pure decision of `notify`. */
+const NOTIFY_REASONS = { first: 'first', repeat: 'repeat', resolved: 'resolved', none: 'none' } as const;
+type NotifyReason = (typeof NOTIFY_REASONS)[keyof typeof NOTIFY_REASONS];
+
+/** One alert instance: a (target, rule) pair, identified by `fingerprint`. */
+interface AlertRecord {
+  fingerprint: string;
+  target: string;
+  rule: string;
+  severity: Severity;
+  state: AlertState;
+  /** When the condition started to hold (pending since); null while inactive. */
+  activeAt: string | null;
+  /** When it went pending -> firing. */
+  firedAt: string | null;
+  /** When a firing alert's condition stopped holding. */
+  resolvedAt: string | null;
+  /** When a notification for it was last published, and which status it carried. */
+  lastSentAt: string | null;
+  lastSentStatus: 'firing' | 'resolved' | null;
+  /** The metric value at the latest evaluation (null when it could not be evaluated). */
+  value: number | null;
+  threshold: number;
+}
+
+/** Everything kept between evaluations of one target. */
+interface TargetState {
+  target: string;
+  /** Time of the latest evaluation, ISO-8601. */
+  evaluatedAt: string | null;
+  /** Consecutive runs in which the report could not be fetched or parsed. */
+  consecutiveFailures: number;
+  /** Counter values of the previous good report, for deltas (null when not carried). */
+  counters: {
+    totalAccesses: number | null;
+    uptimeSeconds: number | null;
+    sslRetrieveHits: number | null;
+    sslRetrieveMisses: number | null;
+  } | null;
+  alerts: Record<string, AlertRecord>;
+}
+
+/** What one run learnt about a target: its report, or why there is none. */
+type Observation =
+  | { kind: 'report'; report: StatusReport }
+  | {
+      kind: 'down';
+      /** timeout, refused, dns, tls, http-status, too-large, redirect, not-a-report, network */
+      reason: string;
+      /** One line for a person: what was expected and what was found (escaped). */
+      detail: string;
+    };
+
+/** A message to publish, decided by the core; adapters only deliver it. */
+interface Notification {
+  fingerprint: string;
+  status: 'firing' | 'resolved';
+  reason: Exclude<NotifyReason, 'none'>;
+  target: string;
+  rule: string;
+  severity: Severity;
+  value: number | null;
+  threshold: number;
+  /** Under 100 ASCII characters, e.g. `[FIRING critical] web-1: idle-slots-low (2 < 5)`. */
+  subject: string;
+  /** Plain text a person acts on. */
+  message: string;
+  /** The same facts for machines. */
+  payload: Record<string, unknown>;
+  labels: Record<string, string>;
+}
+
+export type { AlertRecord, AlertState, Notification, NotifyReason, Observation, Severity, TargetState };
+export { ALERT_STATES, NOTIFY_REASONS, SEVERITIES };

@@ -1,0 +1,44 @@
+/**
+ * `parseReport`: detect the input form and hand it to its parser.
+ */
+import { describeInput, NotAStatusReportError } from '../errors.ts';
+import { parseAuto } from './auto.ts';
+import { parseHtml } from './html.ts';
+import { parseText } from './text.ts';
+import type { ReportFormat, StatusReport } from './types.ts';
+
+const EXPECTED = 'an Apache server-status report (the HTML page, the ?auto page or a text dump of the HTML page)';
+
+/** Which form `text` is in, or null when it looks like none of them. */
+function detectFormat(text: string): ReportFormat | null {
+  const head = text.slice(0, 4096);
+  if (/<title>\s*Apache Status\s*<\/title>/i.test(head) || /<h1>\s*Apache Server Status for/i.test(head)) return 'html';
+  if (/^Scoreboard: /m.test(text) && !/<html/i.test(head)) return 'auto';
+  if (/^\s*Scoreboard Key:/m.test(text) || /^\s*Apache Server Status for /m.test(head)) return 'text';
+  if (/<pre>[_SRWKDCLGI.\s]*<\/pre>/i.test(text)) return 'html';
+  return null;
+}
+
+/**
+ * Parse a server-status report in any of its forms.
+ *
+ * @example
+ * const report = parseReport(await readFile('server-status.html', 'utf8'));
+ * report.counts._ // idle workers on the scoreboard
+ * @throws NotAStatusReportError when the input is not a report (404 page, empty, truncated)
+ */
+function parseReport(text: string, options: { format?: ReportFormat } = {}): StatusReport {
+  const format = options.format ?? detectFormat(text);
+  switch (format) {
+    case 'html':
+      return parseHtml(text);
+    case 'auto':
+      return parseAuto(text);
+    case 'text':
+      return parseText(text);
+    default:
+      throw new NotAStatusReportError(EXPECTED, describeInput(text));
+  }
+}
+
+export { detectFormat, EXPECTED, parseReport };
