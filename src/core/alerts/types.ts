@@ -34,6 +34,8 @@ interface AlertRecord {
   /** The metric value at the latest evaluation (null when it could not be evaluated). */
   value: number | null;
   threshold: number;
+  /** When a firing alert's condition stopped holding while `keepFiringFor` holds it firing (hysteresis). */
+  keepFiringSince?: string | null;
 }
 
 /** Everything kept between evaluations of one target. */
@@ -83,5 +85,39 @@ interface Notification {
   labels: Record<string, string>;
 }
 
-export type { AlertRecord, AlertState, Notification, NotifyReason, Observation, Severity, TargetState };
+/** Knobs of `evaluateTarget`; defaults in `src/core/constants.ts`. */
+interface EvaluateOptions {
+  /** A still-firing alert is notified again after this long (Alertmanager `repeat_interval`). */
+  repeatIntervalMs: number;
+  /** Consecutive failed observations before the built-in `target-down` alert's condition holds. */
+  downAfterFailures: number;
+  /** How long a resolved alert stays in the state after its resolution was sent. */
+  resolvedRetentionMs: number;
+}
+
+/** An alert as shown to people and to `check --json`: one per rule that is pending or firing. */
+interface AlertView {
+  fingerprint: string;
+  rule: string;
+  metric: string;
+  op: string;
+  state: AlertState;
+  value: number | null;
+  threshold: number;
+  severity: Severity;
+  activeAt: string | null;
+  firedAt: string | null;
+}
+
+export type {
+  AlertRecord,
+  AlertState,
+  AlertView,
+  EvaluateOptions,
+  Notification,
+  NotifyReason,
+  Observation,
+  Severity,
+  TargetState,
+};
 export { ALERT_STATES, NOTIFY_REASONS, SEVERITIES };

@@ -1,0 +1,204 @@
+/**
+ * Deployment options, read once from CDK context (`-c key=value`, cdk.context.json or cdk.json).
+ * Values given with `-c` arrive as strings, so lists accept "a,b" and objects accept JSON text.
+ * Every problem is collected and thrown together, each naming its context key.
+ */
+
+/** One example target seeded into `<prefix>/targets/<name>` (the Lambda's target contract). */
+type SeedTarget = { url: string } & Record<string, unknown>;
+
+interface VpcPlacement {
+  vpcId: string;
+  subnetIds: string[];
+  /** Empty: the stack creates one egress-only security group. */
+  securityGroupIds: string[];
+}
+
+interface AlertsConfig {
+  /** SSM prefix of all configuration, e.g. `/httpd-status-alerts`. */
+  prefix: string;
+  scheduleMinutes: number;
+  memoryMb: number;
+  timeoutSeconds: number;
+  logRetentionDays: number;
+  /** Reserve one concurrent execution so that runs never overlap. */
+  reserveConcurrency: boolean;
+  /** Subscribed to every alert and to the ops alarms. */
+  emails: string[];
+  /** Subscribed to critical alerts only (filter policy) and to the ops alarms. */
+  httpsEndpoints: string[];
+  targets: Record<string, SeedTarget>;
+  /** Targets shown on the dashboard: the seeded ones plus `dashboardTargets`. */
+  dashboardTargets: string[];
+  /** Customer KMS key of the SecureString secrets; null means the AWS-managed `aws/ssm` key. */
+  secretsKeyArn: string | null;
+  vpc: VpcPlacement | null;
+  repeatInterval: string;
+  downAfterFailures: number;
+  configMaxAgeSeconds: number;
+  fetchConcurrency: number;
+}
+
+const DEFAULT_CONFIG: AlertsConfig = {
+  prefix: '/httpd-status-alerts',
+  scheduleMinutes: 1,
+  memoryMb: 256,
+  timeoutSeconds: 60,
+  logRetentionDays: 30,
+  reserveConcurrency: true,
+  emails: [],
+  httpsEndpoints: [],
+  targets: {},
+  dashboardTargets: [],
+  secretsKeyArn: null,
+  vpc: null,
+  repeatInterval: '4h',
+  downAfterFailures: 2,
+  configMaxAgeSeconds: 300,
+  fetchConcurrency: 16,
+};
+
+/** Values CloudWatch Logs accepts for retention (days). */
+const RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
+
+class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid CDK context:\n- ${problems.join('\n- ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Lookup = (key: string) => unknown;
+
+function list(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  if (typeof value === 'string') {
+    const text = value.trim();
+    if (text.startsWith('[')) return JSON.parse(text) as unknown[];
+    return text === '' ? [] : text.split(',').map((item) => item.trim());
+  }
+  return [value];
+}
+
+function object(value: unknown): unknown {
+  return typeof value === 'string' ? JSON.parse(value) : value;
+}
+
+/**
+ * Builds the configuration from context values.
+ * @example readConfig((key) => app.node.tryGetContext(key))
+ */
+function readConfig(get: Lookup): AlertsConfig {
+  const problems: string[] = [];
+  const c: AlertsConfig = { ...DEFAULT_CONFIG, targets: {} };
+
+  const int = (key: string, min: number, max: number, fallback: number): number => {
+    const raw = get(key);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (Number.isInteger(value) && value >= min && value <= max) return value;
+    problems.push(`${key}: expected an integer from ${min} to ${max}, found ${JSON.stringify(raw)}`);
+    return fallback;
+  };
+  const strings = (key: string, pattern: RegExp, what: string): string[] => {
+    const raw = get(key);
+    if (raw === undefined) return [];
+    try {
+      const items = list(raw);
+      for (const item of items) {
+        if (typeof item !== 'string' || !pattern.test(item))
+          problems.push(`${key}: ${JSON.stringify(item)} is not ${what}`);
+      }
+      return items.filter((item): item is string => typeof item === 'string');
+    } catch {
+      problems.push(`${key}: expected a list ("a,b" or a JSON array)`);
+      return [];
+    }
+  };
+
+  const prefix = get('prefix');
+  if (prefix !== undefined) {
+    if (typeof prefix === 'string' && /^(\/[A-Za-z0-9_.-]+)+$/.test(prefix)) c.prefix = prefix;
+    else
+      problems.push(
+        `prefix: expected an SSM path like /httpd-status-alerts (no trailing /), found ${JSON.stringify(prefix)}`,
+      );
+  }
+  c.scheduleMinutes = int('scheduleMinutes', 1, 60, c.scheduleMinutes);
+  c.memoryMb = int('memoryMb', 128, 10240, c.memoryMb);
+  c.timeoutSeconds = int('timeoutSeconds', 5, 900, c.timeoutSeconds);
+  if (c.timeoutSeconds > c.scheduleMinutes * 60) {
+    problems.push(
+      `timeoutSeconds: ${c.timeoutSeconds} s is longer than the ${c.scheduleMinutes}-minute schedule; runs would queue up`,
+    );
+  }
+  c.logRetentionDays = int('logRetentionDays', 1, 3653, c.logRetentionDays);
+  if (!(RETENTION_DAYS as readonly number[]).includes(c.logRetentionDays)) {
+    problems.push(`logRetentionDays: ${c.logRetentionDays} is not one of ${RETENTION_DAYS.join(', ')}`);
+  }
+  const reserve = get('reserveConcurrency');
+  if (reserve !== undefined) c.reserveConcurrency = reserve !== false && reserve !== 'false';
+  c.emails = strings('emails', /^[^@\s,]+@[^@\s,]+\.[^@\s,]+$/, 'an e-mail address');
+  c.httpsEndpoints = strings('httpsEndpoints', /^https:\/\/\S+$/, 'an https:// URL');
+
+  const targets = get('targets');
+  if (targets !== undefined) {
+    try {
+      const parsed = object(targets);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+      for (const [name, target] of Object.entries(parsed)) {
+        const url = (target as { url?: unknown } | null)?.url;
+        if (!/^[A-Za-z0-9_.-]{1,100}$/.test(name))
+          problems.push(`targets: name ${JSON.stringify(name)} may use only A-Z a-z 0-9 _ . -`);
+        else if (typeof url !== 'string' || !/^https?:\/\//.test(url))
+          problems.push(`targets.${name}.url: expected an http(s) URL`);
+        else c.targets[name] = target as SeedTarget;
+      }
+    } catch {
+      problems.push('targets: expected a JSON object {"<name>": {"url": "..."}}');
+    }
+  }
+  const extra = strings('dashboardTargets', /^[A-Za-z0-9_.-]{1,100}$/, 'a target name');
+  c.dashboardTargets = [...new Set([...Object.keys(c.targets), ...extra])];
+
+  const keyArn = get('secretsKeyArn');
+  if (keyArn !== undefined) {
+    if (typeof keyArn === 'string' && /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/.test(keyArn))
+      c.secretsKeyArn = keyArn;
+    else
+      problems.push(
+        `secretsKeyArn: expected a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), found ${JSON.stringify(keyArn)}`,
+      );
+  }
+
+  const vpcId = get('vpcId');
+  const subnetIds = strings('subnetIds', /^subnet-([0-9a-f]{8}|[0-9a-f]{17})$/, 'a subnet id');
+  const securityGroupIds = strings('securityGroupIds', /^sg-([0-9a-f]{8}|[0-9a-f]{17})$/, 'a security group id');
+  if (vpcId !== undefined) {
+    if (typeof vpcId !== 'string' || !/^vpc-([0-9a-f]{8}|[0-9a-f]{17})$/.test(vpcId))
+      problems.push(`vpcId: ${JSON.stringify(vpcId)} is not a VPC id`);
+    else if (subnetIds.length === 0)
+      problems.push('subnetIds: required with vpcId (private subnets with a route to AWS APIs)');
+    else c.vpc = { vpcId, subnetIds, securityGroupIds };
+  } else if (subnetIds.length > 0 || securityGroupIds.length > 0) {
+    problems.push('vpcId: required with subnetIds or securityGroupIds');
+  }
+
+  const repeat = get('repeatInterval');
+  if (repeat !== undefined) {
+    if (typeof repeat === 'string' && /^\d+(s|m|h)$/.test(repeat)) c.repeatInterval = repeat;
+    else problems.push(`repeatInterval: expected a duration like 30m or 4h, found ${JSON.stringify(repeat)}`);
+  }
+  c.downAfterFailures = int('downAfterFailures', 1, 100, c.downAfterFailures);
+  c.configMaxAgeSeconds = int('configMaxAgeSeconds', 0, 86400, c.configMaxAgeSeconds);
+  c.fetchConcurrency = int('fetchConcurrency', 1, 1000, c.fetchConcurrency);
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return c;
+}
+
+export { type AlertsConfig, ConfigError, DEFAULT_CONFIG, readConfig, type SeedTarget, type VpcPlacement };

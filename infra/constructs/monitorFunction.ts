@@ -1,0 +1,166 @@
+/**
+ * The scheduled Lambda with its role, logs, failure queue and schedule. Its role is written by
+ * hand, statement by statement, so each permission is exactly what the handler uses.
+ */
+import { fileURLToPath } from 'node:url';
+import { Duration, Fn, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { AlertsConfig } from '../config.ts';
+import { monitorStatements } from './permissions.ts';
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const HANDLER_ENTRY = fileURLToPath(new URL('../../src/handler.ts', import.meta.url));
+
+interface MonitorFunctionProps {
+  config: AlertsConfig;
+  table: dynamodb.ITableV2;
+  alertTopic: sns.ITopic;
+  topicKey: kms.IKey;
+  /** The handler module; `src/handler.ts` unless a test substitutes a stub. */
+  entry?: string;
+}
+
+class MonitorFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: iam.Role;
+  readonly failures: sqs.Queue;
+  readonly rule: events.Rule;
+
+  constructor(scope: Construct, id: string, props: MonitorFunctionProps) {
+    super(scope, id);
+    const { config } = props;
+    const interval = Duration.minutes(config.scheduleMinutes);
+
+    // Why: a role with inline statements only, instead of the broad AWSLambdaBasicExecutionRole.
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'httpd-status-alerts monitor: read its SSM prefix, write its table, publish alerts',
+    });
+    // Why: logs are kept for a bounded time, and deleted with the stack.
+    const logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: config.logRetentionDays as logs.RetentionDays,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // Why: a run that failed, or an invocation that could not be delivered, is kept for a person.
+    this.failures = new sqs.Queue(this, 'FailedRuns', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    const placement = config.vpc === null ? {} : this.vpcPlacement(config.vpc);
+    // Why: one bundled ESM file with the SDK inside starts faster than the runtime's SDK.
+    this.fn = new NodejsFunction(this, 'Function', {
+      description: 'Checks Apache httpd server-status reports and pages through SNS',
+      entry: props.entry ?? HANDLER_ENTRY,
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: config.memoryMb,
+      timeout: Duration.seconds(config.timeoutSeconds),
+      ...(config.reserveConcurrency ? { reservedConcurrentExecutions: 1 } : {}),
+      role: this.role,
+      logGroup,
+      // The next scheduled run is the retry; a late retry would only overlap it.
+      retryAttempts: 0,
+      maxEventAge: interval,
+      onFailure: new SqsDestination(this.failures),
+      environment: {
+        SSM_PREFIX: config.prefix,
+        TOPIC_ARN: props.alertTopic.topicArn,
+        STATE_TABLE: props.table.tableName,
+        REPEAT_INTERVAL: config.repeatInterval,
+        DOWN_AFTER_FAILURES: String(config.downAfterFailures),
+        CONFIG_MAX_AGE_SECONDS: String(config.configMaxAgeSeconds),
+        FETCH_CONCURRENCY: String(config.fetchConcurrency),
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        bundleAwsSDK: true,
+        mainFields: ['module', 'main'],
+        banner: "import { createRequire } from 'module';const require = createRequire(import.meta.url);",
+        forceDockerBundling: false,
+      },
+      ...placement,
+    });
+
+    // Why: each permission is exactly what the handler uses, on its narrowest resource.
+    for (const statement of monitorStatements({
+      prefix: config.prefix,
+      secretsKeyArn: config.secretsKeyArn,
+      logGroupArn: logGroup.logGroupArn,
+      topicArn: props.alertTopic.topicArn,
+      topicKeyArn: props.topicKey.keyArn,
+      tableArn: props.table.tableArn,
+    })) {
+      this.role.addToPolicy(statement);
+    }
+
+    // Why: the run cadence; a rule invokes through a resource policy scoped to its ARN (no role).
+    this.rule = new events.Rule(this, 'Schedule', {
+      description: `Runs the httpd-status-alerts check every ${config.scheduleMinutes} minute(s)`,
+      schedule: events.Schedule.rate(interval),
+    });
+    this.rule.addTarget(
+      new eventTargets.LambdaFunction(this.fn, {
+        retryAttempts: 2,
+        maxEventAge: interval,
+        deadLetterQueue: this.failures,
+      }),
+    );
+  }
+
+  /** Imports the VPC by id without a lookup, so synth stays offline. */
+  private vpcPlacement(placement: NonNullable<AlertsConfig['vpc']>): Partial<lambda.FunctionProps> {
+    // Why: Lambda creates its ENIs with the function's role; CDK adds this only to roles it makes.
+    this.role.addManagedPolicy(
+      iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'),
+    );
+    // The zones are not used once subnets are explicit, but the import needs a non-empty list.
+    const vpc = ec2.Vpc.fromVpcAttributes(this, 'Vpc', {
+      vpcId: placement.vpcId,
+      availabilityZones: [Fn.select(0, Fn.getAzs())],
+    });
+    const subnets = placement.subnetIds.map((subnetId) => {
+      const subnet = ec2.Subnet.fromSubnetId(this, `Subnet-${subnetId}`, subnetId);
+      Validations.of(subnet).acknowledge({
+        id: '@aws-cdk/aws-ec2:noSubnetRouteTableId',
+        reason: 'The function only needs the subnet id; nothing here reads the route table.',
+      });
+      return subnet;
+    });
+    const securityGroups =
+      placement.securityGroupIds.length > 0
+        ? placement.securityGroupIds.map((sg) => ec2.SecurityGroup.fromSecurityGroupId(this, `Sg-${sg}`, sg))
+        : // Why: no inbound at all; outbound to the status pages and the AWS APIs.
+          [
+            new ec2.SecurityGroup(this, 'SecurityGroup', {
+              vpc,
+              description: 'httpd-status-alerts monitor (egress only)',
+            }),
+          ];
+    return { vpc, vpcSubnets: { subnets }, securityGroups };
+  }
+}
+
+export { HANDLER_ENTRY, MonitorFunction, type MonitorFunctionProps };

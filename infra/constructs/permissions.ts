@@ -1,0 +1,68 @@
+/**
+ * Every permission of the monitor's role, in one place for review. Each statement is exactly what
+ * the handler uses, on the narrowest resource that exists at synth time.
+ */
+import { Aws } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+
+/** What the alert store does: single-item conditional writes and batched reads; no transactions. */
+const STATE_TABLE_ACTIONS = [
+  'dynamodb:BatchGetItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:Query',
+  'dynamodb:Scan',
+  'dynamodb:UpdateItem',
+] as const;
+
+interface MonitorResources {
+  prefix: string;
+  /** Customer key of the SecureString secrets; null for the AWS-managed `aws/ssm` key. */
+  secretsKeyArn: string | null;
+  logGroupArn: string;
+  topicArn: string;
+  topicKeyArn: string;
+  tableArn: string;
+}
+
+function monitorStatements(r: MonitorResources): iam.PolicyStatement[] {
+  const ssmArn = (path: string) => `arn:${Aws.PARTITION}:ssm:${Aws.REGION}:${Aws.ACCOUNT_ID}:parameter${path}`;
+  return [
+    // Logs go only to the function's own log group.
+    new iam.PolicyStatement({
+      sid: 'WriteOwnLogs',
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      resources: [r.logGroupArn],
+    }),
+    // Configuration is read only under the prefix (the path itself for GetParametersByPath).
+    new iam.PolicyStatement({
+      sid: 'ReadConfigUnderPrefix',
+      actions: ['ssm:GetParameter', 'ssm:GetParameters', 'ssm:GetParametersByPath'],
+      resources: [ssmArn(r.prefix), ssmArn(`${r.prefix}/*`)],
+    }),
+    // SecureStrings are decrypted only through SSM, and only those under <prefix>/secrets/
+    // (SSM passes the parameter ARN as the encryption context).
+    new iam.PolicyStatement({
+      sid: 'DecryptSecretsUnderPrefix',
+      actions: ['kms:Decrypt'],
+      resources: [r.secretsKeyArn ?? `arn:${Aws.PARTITION}:kms:${Aws.REGION}:${Aws.ACCOUNT_ID}:key/*`],
+      conditions: {
+        StringEquals: { 'kms:ViaService': `ssm.${Aws.REGION}.amazonaws.com` },
+        StringLike: { 'kms:EncryptionContext:PARAMETER_ARN': ssmArn(`${r.prefix}/secrets/*`) },
+      },
+    }),
+    // Pages go to the alert topic only; SNS encrypts them with the topic's key as the publisher.
+    new iam.PolicyStatement({ sid: 'PublishAlerts', actions: ['sns:Publish'], resources: [r.topicArn] }),
+    new iam.PolicyStatement({
+      sid: 'EncryptAlertsWithTopicKey',
+      actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+      resources: [r.topicKeyArn],
+    }),
+    // Alert state lives in this one table, which has no index.
+    new iam.PolicyStatement({ sid: 'ReadWriteAlertState', actions: [...STATE_TABLE_ACTIONS], resources: [r.tableArn] }),
+  ];
+}
+
+export { type MonitorResources, monitorStatements, STATE_TABLE_ACTIONS };

@@ -1,0 +1,94 @@
+/**
+ * The watcher is watched: alarms on the monitor itself, sent to the ops topic on alarm and on
+ * recovery. The heartbeat alarm is the one that pages when the monitor stopped altogether.
+ */
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+const METRICS_NAMESPACE = 'HttpdStatusAlerts';
+const SERVICE_DIMENSION = { service: 'httpd-status-alerts' } as const;
+/** Duration alarm threshold, as a share of the timeout. */
+const NEAR_TIMEOUT = 0.8;
+
+interface WatchdogProps {
+  fn: lambda.IFunction;
+  failures: sqs.IQueue;
+  opsTopic: sns.ITopic;
+  scheduleMinutes: number;
+  timeoutSeconds: number;
+}
+
+class Watchdog extends Construct {
+  readonly alarms: cloudwatch.Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: WatchdogProps) {
+    super(scope, id);
+    const window = Duration.minutes(5);
+    const quiet = cloudwatch.TreatMissingData.NOT_BREACHING;
+
+    // Why: a run failed more than once in five minutes (one failure is retried by the next run).
+    this.add('Errors', {
+      metric: props.fn.metricErrors({ period: window, statistic: 'Sum' }),
+      threshold: 2,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: quiet,
+      alarmDescription: 'httpd-status-alerts: the monitor failed at least twice in 5 minutes; see its logs',
+    });
+    // Why: a throttle means a run outlasted the interval and the next one had to wait.
+    this.add('Throttles', {
+      metric: props.fn.metricThrottles({ period: window, statistic: 'Sum' }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: quiet,
+      alarmDescription: 'httpd-status-alerts: runs overlap (throttled); raise the timeout budget or shard the targets',
+    });
+    // Why: a run close to its timeout is about to start failing.
+    this.add('DurationNearTimeout', {
+      metric: props.fn.metricDuration({ period: window, statistic: 'Maximum' }),
+      threshold: Math.round(props.timeoutSeconds * 1000 * NEAR_TIMEOUT),
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: quiet,
+      alarmDescription: `httpd-status-alerts: a run took over ${NEAR_TIMEOUT * 100}% of its ${props.timeoutSeconds}-second timeout`,
+    });
+    // Why: no heartbeat means no run completed: the monitor is down, so silence is breaching.
+    const heartbeatMinutes = Math.max(5, 2 * props.scheduleMinutes);
+    this.add('HeartbeatMissing', {
+      metric: new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'Heartbeat',
+        dimensionsMap: { ...SERVICE_DIMENSION },
+        period: Duration.minutes(heartbeatMinutes),
+        statistic: 'SampleCount',
+      }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+      alarmDescription: `httpd-status-alerts: no heartbeat for ${heartbeatMinutes} minutes; the monitor itself stopped, Apache is unwatched`,
+    });
+    // Why: anything in the failure queue is a run nobody will retry.
+    this.add('FailedRunsQueued', {
+      metric: props.failures.metricApproximateNumberOfMessagesVisible({ period: window, statistic: 'Maximum' }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: quiet,
+      alarmDescription: 'httpd-status-alerts: failed or undelivered runs are waiting in the failure queue',
+    });
+
+    const notify = new actions.SnsAction(props.opsTopic);
+    for (const alarm of this.alarms) {
+      alarm.addAlarmAction(notify);
+      alarm.addOkAction(notify);
+    }
+  }
+
+  private add(id: string, props: Omit<cloudwatch.AlarmProps, 'evaluationPeriods'>): void {
+    this.alarms.push(new cloudwatch.Alarm(this, id, { ...props, evaluationPeriods: 1 }));
+  }
+}
+
+export { METRICS_NAMESPACE, SERVICE_DIMENSION, Watchdog, type WatchdogProps };

@@ -1,0 +1,74 @@
+/**
+ * Everything the monitor needs, in one stack. Options arrive as one `AlertsConfig` object, so
+ * later modes (sharding, issue 6) extend the props rather than the constructor.
+ */
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type { Construct } from 'constructs';
+import type { AlertsConfig } from './config.ts';
+import { ConfigParameters } from './constructs/configParameters.ts';
+import { StatusDashboard } from './constructs/dashboard.ts';
+import { MonitorFunction } from './constructs/monitorFunction.ts';
+import { Notifications } from './constructs/notifications.ts';
+import { Watchdog } from './constructs/watchdog.ts';
+import { defaultRulesDocument } from './defaultRules.ts';
+import { acknowledgeFindings } from './nag.ts';
+
+interface HttpdStatusAlertsStackProps extends StackProps {
+  config: AlertsConfig;
+  /** The handler module; `src/handler.ts` unless a test substitutes a stub. */
+  handlerEntry?: string;
+}
+
+class HttpdStatusAlertsStack extends Stack {
+  readonly monitor: MonitorFunction;
+  readonly notifications: Notifications;
+  readonly table: dynamodb.TableV2;
+
+  constructor(scope: Construct, id: string, props: HttpdStatusAlertsStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+
+    this.notifications = new Notifications(this, 'Notifications', {
+      emails: config.emails,
+      httpsEndpoints: config.httpsEndpoints,
+    });
+    // Why: one item per alert fingerprint; state is recomputable, so it goes with the stack.
+    this.table = new dynamodb.TableV2(this, 'StateTable', {
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      billing: dynamodb.Billing.onDemand(),
+      timeToLiveAttribute: 'expiresAt',
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    new ConfigParameters(this, 'Config', {
+      prefix: config.prefix,
+      rulesDocument: defaultRulesDocument(),
+      targets: config.targets,
+    });
+    this.monitor = new MonitorFunction(this, 'Monitor', {
+      config,
+      table: this.table,
+      alertTopic: this.notifications.alertTopic,
+      topicKey: this.notifications.key,
+      ...(props.handlerEntry === undefined ? {} : { entry: props.handlerEntry }),
+    });
+    new Watchdog(this, 'Watchdog', {
+      fn: this.monitor.fn,
+      failures: this.monitor.failures,
+      opsTopic: this.notifications.opsTopic,
+      scheduleMinutes: config.scheduleMinutes,
+      timeoutSeconds: config.timeoutSeconds,
+    });
+    const dashboard = new StatusDashboard(this, 'Dashboard', { fn: this.monitor.fn, targets: config.dashboardTargets });
+
+    new CfnOutput(this, 'AlertTopicArn', { value: this.notifications.alertTopic.topicArn });
+    new CfnOutput(this, 'OpsTopicArn', { value: this.notifications.opsTopic.topicArn });
+    new CfnOutput(this, 'FunctionName', { value: this.monitor.fn.functionName });
+    new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName });
+    new CfnOutput(this, 'SsmPrefix', { value: config.prefix });
+    acknowledgeFindings(this.monitor, config);
+  }
+}
+
+export { HttpdStatusAlertsStack, type HttpdStatusAlertsStackProps };

@@ -1,0 +1,240 @@
+/**
+ * The per-slot table of the HTML page: cells as index ranges, columns found by their header names,
+ * and rows turned into `Slot`s. Numbers are read straight from the ranges (no slicing) because a
+ * busy server prints a thousand rows of them.
+ */
+import { decodeEntities, isRequestTruncated, parseAprNumber } from './common.ts';
+import { isWhitespace } from './htmlScanner.ts';
+import { MODE_CHARS, type Slot } from './types.ts';
+
+const MODE_SET: ReadonlySet<string> = new Set(MODE_CHARS);
+
+/**
+ * The cells of the current row. Each cell keeps the span from its first to its last non-blank
+ * text run and how many runs there were: one run (the usual case, `<b>W</b>\n` included) is
+ * sliced as is, several (`a<b>b</b>`) are sliced across and stripped of tags.
+ */
+class RowCells {
+  count = 0;
+  readonly start: number[] = [];
+  readonly end: number[] = [];
+  readonly runs: number[] = [];
+  readonly header: boolean[] = [];
+
+  /** Start a new cell (`<td>` or `<th>`). */
+  open(header: boolean): void {
+    const i = this.count++;
+    this.start[i] = 0;
+    this.end[i] = 0;
+    this.runs[i] = 0;
+    this.header[i] = header;
+  }
+
+  /** Add a text run `[start, end)` of `text` to the last cell, ignoring blank runs. */
+  addRun(text: string, start: number, end: number): void {
+    let s = start;
+    let e = end;
+    while (s < e && isWhitespace(text.charCodeAt(s))) s++;
+    while (e > s && isWhitespace(text.charCodeAt(e - 1))) e--;
+    if (s === e) return;
+    const i = this.count - 1;
+    if (this.runs[i] === 0) this.start[i] = s;
+    this.end[i] = e;
+    this.runs[i] = (this.runs[i] as number) + 1;
+  }
+
+  /** The cell's text as printed: tags stripped, entities NOT decoded, ends trimmed. */
+  raw(text: string, i: number): string {
+    const runs = this.runs[i] ?? 0;
+    if (runs === 0) return '';
+    const slice = text.slice(this.start[i], this.end[i]);
+    return runs === 1 ? slice : slice.replace(/<[^>]*>/g, '').trim();
+  }
+
+  /** The cell's text, entities decoded. */
+  text(text: string, i: number): string {
+    return decodeEntities(this.raw(text, i));
+  }
+
+  /** The cell read as an APR number; `NaN` when it is not one. */
+  number(text: string, i: number): number {
+    if (this.runs[i] === 1) return rangeNumber(text, this.start[i] as number, this.end[i] as number);
+    return parseAprNumber(this.raw(text, i)) ?? Number.NaN;
+  }
+
+  /** The cell as `a/b/c` (Acc); `null` unless it is three numbers. */
+  acc(text: string, i: number): [number, number, number] | null {
+    if (this.runs[i] !== 1) return null;
+    const start = this.start[i] as number;
+    const end = this.end[i] as number;
+    const slash1 = text.indexOf('/', start);
+    const slash2 = slash1 < 0 ? -1 : text.indexOf('/', slash1 + 1);
+    if (slash2 < 0 || slash2 >= end) return null;
+    const acc: [number, number, number] = [
+      rangeNumber(text, start, slash1),
+      rangeNumber(text, slash1 + 1, slash2),
+      rangeNumber(text, slash2 + 1, end),
+    ];
+    return Number.isNaN(acc[0] + acc[1] + acc[2]) ? null : acc;
+  }
+
+  /** Whether every cell is a `<th>`. */
+  allHeaders(): boolean {
+    for (let i = 0; i < this.count; i++) if (!this.header[i]) return false;
+    return true;
+  }
+}
+
+/**
+ * `[start, end)` of `text` as a number without slicing: `-?digits[.digits]`, or APR's other forms
+ * through `parseAprNumber`. Dividing the exact digit integer by an exact power of ten rounds once,
+ * so the result equals `Number()` of the same text.
+ */
+function rangeNumber(text: string, start: number, end: number): number {
+  if (start >= end) return Number.NaN;
+  let i = start;
+  const negative = text.charCodeAt(i) === 0x2d;
+  if (negative) i++;
+  let mantissa = 0;
+  let scale = 1;
+  let digits = 0;
+  let dot = false;
+  for (; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) {
+      mantissa = mantissa * 10 + (c - 0x30);
+      digits++;
+      if (dot) scale *= 10;
+    } else if (c === 0x2e && !dot) {
+      dot = true;
+    } else {
+      return parseAprNumber(text.slice(start, end)) ?? Number.NaN;
+    }
+  }
+  if (digits === 0) return Number.NaN;
+  if (digits > 15) return Number(text.slice(start, end));
+  const value = scale === 1 ? mantissa : mantissa / scale;
+  return negative && value !== 0 ? -value : value;
+}
+
+const COLUMNS = [
+  'Srv',
+  'PID',
+  'Acc',
+  'M',
+  'CPU',
+  'SS',
+  'Req',
+  'Dur',
+  'Conn',
+  'Child',
+  'Slot',
+  'Client',
+  'Protocol',
+  'VHost',
+  'Request',
+] as const;
+type Column = (typeof COLUMNS)[number];
+// Absent in some versions or builds: CPU (no times(), e.g. Windows), Protocol (< 2.4.19), Dur (< 2.4.35).
+const OPTIONAL_COLUMNS: ReadonlySet<Column> = new Set(['CPU', 'Protocol', 'Dur']);
+const COLUMN_SET: ReadonlySet<string> = new Set(COLUMNS);
+
+/** Cell index of each column in the table's rows, -1 where the header lacks it. */
+type ColumnMap = Record<Column, number>;
+
+/**
+ * Map the header names (`Srv`, `PID`, ...) to cell positions. Unknown names are warned about and
+ * ignored; a header that lacks a column every version prints gives `null` (rows unreadable).
+ */
+function mapColumns(names: readonly string[], warnings: string[]): ColumnMap | null {
+  const map = Object.fromEntries(COLUMNS.map((c) => [c, -1])) as ColumnMap;
+  names.forEach((name, i) => {
+    if (COLUMN_SET.has(name)) map[name as Column] = i;
+    else warnings.push(`slot table column ${i + 1} "${name}" is not a known column; ignored`);
+  });
+  const missing = COLUMNS.filter((c) => map[c] < 0 && !OPTIONAL_COLUMNS.has(c));
+  if (missing.length === 0) return map;
+  warnings.push(`slot table header lacks ${missing.join(', ')} (found ${names.join(' ')}); slots not reported`);
+  return null;
+}
+
+const NUMBER_COLUMNS = ['PID', 'CPU', 'SS', 'Req', 'Dur', 'Conn', 'Child', 'Slot'] as const;
+
+/** The first cell of a row that should hold a number and does not, described for a warning. */
+function badNumber(text: string, cells: RowCells, columns: ColumnMap): string {
+  for (const column of NUMBER_COLUMNS) {
+    const i = columns[column];
+    if (i < 0) continue;
+    const raw = cells.raw(text, i);
+    if (Number.isNaN(cells.number(text, i)) && !(column === 'PID' && raw === '-')) {
+      return `${column} is ${JSON.stringify(raw)}, expected ${column === 'PID' ? 'a process id or "-"' : 'a number'}`;
+    }
+  }
+  return `Acc is ${JSON.stringify(cells.raw(text, columns.Acc))}, expected three numbers separated by "/"`;
+}
+
+/**
+ * One row of the slot table as a `Slot`, or `null` (with a warning naming the row) when a cell
+ * cannot be read. `row` counts the table's data rows from 1.
+ */
+function readSlotRow(
+  text: string,
+  cells: RowCells,
+  columns: ColumnMap,
+  width: number,
+  row: number,
+  warnings: string[],
+): Slot | null {
+  const srv = cells.raw(text, columns.Srv);
+  if (cells.count !== width) {
+    warnings.push(
+      `slot table row ${row} (Srv ${JSON.stringify(srv)}) has ${cells.count} cells, expected ${width}; row skipped`,
+    );
+    return null;
+  }
+  let pid: number | null = cells.number(text, columns.PID);
+  if (Number.isNaN(pid) && cells.raw(text, columns.PID) === '-') pid = null;
+  const acc = cells.acc(text, columns.Acc);
+  const cpu = columns.CPU < 0 ? null : cells.number(text, columns.CPU);
+  const ss = cells.number(text, columns.SS);
+  const reqMs = cells.number(text, columns.Req);
+  const durMs = columns.Dur < 0 ? null : cells.number(text, columns.Dur);
+  const connKB = cells.number(text, columns.Conn);
+  const childMB = cells.number(text, columns.Child);
+  const slotMB = cells.number(text, columns.Slot);
+  // One sum tells whether any number failed; the slow path finds which, for the warning.
+  if (acc === null || Number.isNaN((pid ?? 0) + (cpu ?? 0) + ss + reqMs + (durMs ?? 0) + connKB + childMB + slotMB)) {
+    warnings.push(
+      `slot table row ${row} (Srv ${JSON.stringify(srv)}): ${badNumber(text, cells, columns)}; row skipped`,
+    );
+    return null;
+  }
+  const mode = cells.raw(text, columns.M);
+  if (!MODE_SET.has(mode)) {
+    warnings.push(
+      `slot table row ${row} (Srv ${JSON.stringify(srv)}): M is ${JSON.stringify(mode)}, not one of the 11 mode characters`,
+    );
+  }
+  const request = cells.text(text, columns.Request);
+  return {
+    srv,
+    pid,
+    acc,
+    mode,
+    cpu,
+    ss,
+    reqMs,
+    durMs,
+    connKB,
+    childMB,
+    slotMB,
+    client: cells.text(text, columns.Client),
+    protocol: columns.Protocol < 0 ? null : cells.text(text, columns.Protocol),
+    vhost: cells.text(text, columns.VHost),
+    request,
+    requestTruncated: isRequestTruncated(request),
+  };
+}
+
+export type { Column, ColumnMap };
+export { COLUMNS, mapColumns, RowCells, rangeNumber, readSlotRow };

@@ -1,0 +1,160 @@
+/**
+ * Computes the catalogue's metrics for one observation. Counter metrics use the delta since the
+ * previous good report of the target and detect restarts (counters or uptime going down).
+ */
+import type { Observation, TargetState } from '../alerts/types.ts';
+import type { ModeChar, StatusReport } from '../report/types.ts';
+import { BUSY_MODES, SLOT_MODES } from './metrics.ts';
+
+type Counters = NonNullable<TargetState['counters']>;
+
+/** A metric's value (with its sample count where `minSamples` applies), or why there is none. */
+type MetricResult = { ok: true; value: number; samples: number | null } | { ok: false; reason: string };
+
+interface MetricInput {
+  observation: Observation;
+  /** Counters of the previous good report of this target; null on the first evaluation. */
+  previous: Counters | null;
+  /** Whether the target counts as down (enough consecutive failures); only read for `down`. */
+  down: boolean;
+  consecutiveFailures: number;
+  downAfterFailures: number;
+}
+
+const NO_SLOT_TABLE = 'the report has no per-slot table (?auto or ExtendedStatus Off)';
+const NO_SSL = 'the report has no SSL/TLS session cache block';
+
+function value(v: number, samples: number | null = null): MetricResult {
+  return { ok: true, value: v, samples };
+}
+
+function missing(reason: string): MetricResult {
+  return { ok: false, reason };
+}
+
+/** The counters of a report, as kept in the target's state for the next deltas. */
+function countersOf(report: StatusReport): Counters {
+  return {
+    totalAccesses: report.server.totalAccesses,
+    uptimeSeconds: report.server.uptimeSeconds,
+    sslRetrieveHits: report.sslCache?.retrieveHits ?? null,
+    sslRetrieveMisses: report.sslCache?.retrieveMisses ?? null,
+  };
+}
+
+function wentDown(now: number | null, before: number | null): boolean {
+  return now !== null && before !== null && now < before;
+}
+
+/** A restart resets every counter: uptime or total accesses going down shows it. */
+function restarted(now: Counters, before: Counters): boolean {
+  return wentDown(now.uptimeSeconds, before.uptimeSeconds) || wentDown(now.totalAccesses, before.totalAccesses);
+}
+
+function slotMetrics(report: StatusReport, out: Map<string, MetricResult>): void {
+  const total = report.scoreboard.length;
+  for (const [name, modes] of Object.entries(SLOT_MODES)) {
+    const count = [...modes].reduce((sum, m) => sum + report.counts[m as ModeChar], 0);
+    out.set(name, value(count));
+    out.set(`${name}_ratio`, total > 0 ? value(count / total, total) : missing('the scoreboard is empty'));
+  }
+}
+
+function topShare(report: StatusReport, key: 'client' | 'vhost', out: Map<string, MetricResult>): void {
+  if (report.slots === null) {
+    out.set(`top_${key}_busy_slots`, missing(NO_SLOT_TABLE));
+    out.set(`top_${key}_busy_ratio`, missing(NO_SLOT_TABLE));
+    return;
+  }
+  const busy = report.slots.filter((s) => BUSY_MODES.includes(s.mode) && s.mode.length === 1);
+  const perKey = new Map<string, number>();
+  // Slots still reading a request have no vhost yet: they count as busy but belong to no vhost.
+  for (const s of busy) if (s[key] !== '') perKey.set(s[key], (perKey.get(s[key]) ?? 0) + 1);
+  const top = Math.max(0, ...perKey.values());
+  out.set(`top_${key}_busy_slots`, value(top));
+  out.set(
+    `top_${key}_busy_ratio`,
+    busy.length > 0 ? value(top / busy.length, busy.length) : missing('no busy slots in the per-slot table'),
+  );
+}
+
+function oldestRequest(report: StatusReport): MetricResult {
+  if (report.slots === null) return missing(NO_SLOT_TABLE);
+  // No slot in W means no request is stuck: 0 is a measured value here, not a stand-in.
+  return value(report.slots.reduce((max, s) => (s.mode === 'W' && s.ss > max ? s.ss : max), 0));
+}
+
+function sslMissRatio(report: StatusReport, now: Counters, before: Counters | null): MetricResult {
+  const cache = report.sslCache;
+  if (cache === null) return missing(NO_SSL);
+  let hits = cache.retrieveHits;
+  let misses = cache.retrieveMisses;
+  const windowed =
+    before !== null &&
+    before.sslRetrieveHits !== null &&
+    before.sslRetrieveMisses !== null &&
+    !restarted(now, before) &&
+    hits >= before.sslRetrieveHits &&
+    misses >= before.sslRetrieveMisses;
+  if (windowed) {
+    hits -= before.sslRetrieveHits as number;
+    misses -= before.sslRetrieveMisses as number;
+  }
+  const retrieves = hits + misses;
+  if (retrieves === 0) return missing(`no SSL session cache retrieves ${windowed ? 'in the window' : 'since start'}`);
+  return value(misses / retrieves, retrieves);
+}
+
+function requestsPerSecond(now: Counters, before: Counters | null): MetricResult {
+  if (now.totalAccesses === null) return missing('the report has no Total accesses (ExtendedStatus Off)');
+  if (now.uptimeSeconds === null) return missing('the report has no server uptime');
+  if (before === null || before.totalAccesses === null || before.uptimeSeconds === null) {
+    return missing('no previous counters to take a rate from (first evaluation)');
+  }
+  if (restarted(now, before)) {
+    // Since a restart the window is the uptime itself.
+    if (now.uptimeSeconds <= 0) return missing('the server restarted less than a second ago');
+    return value(now.totalAccesses / now.uptimeSeconds);
+  }
+  const elapsed = now.uptimeSeconds - before.uptimeSeconds;
+  if (elapsed <= 0) return missing('no server uptime elapsed since the previous evaluation');
+  return value((now.totalAccesses - before.totalAccesses) / elapsed);
+}
+
+/**
+ * Every metric of the catalogue for one observation.
+ *
+ * @example
+ * computeMetrics({ observation: { kind: 'report', report }, previous: null, down: false,
+ *   consecutiveFailures: 0, downAfterFailures: 2 }).get('slots_idle') // { ok: true, value: 5, samples: null }
+ */
+function computeMetrics(input: MetricInput): Map<string, MetricResult> {
+  const out = new Map<string, MetricResult>();
+  const { observation } = input;
+  if (observation.kind === 'down') {
+    out.set(
+      'target_up',
+      input.down
+        ? value(0)
+        : missing(`failure ${input.consecutiveFailures} of ${input.downAfterFailures} before the target counts as down`),
+    );
+    return out;
+  }
+  const report = observation.report;
+  const now = countersOf(report);
+  out.set('target_up', value(1));
+  slotMetrics(report, out);
+  topShare(report, 'client', out);
+  topShare(report, 'vhost', out);
+  out.set('oldest_busy_request_seconds', oldestRequest(report));
+  out.set('ssl_cache_miss_ratio', sslMissRatio(report, now, input.previous));
+  out.set(
+    'ssl_cache_usage_ratio',
+    report.sslCache === null ? missing(NO_SSL) : value(report.sslCache.cacheUsagePercent / 100),
+  );
+  out.set('requests_per_second', requestsPerSecond(now, input.previous));
+  return out;
+}
+
+export type { Counters, MetricInput, MetricResult };
+export { computeMetrics, countersOf };

@@ -1,0 +1,91 @@
+/**
+ * Shared by the rules and silences documents: JSON reading and zod issues turned into problems
+ * that name source, rule and field, with what was expected and what was found.
+ */
+import type { z } from 'zod';
+import type { ValidationProblem } from './types.ts';
+
+/** A short, one-line rendering of a found value (report and config text is never trusted). */
+function describeFound(found: unknown): string {
+  if (found === undefined) return 'nothing';
+  const text = JSON.stringify(found) ?? String(found);
+  const clean = text.replace(/[^\x20-\x7e]/g, '?');
+  return clean.length > 60 ? `${clean.slice(0, 57)}...` : clean;
+}
+
+function valueAt(raw: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let at: unknown = raw;
+  for (const key of path) {
+    if (at === null || typeof at !== 'object') return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
+}
+
+/** zod issues of one item (rule or silence) as problems; `item` names it (its name or `#n`). */
+function issuesToProblems(
+  source: string,
+  item: string,
+  raw: unknown,
+  issues: ReadonlyArray<z.core.$ZodIssue>,
+  fields: readonly string[],
+): ValidationProblem[] {
+  return issues.flatMap((issue): ValidationProblem[] => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        source,
+        rule: item,
+        field: key,
+        message: `unknown field, expected one of ${fields.join(', ')}`,
+      }));
+    }
+    const field = issue.path.length === 0 ? null : issue.path.map(String).join('.');
+    const found = describeFound(valueAt(raw, issue.path));
+    return [{ source, rule: item, field, message: `${issue.message}, found ${found}` }];
+  });
+}
+
+/**
+ * Parses one JSON document `{ "<key>": [ ... ] }` and returns its items, or null after recording
+ * why the document as a whole cannot be read.
+ */
+function readItems(source: string, text: string, key: string, problems: ValidationProblem[]): unknown[] | null {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    problems.push({ source, rule: null, field: null, message: `expected a JSON document, found invalid JSON: ${why}` });
+    return null;
+  }
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+    problems.push({ source, rule: null, field: null, message: `expected an object { "${key}": [...] }, found ${describeFound(doc)}` });
+    return null;
+  }
+  const extra = Object.keys(doc).filter((k) => k !== key);
+  for (const k of extra) problems.push({ source, rule: null, field: k, message: `unknown field, expected only "${key}"` });
+  const items = (doc as Record<string, unknown>)[key];
+  if (!Array.isArray(items)) {
+    problems.push({ source, rule: null, field: key, message: `expected an array, found ${describeFound(items)}` });
+    return null;
+  }
+  return items;
+}
+
+/** The name an item is known by in problems: its `name` when it is a usable string, else `#n`. */
+function itemLabel(raw: unknown, index: number, nameField: string): string {
+  const name = valueAt(raw, [nameField]);
+  return typeof name === 'string' && /^[a-z0-9-]{1,64}$/.test(name) ? name : `#${index + 1}`;
+}
+
+/** One line per problem: `source: rule "x" field "y": message`. */
+function formatProblems(problems: readonly ValidationProblem[]): string {
+  return problems
+    .map((p) => {
+      const where = [p.rule === null ? null : `rule ${p.rule}`, p.field === null ? null : `field ${p.field}`];
+      return `${p.source}: ${where.filter((w) => w !== null).join(' ')}${p.rule === null && p.field === null ? '' : ': '}${p.message}`;
+    })
+    .join('\n');
+}
+
+export { describeFound, formatProblems, issuesToProblems, itemLabel, readItems };

@@ -1,0 +1,39 @@
+/**
+ * A validated alerting rule: one metric compared with a threshold, held for a duration.
+ */
+import type { Severity } from '../alerts/types.ts';
+
+const OPS = ['<', '<=', '>', '>=', '==', '!='] as const;
+type Op = (typeof OPS)[number];
+
+interface Rule {
+  /** Unique across all documents; lower-case letters, digits and `-`. */
+  name: string;
+  metric: string;
+  op: Op;
+  threshold: number;
+  /** How long the condition must hold before the alert fires (`for`), in milliseconds. */
+  forMs: number;
+  /** How long a firing alert stays firing after its condition stopped holding (hysteresis). */
+  keepFiringForMs: number;
+  severity: Severity;
+  summary: string | null;
+  runbook: string | null;
+  /** Below this many samples (events in the window, slots counted) the rule is not evaluated. */
+  minSamples: number | null;
+  /** Target names or `*` globs the rule applies to; null means every target. */
+  targets: string[] | null;
+}
+
+/** One thing wrong with a rules or silences document, located by source, rule and field. */
+interface ValidationProblem {
+  source: string;
+  /** The rule's name, or `#3` (its position) when it has no valid name; null for the whole document. */
+  rule: string | null;
+  /** The field, e.g. `threshold` or `targets.1`; null for the whole rule or document. */
+  field: string | null;
+  message: string;
+}
+
+export type { Op, Rule, ValidationProblem };
+export { OPS };

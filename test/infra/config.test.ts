@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_CONFIG, readConfig } from '../../infra/config.ts';
+
+const from = (context: Record<string, unknown>) => readConfig((key) => context[key]);
+
+describe('readConfig', () => {
+  it('gives the documented defaults for an empty context', () => {
+    expect(from({})).toEqual({
+      prefix: '/httpd-status-alerts',
+      scheduleMinutes: 1,
+      memoryMb: 256,
+      timeoutSeconds: 60,
+      logRetentionDays: 30,
+      reserveConcurrency: true,
+      emails: [],
+      httpsEndpoints: [],
+      targets: {},
+      dashboardTargets: [],
+      secretsKeyArn: null,
+      vpc: null,
+      repeatInterval: '4h',
+      downAfterFailures: 2,
+      configMaxAgeSeconds: 300,
+      fetchConcurrency: 16,
+    });
+  });
+
+  it('reads the strings that `cdk deploy -c key=value` passes', () => {
+    // Prepare
+    const context = {
+      prefix: '/ops/apache',
+      scheduleMinutes: '5',
+      timeoutSeconds: '120',
+      reserveConcurrency: 'false',
+      emails: 'oncall@example.com, web@example.com',
+      httpsEndpoints: '["https://pager.example/hook"]',
+      targets: '{"web-1":{"url":"https://web-1.internal/server-status?auto","timeoutMs":3000}}',
+      dashboardTargets: 'web-2,web-1',
+      secretsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+      vpcId: 'vpc-0123456789abcdef0',
+      subnetIds: 'subnet-0123456789abcdef0,subnet-0fedcba9876543210',
+      securityGroupIds: 'sg-01234567',
+      repeatInterval: '30m',
+    };
+    // Act
+    const config = from(context);
+    // Assess
+    expect(config).toEqual({
+      ...DEFAULT_CONFIG,
+      prefix: '/ops/apache',
+      scheduleMinutes: 5,
+      timeoutSeconds: 120,
+      reserveConcurrency: false,
+      emails: ['oncall@example.com', 'web@example.com'],
+      httpsEndpoints: ['https://pager.example/hook'],
+      targets: { 'web-1': { url: 'https://web-1.internal/server-status?auto', timeoutMs: 3000 } },
+      dashboardTargets: ['web-1', 'web-2'],
+      secretsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+      vpc: {
+        vpcId: 'vpc-0123456789abcdef0',
+        subnetIds: ['subnet-0123456789abcdef0', 'subnet-0fedcba9876543210'],
+        securityGroupIds: ['sg-01234567'],
+      },
+      repeatInterval: '30m',
+    });
+    expect(DEFAULT_CONFIG.targets).toEqual({});
+  });
+
+  it('accepts typed values from cdk.json or cdk.context.json', () => {
+    const config = from({
+      scheduleMinutes: 2,
+      emails: ['a@example.com'],
+      targets: { w: { url: 'http://w/server-status' } },
+    });
+    expect([config.scheduleMinutes, config.emails, config.dashboardTargets]).toEqual([2, ['a@example.com'], ['w']]);
+  });
+
+  it('rejects a bad context listing every problem with its key', () => {
+    // Prepare
+    const context = {
+      prefix: 'httpd/',
+      scheduleMinutes: '0',
+      logRetentionDays: '10',
+      emails: 'not-an-address',
+      httpsEndpoints: 'http://insecure.example/',
+      targets: '{"web 1":{"url":"http://x"},"web-2":{}}',
+      secretsKeyArn: 'alias/aws/ssm',
+      subnetIds: 'subnet-01234567',
+      repeatInterval: '4 hours',
+    };
+    // Act
+    let error: unknown;
+    try {
+      from(context);
+    } catch (caught) {
+      error = caught;
+    }
+    // Assess
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      'prefix: expected an SSM path like /httpd-status-alerts (no trailing /), found "httpd/"',
+      'scheduleMinutes: expected an integer from 1 to 60, found "0"',
+      'logRetentionDays: 10 is not one of 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653',
+      'emails: "not-an-address" is not an e-mail address',
+      'httpsEndpoints: "http://insecure.example/" is not an https:// URL',
+      'targets: name "web 1" may use only A-Z a-z 0-9 _ . -',
+      'targets.web-2.url: expected an http(s) URL',
+      'secretsKeyArn: expected a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), found "alias/aws/ssm"',
+      'vpcId: required with subnetIds or securityGroupIds',
+      'repeatInterval: expected a duration like 30m or 4h, found "4 hours"',
+    ]);
+  });
+
+  it('refuses a timeout longer than the schedule, which would let runs queue up', () => {
+    expect(() => from({ timeoutSeconds: '61' })).toThrow(
+      'timeoutSeconds: 61 s is longer than the 1-minute schedule; runs would queue up',
+    );
+  });
+});

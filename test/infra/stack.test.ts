@@ -1,0 +1,470 @@
+import { Annotations, Capture, Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { STATE_TABLE_ACTIONS } from '../../infra/constructs/permissions.ts';
+import { synth } from './synth.ts';
+
+const partition = { Ref: 'AWS::Partition' };
+const region = { Ref: 'AWS::Region' };
+const account = { Ref: 'AWS::AccountId' };
+/** `arn:<partition>:<service>:<region>:<account>:<rest>` as CloudFormation spells it. */
+const arn = (service: string, rest: string) => ({
+  'Fn::Join': ['', ['arn:', partition, `:${service}:`, region, ':', account, `:${rest}`]],
+});
+
+const FULL = {
+  emails: 'oncall@example.com',
+  httpsEndpoints: 'https://pager.example/hook',
+  targets: '{"web-1":{"url":"https://web-1.internal/server-status?auto"}}',
+  dashboardTargets: 'web-2',
+};
+
+describe('HttpdStatusAlertsStack with default context', () => {
+  const { template, stack } = synth();
+  const logicalId = (type: string) => Object.keys(template.findResources(type))[0] ?? '';
+  const ids = {
+    fn: logicalId('AWS::Lambda::Function'),
+    queue: logicalId('AWS::SQS::Queue'),
+    table: logicalId('AWS::DynamoDB::GlobalTable'),
+    logs: logicalId('AWS::Logs::LogGroup'),
+    key: logicalId('AWS::KMS::Key'),
+    role: logicalId('AWS::IAM::Role'),
+    rule: logicalId('AWS::Events::Rule'),
+  };
+  const topics = Object.keys(template.findResources('AWS::SNS::Topic'));
+  const alertTopic = topics.find((id) => id.includes('AlertTopic')) ?? '';
+  const opsTopic = topics.find((id) => id.includes('OpsTopic')) ?? '';
+
+  it('synthesises without CDK warnings', () => {
+    expect(Annotations.fromStack(stack).findWarning('*', Match.anyValue())).toEqual([]);
+  });
+
+  it('creates exactly the resources of the design', () => {
+    const counts = Object.fromEntries(
+      Object.values(template.toJSON().Resources as Record<string, { Type: string }>)
+        .map((r) => r.Type)
+        .sort()
+        .map((type, _, all) => [type, all.filter((t) => t === type).length]),
+    );
+    expect(counts).toEqual({
+      'AWS::CloudWatch::Alarm': 5,
+      'AWS::CloudWatch::Dashboard': 1,
+      'AWS::DynamoDB::GlobalTable': 1,
+      'AWS::Events::Rule': 1,
+      'AWS::IAM::Policy': 1,
+      'AWS::IAM::Role': 1,
+      'AWS::KMS::Key': 1,
+      'AWS::Lambda::EventInvokeConfig': 1,
+      'AWS::Lambda::Function': 1,
+      'AWS::Lambda::Permission': 1,
+      'AWS::Logs::LogGroup': 1,
+      'AWS::SNS::Topic': 2,
+      'AWS::SNS::TopicPolicy': 2,
+      'AWS::SQS::Queue': 1,
+      'AWS::SQS::QueuePolicy': 1,
+      'AWS::SSM::Parameter': 1,
+    });
+  });
+
+  it('runs the bundled handler on Node 24, arm64, one at a time, with the contract environment', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.handler',
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      MemorySize: 256,
+      Timeout: 60,
+      ReservedConcurrentExecutions: 1,
+      Role: { 'Fn::GetAtt': [ids.role, 'Arn'] },
+      LoggingConfig: { LogGroup: { Ref: ids.logs } },
+      Environment: {
+        Variables: {
+          SSM_PREFIX: '/httpd-status-alerts',
+          TOPIC_ARN: { Ref: alertTopic },
+          STATE_TABLE: { Ref: ids.table },
+          REPEAT_INTERVAL: '4h',
+          DOWN_AFTER_FAILURES: '2',
+          CONFIG_MAX_AGE_SECONDS: '300',
+          FETCH_CONCURRENCY: '16',
+          NODE_OPTIONS: '--enable-source-maps',
+        },
+      },
+    });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    template.hasResource('AWS::Logs::LogGroup', { DeletionPolicy: 'Delete' });
+  });
+
+  it('runs every minute; a failed or undeliverable run lands in the failure queue, not a retry', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [
+        {
+          Arn: { 'Fn::GetAtt': [ids.fn, 'Arn'] },
+          Id: 'Target0',
+          DeadLetterConfig: { Arn: { 'Fn::GetAtt': [ids.queue, 'Arn'] } },
+          RetryPolicy: { MaximumEventAgeInSeconds: 60, MaximumRetryAttempts: 2 },
+        },
+      ],
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      FunctionName: { 'Fn::GetAtt': [ids.fn, 'Arn'] },
+      Principal: 'events.amazonaws.com',
+      SourceArn: { 'Fn::GetAtt': [ids.rule, 'Arn'] },
+    });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: ids.fn },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 60,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [ids.queue, 'Arn'] } } },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: 1209600 });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'events.amazonaws.com' },
+            Action: 'sqs:SendMessage',
+            Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [ids.rule, 'Arn'] } } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('keeps alert state in an on-demand table keyed by pk, with TTL and point-in-time recovery', () => {
+    template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Delete',
+      Properties: {
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+        Replicas: [{ Region: region, PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }],
+      },
+    });
+  });
+
+  it('encrypts both topics with one rotated KMS key and denies publishing without TLS', () => {
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true, PendingWindowInDays: 7 });
+    for (const topic of [alertTopic, opsTopic]) {
+      template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: { 'Fn::GetAtt': [ids.key, 'Arn'] } });
+      template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+        Topics: [{ Ref: topic }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            {
+              Sid: 'AllowPublishThroughSSLOnly',
+              Effect: 'Deny',
+              Principal: '*',
+              Action: 'sns:Publish',
+              Resource: { Ref: topic },
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            },
+          ]),
+        },
+      });
+    }
+  });
+
+  it('lets CloudWatch alarms of this account publish to the ops topic through the key', () => {
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: opsTopic }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Sid: 'AllowCloudWatchAlarmsToPublish',
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Resource: { Ref: opsTopic },
+            Condition: {
+              ArnLike: { 'aws:SourceArn': arn('cloudwatch', 'alarm:*') },
+              StringEquals: { 'aws:SourceAccount': account },
+            },
+          },
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          {
+            Sid: 'AllowCloudWatchAlarmsToUseTheKey',
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            Resource: '*',
+            Condition: { StringEquals: { 'aws:SourceAccount': account } },
+          },
+        ]),
+      },
+    });
+  });
+
+  it('seeds the default rules document under the prefix', () => {
+    const value = new Capture();
+    template.hasResourceProperties('AWS::SSM::Parameter', {
+      Name: '/httpd-status-alerts/rules/defaults',
+      Type: 'String',
+      Tier: 'Standard',
+      Value: value,
+    });
+    const document = JSON.parse(value.asString()) as { rules: { name: string }[] };
+    expect(Object.keys(document)).toEqual(['rules']);
+    expect(document.rules.length).toBeGreaterThan(0);
+  });
+
+  it('grants exactly what the handler uses, each on its narrowest resource', () => {
+    // Prepare
+    const statements = new Capture();
+    // Act
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      Roles: [{ Ref: ids.role }],
+      PolicyDocument: { Statement: statements },
+    });
+    // Assess
+    expect(statements.asArray()).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+        Resource: { 'Fn::GetAtt': [ids.queue, 'Arn'] },
+      },
+      {
+        Sid: 'WriteOwnLogs',
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: { 'Fn::GetAtt': [ids.logs, 'Arn'] },
+      },
+      {
+        Sid: 'ReadConfigUnderPrefix',
+        Effect: 'Allow',
+        Action: ['ssm:GetParameter', 'ssm:GetParameters', 'ssm:GetParametersByPath'],
+        Resource: [arn('ssm', 'parameter/httpd-status-alerts'), arn('ssm', 'parameter/httpd-status-alerts/*')],
+      },
+      {
+        Sid: 'DecryptSecretsUnderPrefix',
+        Effect: 'Allow',
+        Action: 'kms:Decrypt',
+        Resource: arn('kms', 'key/*'),
+        Condition: {
+          StringEquals: { 'kms:ViaService': { 'Fn::Join': ['', ['ssm.', region, '.amazonaws.com']] } },
+          StringLike: { 'kms:EncryptionContext:PARAMETER_ARN': arn('ssm', 'parameter/httpd-status-alerts/secrets/*') },
+        },
+      },
+      { Sid: 'PublishAlerts', Effect: 'Allow', Action: 'sns:Publish', Resource: { Ref: alertTopic } },
+      {
+        Sid: 'EncryptAlertsWithTopicKey',
+        Effect: 'Allow',
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+        Resource: { 'Fn::GetAtt': [ids.key, 'Arn'] },
+      },
+      {
+        Sid: 'ReadWriteAlertState',
+        Effect: 'Allow',
+        Action: [...STATE_TABLE_ACTIONS],
+        Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] },
+      },
+    ]);
+    expect(STATE_TABLE_ACTIONS.filter((a) => a.startsWith('dynamodb:Transact'))).toEqual([]);
+  });
+
+  it('attaches no managed policy: no AWSLambdaBasicExecutionRole and its log wildcard', () => {
+    template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }],
+      },
+      ManagedPolicyArns: Match.absent(),
+    });
+  });
+
+  it('watches the watcher: five alarms, each to the ops topic on alarm and on recovery', () => {
+    const alarm = (props: Record<string, unknown>) =>
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        ...props,
+        EvaluationPeriods: 1,
+        AlarmActions: [{ Ref: opsTopic }],
+        OKActions: [{ Ref: opsTopic }],
+      });
+    const fnDimension = [{ Name: 'FunctionName', Value: { Ref: ids.fn } }];
+    alarm({
+      MetricName: 'Errors',
+      Namespace: 'AWS/Lambda',
+      Dimensions: fnDimension,
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 2,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    alarm({
+      MetricName: 'Throttles',
+      Namespace: 'AWS/Lambda',
+      Dimensions: fnDimension,
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    alarm({
+      MetricName: 'Duration',
+      Namespace: 'AWS/Lambda',
+      Dimensions: fnDimension,
+      Statistic: 'Maximum',
+      Period: 300,
+      Threshold: 48000,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    alarm({
+      MetricName: 'Heartbeat',
+      Namespace: 'HttpdStatusAlerts',
+      Dimensions: [{ Name: 'service', Value: 'httpd-status-alerts' }],
+      Statistic: 'SampleCount',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+    });
+    alarm({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.queue, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('subscribes nobody unless asked', () => {
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+});
+
+describe('HttpdStatusAlertsStack with subscriptions, targets and a 5-minute schedule', () => {
+  const { template } = synth({ ...FULL, scheduleMinutes: '5', timeoutSeconds: '90' });
+  const topics = Object.keys(template.findResources('AWS::SNS::Topic'));
+  const alertTopic = topics.find((id) => id.includes('AlertTopic')) ?? '';
+  const opsTopic = topics.find((id) => id.includes('OpsTopic')) ?? '';
+
+  it('routes e-mail to every alert, and only critical alerts to the HTTPS pager; both get ops alarms', () => {
+    template.resourceCountIs('AWS::SNS::Subscription', 4);
+    const sub = (topic: string, Protocol: string, Endpoint: string, FilterPolicy: unknown) =>
+      template.hasResourceProperties('AWS::SNS::Subscription', {
+        TopicArn: { Ref: topic },
+        Protocol,
+        Endpoint,
+        FilterPolicy,
+      });
+    sub(alertTopic, 'email', 'oncall@example.com', Match.absent());
+    sub(alertTopic, 'https', 'https://pager.example/hook', { severity: ['critical'] });
+    sub(opsTopic, 'email', 'oncall@example.com', Match.absent());
+    sub(opsTopic, 'https', 'https://pager.example/hook', Match.absent());
+  });
+
+  it('seeds the example target next to the default rules', () => {
+    template.resourceCountIs('AWS::SSM::Parameter', 2);
+    template.hasResourceProperties('AWS::SSM::Parameter', {
+      Name: '/httpd-status-alerts/targets/web-1',
+      Type: 'String',
+      Value: '{"url":"https://web-1.internal/server-status?auto"}',
+    });
+  });
+
+  it('follows the schedule: rate, event age, duration threshold and heartbeat window', () => {
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { MaximumEventAgeInSeconds: 300 });
+    template.hasResourceProperties('AWS::Lambda::Function', { Timeout: 90 });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Duration', Threshold: 72000 });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Heartbeat', Period: 600 });
+  });
+
+  it('draws one dashboard row per target from the per-target metrics', () => {
+    // Prepare
+    const body = new Capture();
+    template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardBody: body });
+    // Act: tokens (the region, the function name) become placeholders so the JSON parses.
+    const parts = (body.asObject() as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+    const json = parts.map((part) => (typeof part === 'string' ? part : 'TOKEN')).join('');
+    const widgets = (JSON.parse(json) as { widgets: { properties: { title?: string; metrics?: unknown[][] } }[] })
+      .widgets;
+    // Assess
+    expect(widgets.map((w) => w.properties.title)).toEqual([
+      'monitor: heartbeat',
+      'monitor: errors and throttles',
+      'monitor: duration (ms)',
+      undefined,
+      'web-1: worker slots',
+      'web-1: SSL session cache miss ratio',
+      'web-1: fetch latency (ms)',
+      'web-1: up (1) / down (0)',
+      'web-2: worker slots',
+      'web-2: SSL session cache miss ratio',
+      'web-2: fetch latency (ms)',
+      'web-2: up (1) / down (0)',
+    ]);
+    const row = (i: number) => widgets[i]?.properties.metrics?.map((m) => m.slice(0, 6));
+    const dims = ['service', 'httpd-status-alerts', 'target', 'web-2'];
+    expect(row(8)).toEqual([
+      ['HttpdStatusAlerts', 'BusySlots', ...dims],
+      ['HttpdStatusAlerts', 'IdleSlots', ...dims],
+      ['HttpdStatusAlerts', 'ClosingSlots', ...dims],
+    ]);
+    expect([row(9), row(10), row(11)]).toEqual([
+      [['HttpdStatusAlerts', 'SslCacheMissRatio', ...dims]],
+      [
+        ['HttpdStatusAlerts', 'FetchLatency', ...dims],
+        ['HttpdStatusAlerts', 'FetchLatency', ...dims],
+      ],
+      [['HttpdStatusAlerts', 'TargetUp', ...dims]],
+    ]);
+  });
+});
+
+describe('HttpdStatusAlertsStack placed in a VPC, with a customer key for secrets', () => {
+  const keyArn = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+  const vpc = { vpcId: 'vpc-0123456789abcdef0', subnetIds: 'subnet-0123456789abcdef0,subnet-0fedcba9876543210' };
+
+  it('runs in the given subnets with an egress-only security group of its own', () => {
+    const { template, stack } = synth({ ...vpc, secretsKeyArn: keyArn, reserveConcurrency: 'false' });
+    expect(Annotations.fromStack(stack).findWarning('*', Match.anyValue())).toEqual([]);
+    const sg = Object.keys(template.findResources('AWS::EC2::SecurityGroup'))[0] ?? '';
+    template.hasResourceProperties('AWS::EC2::SecurityGroup', {
+      VpcId: 'vpc-0123456789abcdef0',
+      SecurityGroupEgress: [
+        { CidrIp: '0.0.0.0/0', IpProtocol: '-1', Description: 'Allow all outbound traffic by default' },
+      ],
+      SecurityGroupIngress: Match.absent(),
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      VpcConfig: {
+        SubnetIds: ['subnet-0123456789abcdef0', 'subnet-0fedcba9876543210'],
+        SecurityGroupIds: [{ 'Fn::GetAtt': [sg, 'GroupId'] }],
+      },
+      ReservedConcurrentExecutions: Match.absent(),
+    });
+    template.hasResourceProperties('AWS::IAM::Role', {
+      ManagedPolicyArns: [
+        { 'Fn::Join': ['', ['arn:', partition, ':iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole']] },
+      ],
+    });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Sid: 'DecryptSecretsUnderPrefix', Resource: keyArn })]),
+      },
+    });
+  });
+
+  it('uses the security groups it is given instead of creating one', () => {
+    const { template } = synth({ ...vpc, securityGroupIds: 'sg-0123456789abcdef0' });
+    template.resourceCountIs('AWS::EC2::SecurityGroup', 0);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      VpcConfig: { SecurityGroupIds: ['sg-0123456789abcdef0'] },
+    });
+  });
+});
