@@ -136,7 +136,9 @@ function computeMetrics(input: MetricInput): Map<string, MetricResult> {
       'target_up',
       input.down
         ? value(0)
-        : missing(`failure ${input.consecutiveFailures} of ${input.downAfterFailures} before the target counts as down`),
+        : missing(
+            `failure ${input.consecutiveFailures} of ${input.downAfterFailures} before the target counts as down`,
+          ),
     );
     return out;
   }

@@ -10,6 +10,7 @@ const DEFAULT_RULES_DOCUMENT = {
       op: '<',
       threshold: 0.05,
       for: '2m',
+      keepFiringFor: '5m',
       severity: 'critical',
       summary: 'only {{value}} of the slots of {{target}} can take a new connection (threshold {{threshold}})',
     },

@@ -59,11 +59,17 @@ function readItems(source: string, text: string, key: string, problems: Validati
     return null;
   }
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
-    problems.push({ source, rule: null, field: null, message: `expected an object { "${key}": [...] }, found ${describeFound(doc)}` });
+    problems.push({
+      source,
+      rule: null,
+      field: null,
+      message: `expected an object { "${key}": [...] }, found ${describeFound(doc)}`,
+    });
     return null;
   }
   const extra = Object.keys(doc).filter((k) => k !== key);
-  for (const k of extra) problems.push({ source, rule: null, field: k, message: `unknown field, expected only "${key}"` });
+  for (const k of extra)
+    problems.push({ source, rule: null, field: k, message: `unknown field, expected only "${key}"` });
   const items = (doc as Record<string, unknown>)[key];
   if (!Array.isArray(items)) {
     problems.push({ source, rule: null, field: key, message: `expected an array, found ${describeFound(items)}` });

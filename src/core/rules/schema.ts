@@ -16,26 +16,39 @@ const glob = z
   .string({ error: 'expected a name or * glob' })
   .regex(/^[A-Za-z0-9._:*-]{1,128}$/, { error: 'expected a name or * glob of letters, digits, . _ : - and *' });
 
-const ruleSchema = z.strictObject({
-  name: z.string({ error: 'expected a string' }).regex(NAME, { error: 'expected lower-case letters, digits and -' }),
-  metric: z
-    .string({ error: 'expected a metric name' })
-    .refine((m) => metricSpec(m) !== undefined, { error: 'expected a metric of the catalogue' }),
-  op: z.enum(OPS, { error: `expected one of ${OPS.join(' ')}` }),
-  threshold: z.number({ error: 'expected a number' }).finite({ error: 'expected a finite number' }),
-  for: duration.optional(),
-  keepFiringFor: duration.optional(),
-  severity: z
-    .enum(Object.values(SEVERITIES) as [string, ...string[]], { error: 'expected critical, warning or info' })
-    .optional(),
-  summary: z.string({ error: 'expected a string' }).max(MAX_TEXT, { error: `expected at most ${MAX_TEXT} characters` }).optional(),
-  runbook: z
-    .string({ error: 'expected a string' })
-    .regex(/^https?:\/\/[^\s<>"`]{1,490}$/, { error: 'expected an http(s) URL without spaces' })
-    .optional(),
-  minSamples: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(1, { error: 'expected at least 1' }).optional(),
-  targets: z.array(glob, { error: 'expected an array of names or * globs' }).min(1, { error: 'expected at least one target' }).optional(),
-});
+const ruleSchema = z.strictObject(
+  {
+    name: z.string({ error: 'expected a string' }).regex(NAME, { error: 'expected lower-case letters, digits and -' }),
+    metric: z
+      .string({ error: 'expected a metric name' })
+      .refine((m) => metricSpec(m) !== undefined, { error: 'expected a metric of the catalogue' }),
+    op: z.enum(OPS, { error: `expected one of ${OPS.join(' ')}` }),
+    threshold: z.number({ error: 'expected a number' }).finite({ error: 'expected a finite number' }),
+    for: duration.optional(),
+    keepFiringFor: duration.optional(),
+    severity: z
+      .enum(Object.values(SEVERITIES) as [string, ...string[]], { error: 'expected critical, warning or info' })
+      .optional(),
+    summary: z
+      .string({ error: 'expected a string' })
+      .max(MAX_TEXT, { error: `expected at most ${MAX_TEXT} characters` })
+      .optional(),
+    runbook: z
+      .string({ error: 'expected a string' })
+      .regex(/^https?:\/\/[^\s<>"`]{1,490}$/, { error: 'expected an http(s) URL without spaces' })
+      .optional(),
+    minSamples: z
+      .number({ error: 'expected a number' })
+      .int({ error: 'expected a whole number' })
+      .min(1, { error: 'expected at least 1' })
+      .optional(),
+    targets: z
+      .array(glob, { error: 'expected an array of names or * globs' })
+      .min(1, { error: 'expected at least one target' })
+      .optional(),
+  },
+  { error: 'expected a rule object' },
+);
 
 type RuleInput = z.infer<typeof ruleSchema>;
 

@@ -1,0 +1,145 @@
+/**
+ * One evaluation cycle of one target: metrics from the observation, every rule stepped, the
+ * notification decision, silences and inhibition while down, and the next state.
+ *
+ * The returned `state` already records the returned notifications as sent (`lastSentAt`,
+ * `lastSentStatus`). A caller that publishes must save that state only after every notification
+ * was accepted; if publishing fails, keeping the previous state makes the next cycle send again.
+ */
+import { DEFAULT_EVALUATE_OPTIONS, TARGET_DOWN_RULE } from '../constants.ts';
+import { buildNotification } from '../notify/build.ts';
+import { computeMetrics, countersOf } from '../rules/compute.ts';
+import { DEFAULT_RULES } from '../rules/document.ts';
+import { evaluateRule } from '../rules/evaluate.ts';
+import { anyGlobMatch } from '../rules/glob.ts';
+import { metricSpec } from '../rules/metrics.ts';
+import type { Rule } from '../rules/types.ts';
+import { decideNotification } from './decide.ts';
+import { fingerprint } from './fingerprint.ts';
+import { findSilence, type Silence } from './silences.ts';
+import { stepAlert } from './step.ts';
+import type { AlertRecord, AlertView, EvaluateOptions, Notification, Observation, TargetState } from './types.ts';
+
+interface EvaluateInput {
+  target: string;
+  /** Target labels (env, region, ...), copied onto every notification. */
+  labels?: Record<string, string>;
+  observation: Observation;
+  rules: Rule[];
+  silences: Silence[];
+  previous: TargetState | null;
+  now: Date;
+  options?: Partial<EvaluateOptions>;
+}
+
+interface EvaluateResult {
+  state: TargetState;
+  /** Every alert that is pending or firing after this cycle. */
+  alerts: AlertView[];
+  /** What to publish now; `state` already counts them as sent. */
+  notifications: Notification[];
+  /** Rules that could not be evaluated this cycle, and why (their alerts keep their state). */
+  unevaluated: Array<{ rule: string; reason: string }>;
+}
+
+const BUILT_IN_TARGET_DOWN = DEFAULT_RULES.find((r) => r.name === TARGET_DOWN_RULE) as Rule;
+
+/** The rules for this target; the built-in `target-down` joins unless a rule already watches `target_up`. */
+function rulesFor(rules: readonly Rule[], target: string): Rule[] {
+  const applicable = rules.filter((r) => anyGlobMatch(r.targets, target));
+  const watched = rules.some((r) => r.metric === 'target_up' || r.name === TARGET_DOWN_RULE);
+  return watched ? applicable : [...applicable, BUILT_IN_TARGET_DOWN];
+}
+
+/** Whether a record is still worth keeping: active, recently resolved, or owed a resolved notice. */
+function keep(alert: AlertRecord, now: Date, retentionMs: number): boolean {
+  if (alert.state !== 'inactive') return true;
+  if (alert.lastSentStatus === 'firing') return true;
+  return alert.resolvedAt !== null && now.getTime() - Date.parse(alert.resolvedAt) < retentionMs;
+}
+
+function view(alert: AlertRecord, rule: Rule): AlertView {
+  return {
+    fingerprint: alert.fingerprint,
+    rule: rule.name,
+    metric: rule.metric,
+    op: rule.op,
+    state: alert.state,
+    value: alert.value,
+    threshold: alert.threshold,
+    severity: alert.severity,
+    activeAt: alert.activeAt,
+    firedAt: alert.firedAt,
+  };
+}
+
+/**
+ * Evaluates every rule for one target at `now` and returns the next state and what to publish.
+ *
+ * @param input.options - `repeatIntervalMs` (default 4 h), `downAfterFailures` (default 2),
+ *   `resolvedRetentionMs` (default 15 min); defaults in `src/core/constants.ts`
+ * @example
+ * const { state, notifications } = evaluateTarget({ target: 'web-1', observation: { kind: 'report', report },
+ *   rules: DEFAULT_RULES, silences: [], previous: await store.load('web-1'), now: new Date(event.time) });
+ */
+function evaluateTarget(input: EvaluateInput): EvaluateResult {
+  const options: EvaluateOptions = { ...DEFAULT_EVALUATE_OPTIONS, ...input.options };
+  const { target, observation, previous, now } = input;
+  const labels = input.labels ?? {};
+  const failures = observation.kind === 'down' ? (previous?.consecutiveFailures ?? 0) + 1 : 0;
+  const metrics = computeMetrics({
+    observation,
+    previous: previous?.counters ?? null,
+    down: failures >= options.downAfterFailures,
+    consecutiveFailures: failures,
+    downAfterFailures: options.downAfterFailures,
+  });
+  const absentReason =
+    observation.kind === 'down'
+      ? `target is down (${observation.reason}); the report is needed`
+      : 'metric not computed';
+
+  const alerts: Record<string, AlertRecord> = {};
+  const views: AlertView[] = [];
+  const notifications: Notification[] = [];
+  const unevaluated: EvaluateResult['unevaluated'] = [];
+  for (const rule of rulesFor(input.rules, target)) {
+    const prev = previous?.alerts[fingerprint(target, rule.name)] ?? null;
+    const outcome = evaluateRule(rule, metrics, absentReason);
+    if (outcome.kind === 'unevaluated') unevaluated.push({ rule: rule.name, reason: outcome.reason });
+    const next = stepAlert(prev, rule, target, outcome, now);
+    const reason = decideNotification(prev, next, now, options.repeatIntervalMs);
+    // While down, alerts that need the report are held back: one page per outage, not one per rule.
+    const inhibited = observation.kind === 'down' && metricSpec(rule.metric)?.needsReport !== false;
+    if (reason !== 'none' && !inhibited && findSilence(input.silences, target, rule.name, now) === undefined) {
+      next.lastSentAt = now.toISOString();
+      next.lastSentStatus = reason === 'resolved' ? 'resolved' : 'firing';
+      notifications.push(
+        buildNotification({
+          rule,
+          alert: next,
+          reason,
+          target,
+          labels,
+          observation,
+          consecutiveFailures: failures,
+          now,
+        }),
+      );
+    }
+    if (keep(next, now, options.resolvedRetentionMs)) alerts[next.fingerprint] = next;
+    if (next.state !== 'inactive') views.push(view(next, rule));
+  }
+
+  const state: TargetState = {
+    target,
+    evaluatedAt: now.toISOString(),
+    consecutiveFailures: failures,
+    counters: observation.kind === 'report' ? countersOf(observation.report) : (previous?.counters ?? null),
+    alerts,
+  };
+  return { state, alerts: views, notifications, unevaluated };
+}
+
+export type { EvaluateInput, EvaluateResult };
+export { evaluateTarget };

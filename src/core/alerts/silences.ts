@@ -1,0 +1,84 @@
+/**
+ * Silences: time-bounded matchers (target, rule) that suppress notifications. The alert's state
+ * still advances, so what a silence held back is sent when it ends.
+ */
+import { z } from 'zod';
+import { globMatch } from '../rules/glob.ts';
+import { formatProblems, issuesToProblems, readItems } from '../rules/problems.ts';
+import { globSchema } from '../rules/schema.ts';
+import type { ValidationProblem } from '../rules/types.ts';
+
+interface Silence {
+  /** Where it came from (SSM parameter name or file), for people. */
+  source: string;
+  /** Target name or `*` glob. */
+  target: string;
+  /** Rule name or `*` glob. */
+  rule: string;
+  /** End of the silence, ISO-8601 (UTC). */
+  until: string;
+  comment: string | null;
+}
+
+const silenceSchema = z.strictObject(
+  {
+    target: globSchema.optional(),
+    rule: globSchema.optional(),
+    until: z.iso.datetime({ offset: true, error: 'expected an ISO-8601 time with a zone, e.g. 2026-11-22T14:00:00Z' }),
+    comment: z.string({ error: 'expected a string' }).max(500, { error: 'expected at most 500 characters' }).optional(),
+  },
+  { error: 'expected a silence object' },
+);
+
+const SILENCE_FIELDS = Object.keys(silenceSchema.shape);
+
+/** The silences documents are invalid; `problems` lists every problem (rule = `#n`, the silence's position). */
+class SilencesValidationError extends Error {
+  readonly problems: ValidationProblem[];
+
+  constructor(problems: ValidationProblem[], options?: ErrorOptions) {
+    super(
+      `expected valid silences documents, found ${problems.length} problem(s):\n${formatProblems(problems)}`,
+      options,
+    );
+    this.name = 'SilencesValidationError';
+    this.problems = problems;
+  }
+}
+
+/**
+ * Validates and merges silences documents (`{ "silences": [...] }` each).
+ *
+ * @throws SilencesValidationError listing every problem of every document
+ * @example
+ * parseSilencesDocuments([{ source: 'maint.json', text: '{"silences":[{"target":"web-*","until":"2026-11-22T14:00:00Z"}]}' }])
+ */
+function parseSilencesDocuments(docs: ReadonlyArray<{ source: string; text: string }>): Silence[] {
+  const problems: ValidationProblem[] = [];
+  const silences: Silence[] = [];
+  for (const { source, text } of docs) {
+    const items = readItems(source, text, 'silences', problems);
+    if (items === null) continue;
+    items.forEach((raw, index) => {
+      const parsed = silenceSchema.safeParse(raw);
+      if (!parsed.success) {
+        problems.push(...issuesToProblems(source, `#${index + 1}`, raw, parsed.error.issues, SILENCE_FIELDS));
+        return;
+      }
+      const { target = '*', rule = '*', until, comment = null } = parsed.data;
+      silences.push({ source, target, rule, until: new Date(until).toISOString(), comment });
+    });
+  }
+  if (problems.length > 0) throw new SilencesValidationError(problems);
+  return silences;
+}
+
+/** The first silence in force at `now` for this target and rule, if any. */
+function findSilence(silences: readonly Silence[], target: string, rule: string, now: Date): Silence | undefined {
+  return silences.find(
+    (s) => now.getTime() < Date.parse(s.until) && globMatch(s.target, target) && globMatch(s.rule, rule),
+  );
+}
+
+export type { Silence };
+export { findSilence, parseSilencesDocuments, SilencesValidationError };

@@ -1,0 +1,80 @@
+/**
+ * One evaluation step of one alert (Prometheus' model): inactive -> pending -> firing, and back to
+ * inactive with `resolvedAt` set. Time is passed in.
+ */
+import type { RuleOutcome } from '../rules/evaluate.ts';
+import type { Rule } from '../rules/types.ts';
+import { fingerprint } from './fingerprint.ts';
+import type { AlertRecord } from './types.ts';
+
+function newRecord(target: string, rule: Rule): AlertRecord {
+  return {
+    fingerprint: fingerprint(target, rule.name),
+    target,
+    rule: rule.name,
+    severity: rule.severity,
+    state: 'inactive',
+    activeAt: null,
+    firedAt: null,
+    resolvedAt: null,
+    lastSentAt: null,
+    lastSentStatus: null,
+    value: null,
+    threshold: rule.threshold,
+    keepFiringSince: null,
+  };
+}
+
+function elapsedMs(now: Date, since: string | null | undefined): number {
+  return since == null ? 0 : now.getTime() - Date.parse(since);
+}
+
+/**
+ * The alert after one evaluation. An unevaluated rule leaves the alert as it was (no spurious
+ * resolve). The alert fires once the condition has held for `for` (`now - activeAt >= for`); a
+ * firing alert whose condition stops holding stays firing for `keepFiringFor`, then resolves.
+ *
+ * @example
+ * stepAlert(null, rule, 'web-1', { kind: 'value', value: 2, holds: true }, now).state // 'pending' (or 'firing' when for is 0s)
+ */
+function stepAlert(prev: AlertRecord | null, rule: Rule, target: string, outcome: RuleOutcome, now: Date): AlertRecord {
+  const next: AlertRecord = {
+    ...(prev ?? newRecord(target, rule)),
+    severity: rule.severity,
+    threshold: rule.threshold,
+  };
+  next.keepFiringSince ??= null;
+  if (outcome.kind === 'unevaluated') return next;
+  const at = now.toISOString();
+  next.value = outcome.value;
+  if (outcome.holds) {
+    next.keepFiringSince = null;
+    if (next.state === 'inactive') {
+      next.state = 'pending';
+      next.activeAt = at;
+    }
+    if (next.state === 'pending' && elapsedMs(now, next.activeAt) >= rule.forMs) {
+      next.state = 'firing';
+      next.firedAt = at;
+      next.resolvedAt = null;
+    }
+    return next;
+  }
+  if (next.state === 'pending') {
+    next.state = 'inactive';
+    next.activeAt = null;
+  } else if (next.state === 'firing') {
+    const since = next.keepFiringSince ?? at;
+    if (elapsedMs(now, since) < rule.keepFiringForMs) {
+      next.keepFiringSince = since;
+      return next;
+    }
+    next.state = 'inactive';
+    next.activeAt = null;
+    next.resolvedAt = at;
+    next.keepFiringSince = null;
+  }
+  return next;
+}
+
+export { newRecord, stepAlert };

@@ -1,0 +1,88 @@
+/**
+ * Context for slot rules: who holds the counted slots (clients, vhosts, requests), the oldest
+ * requests, and the scoreboard as a small map.
+ */
+import { SCOREBOARD_MAP_MAX_LINES, SCOREBOARD_MAP_WIDTH, TOP_OFFENDERS } from '../constants.ts';
+import { MODE_CHARS, type Slot } from '../report/types.ts';
+import { cleanReportText } from './sanitize.ts';
+
+interface Count {
+  name: string;
+  count: number;
+}
+
+interface Offenders {
+  /** The modes of the counted slots, e.g. `SRWKDCLI`. */
+  modes: string;
+  /** How many rows of the slot table were counted. */
+  slots: number;
+  clients: Count[];
+  vhosts: Count[];
+  requests: Count[];
+  /** The longest-running counted requests: `ss` seconds since they started. */
+  oldest: Array<{ request: string; client: string; vhost: string; ss: number }>;
+}
+
+function top(slots: readonly Slot[], key: 'client' | 'vhost' | 'request', n: number): Count[] {
+  const counts = new Map<string, number>();
+  for (const s of slots) {
+    const name = cleanReportText(s[key]);
+    if (name !== '') counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return [...counts]
+    .map(([name, count]) => ({ name, count }))
+    .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .slice(0, n);
+}
+
+/**
+ * The top offenders among the slots in `modes` (cleaned of untrusted text); null without a slot table.
+ *
+ * @example
+ * findOffenders(report.slots, 'C')?.clients // [{ name: '10.0.0.7', count: 3 }]
+ */
+function findOffenders(slots: readonly Slot[] | null, modes: string, n = TOP_OFFENDERS): Offenders | null {
+  if (slots === null) return null;
+  const counted = slots.filter((s) => s.mode.length === 1 && modes.includes(s.mode));
+  const oldest = counted
+    .filter((s) => s.request !== '')
+    .sort((a, b) => b.ss - a.ss)
+    .slice(0, n)
+    .map((s) => ({
+      request: cleanReportText(s.request),
+      client: cleanReportText(s.client),
+      vhost: cleanReportText(s.vhost),
+      ss: s.ss,
+    }));
+  return {
+    modes,
+    slots: counted.length,
+    clients: top(counted, 'client', n),
+    vhosts: top(counted, 'vhost', n),
+    requests: top(counted, 'request', n),
+    oldest,
+  };
+}
+
+const MODE_SET: ReadonlySet<string> = new Set(MODE_CHARS);
+
+/**
+ * The scoreboard in lines of 64 positions; the trailing run of open positions (`.`) is counted
+ * instead of drawn, and very large scoreboards are cut after 16 lines.
+ */
+function scoreboardMap(scoreboard: string): string[] {
+  const safe = [...scoreboard].map((c) => (MODE_SET.has(c) ? c : '?')).join('');
+  const drawn = safe.replace(/\.+$/, '');
+  const lines: string[] = [];
+  for (let at = 0; at < drawn.length && lines.length < SCOREBOARD_MAP_MAX_LINES; at += SCOREBOARD_MAP_WIDTH) {
+    lines.push(drawn.slice(at, at + SCOREBOARD_MAP_WIDTH));
+  }
+  const shown = lines.reduce((sum, l) => sum + l.length, 0);
+  const open = safe.length - drawn.length;
+  if (shown < drawn.length) lines.push(`(+${drawn.length - shown} more positions, then ${open} open)`);
+  else if (open > 0) lines.push(`(+${open} open positions)`);
+  return lines;
+}
+
+export type { Count, Offenders };
+export { findOffenders, scoreboardMap };

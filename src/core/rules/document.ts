@@ -1,0 +1,97 @@
+/**
+ * Rules documents: several JSON documents (SSM parameters or files) merged into one rule list.
+ * An invalid set is rejected whole, with every problem listed.
+ */
+import { SEVERITIES, type Severity } from '../alerts/types.ts';
+import { DEFAULT_RULES_DOCUMENT } from './defaults.ts';
+import { parseDuration } from './duration.ts';
+import { metricSpec } from './metrics.ts';
+import { formatProblems, issuesToProblems, itemLabel, readItems } from './problems.ts';
+import { RULE_FIELDS, type RuleInput, ruleSchema } from './schema.ts';
+import type { Rule, ValidationProblem } from './types.ts';
+
+/** The rules documents are invalid; `problems` lists every problem, each with source, rule and field. */
+class RulesValidationError extends Error {
+  readonly problems: ValidationProblem[];
+
+  constructor(problems: ValidationProblem[], options?: ErrorOptions) {
+    super(`expected valid rules documents, found ${problems.length} problem(s):\n${formatProblems(problems)}`, options);
+    this.name = 'RulesValidationError';
+    this.problems = problems;
+  }
+}
+
+function toRule(input: RuleInput): Rule {
+  return {
+    name: input.name,
+    metric: input.metric,
+    op: input.op,
+    threshold: input.threshold,
+    forMs: parseDuration(input.for ?? '0s') as number,
+    keepFiringForMs: parseDuration(input.keepFiringFor ?? '0s') as number,
+    severity: (input.severity ?? SEVERITIES.warning) as Severity,
+    summary: input.summary ?? null,
+    runbook: input.runbook ?? null,
+    minSamples: input.minSamples ?? null,
+    targets: input.targets ?? null,
+  };
+}
+
+/** Unique names across documents, and `minSamples` only where the metric has samples. */
+function crossCheck(source: string, label: string, raw: unknown, seen: Map<string, string>): ValidationProblem[] {
+  if (raw === null || typeof raw !== 'object') return [];
+  const { name, metric, minSamples } = raw as Record<string, unknown>;
+  const out: ValidationProblem[] = [];
+  if (typeof name === 'string') {
+    const first = seen.get(name);
+    if (first === undefined) seen.set(name, source);
+    else
+      out.push({ source, rule: label, field: 'name', message: `expected a unique name, found it already in ${first}` });
+  }
+  const spec = typeof metric === 'string' ? metricSpec(metric) : undefined;
+  if (minSamples !== undefined && spec !== undefined && !spec.samples) {
+    out.push({
+      source,
+      rule: label,
+      field: 'minSamples',
+      message: `expected only on a ratio metric with samples, found it on ${spec.name}`,
+    });
+  }
+  return out;
+}
+
+/**
+ * Validates and merges rules documents (`{ "rules": [...] }` each). Names must be unique across
+ * all documents.
+ *
+ * @throws RulesValidationError listing every problem of every document
+ * @example
+ * parseRulesDocuments([{ source: '/alerts/rules/base', text: '{"rules":[]}' }]) // []
+ */
+function parseRulesDocuments(docs: ReadonlyArray<{ source: string; text: string }>): Rule[] {
+  const problems: ValidationProblem[] = [];
+  const rules: Rule[] = [];
+  const seen = new Map<string, string>();
+  for (const { source, text } of docs) {
+    const items = readItems(source, text, 'rules', problems);
+    if (items === null) continue;
+    items.forEach((raw, index) => {
+      const label = itemLabel(raw, index, 'name');
+      // Checks across fields and documents run on the raw rule too, so one pass lists every problem.
+      const crossProblems = crossCheck(source, label, raw, seen);
+      const parsed = ruleSchema.safeParse(raw);
+      if (!parsed.success) problems.push(...issuesToProblems(source, label, raw, parsed.error.issues, RULE_FIELDS));
+      problems.push(...crossProblems);
+      if (parsed.success && crossProblems.length === 0) rules.push(toRule(parsed.data));
+    });
+  }
+  if (problems.length > 0) throw new RulesValidationError(problems);
+  return rules;
+}
+
+/** The built-in rules (see `defaults.ts`), validated like any document. */
+const DEFAULT_RULES: Rule[] = parseRulesDocuments([
+  { source: 'built-in defaults', text: JSON.stringify(DEFAULT_RULES_DOCUMENT) },
+]);
+
+export { DEFAULT_RULES, DEFAULT_RULES_DOCUMENT, parseRulesDocuments, RulesValidationError };

@@ -1,0 +1,73 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createFileStateStore, StateFileError } from '../../src/adapters/fileStateStore.ts';
+import { createMemoryStateStore } from '../../src/adapters/memoryStateStore.ts';
+import type { TargetState } from '../../src/core/alerts/types.ts';
+
+const state = (target: string, failures = 0): TargetState => ({
+  target,
+  evaluatedAt: '2026-11-22T12:00:00.000Z',
+  consecutiveFailures: failures,
+  counters: { totalAccesses: 10, uptimeSeconds: 4, sslRetrieveHits: null, sslRetrieveMisses: null },
+  alerts: {},
+});
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'state-store-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('Function: createFileStateStore', () => {
+  it('keeps every target in one file, replaced atomically (no temporary file left)', async () => {
+    // Prepare
+    const path = join(dir, 'state.json');
+    const store = createFileStateStore(path);
+
+    // Act
+    const before = await store.load('web-1');
+    await store.save(state('web-1'));
+    await store.save(state('web-2', 3));
+    await store.save(state('web-1', 1));
+
+    // Assess
+    expect(before).toBeNull();
+    expect(await store.load('web-1')).toEqual(state('web-1', 1));
+    expect(await store.load('web-2')).toEqual(state('web-2', 3));
+    expect(Object.keys(JSON.parse(await readFile(path, 'utf8')).targets)).toEqual(['web-1', 'web-2']);
+    expect(await readdir(dir)).toEqual(['state.json']);
+  });
+
+  it.each([
+    ['invalid JSON', '{', 'expected a state file { "version": 1, "targets": {...} } at PATH, found invalid JSON'],
+    [
+      'another shape',
+      '{"web-1": {}}',
+      'expected a state file { "version": 1, "targets": {...} } at PATH, found another shape',
+    ],
+  ])('refuses a file with %s', async (_, text, message) => {
+    const path = join(dir, 'state.json');
+    await writeFile(path, text);
+    const error = await createFileStateStore(path)
+      .load('web-1')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateFileError);
+    expect((error as Error).message).toBe(message.replace('PATH', path));
+  });
+});
+
+describe('Function: createMemoryStateStore', () => {
+  it('returns copies, so later changes by the caller do not leak in', async () => {
+    const store = createMemoryStateStore([state('web-1')]);
+    const loaded = (await store.load('web-1')) as TargetState;
+    loaded.consecutiveFailures = 9;
+    expect(await store.load('web-1')).toEqual(state('web-1'));
+    await store.save(state('web-2'));
+    expect(store.targets()).toEqual(['web-1', 'web-2']);
+    expect(await store.load('web-3')).toBeNull();
+  });
+});

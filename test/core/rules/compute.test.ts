@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import type { StatusReport } from '../../../src/core/report/types.ts';
+import { computeMetrics, countersOf } from '../../../src/core/rules/compute.ts';
+import { DEFAULT_RULES } from '../../../src/core/rules/document.ts';
+import { evaluateRule } from '../../../src/core/rules/evaluate.ts';
+import { loadReport } from '../support/reports.ts';
+
+const NO_TABLE = 'the report has no per-slot table (?auto or ExtendedStatus Off)';
+
+function metricsOf(report: StatusReport, previous: StatusReport | null = null) {
+  return computeMetrics({
+    observation: { kind: 'report', report },
+    previous: previous === null ? null : countersOf(previous),
+    down: false,
+    consecutiveFailures: 0,
+    downAfterFailures: 2,
+  });
+}
+
+function outcome(fixture: string, ruleName: string) {
+  const rule = DEFAULT_RULES.find((r) => r.name === ruleName);
+  if (rule === undefined) throw new Error(`no default rule ${ruleName}`);
+  return evaluateRule(rule, metricsOf(loadReport(fixture)), 'unused');
+}
+
+const value = (v: number, holds: boolean) => ({ kind: 'value', value: v, holds });
+const unevaluated = (reason: string) => ({ kind: 'unevaluated', reason });
+
+describe('Default rules on the real Apache 2.4.71 captures', () => {
+  it.each([
+    // prefork under load, HTML: 5 idle + 223 open of 256; 3 closing; every busy slot from 127.0.0.1.
+    ['prefork-busy/report.html', 'idle-slots-low', value(228 / 256, false)],
+    ['prefork-busy/report.html', 'closing-pileup', value(3, false)],
+    ['prefork-busy/report.html', 'ssl-cache-misses', unevaluated('8 samples in the window, fewer than minSamples 100')],
+    ['prefork-busy/report.html', 'target-down', value(1, false)],
+    ['prefork-busy/report.html', 'graceful-pileup', value(0, false)],
+    ['prefork-busy/report.html', 'stuck-requests', value(4, false)],
+    ['prefork-busy/report.html', 'client-concentration', value(28, true)],
+    // The same server through ?auto: no slot table, so the slot-table rules are not evaluated.
+    ['prefork-busy/report.auto.txt', 'idle-slots-low', value(227 / 256, false)],
+    ['prefork-busy/report.auto.txt', 'closing-pileup', value(3, false)],
+    ['prefork-busy/report.auto.txt', 'stuck-requests', unevaluated(NO_TABLE)],
+    ['prefork-busy/report.auto.txt', 'client-concentration', unevaluated(NO_TABLE)],
+    // event MPM, 10 s of load: 27 idle + 75 open of 150; 332 -> 545 SSL cache hits, no miss.
+    ['event-busy/report.late.html', 'idle-slots-low', value(102 / 150, false)],
+    ['event-busy/report.late.html', 'closing-pileup', value(0, false)],
+    ['event-busy/report.late.html', 'ssl-cache-misses', value(0, false)],
+    ['event-busy/report.late.html', 'graceful-pileup', value(0, false)],
+    ['event-busy/report.late.html', 'stuck-requests', value(9, false)],
+    ['event-busy/report.late.html', 'client-concentration', value(48, true)],
+    ['event-busy/report.html', 'client-concentration', value(18, false)],
+    // ExtendedStatus Off: scoreboard only, and the SSL cache never retrieved.
+    ['noextended/report.html', 'idle-slots-low', value(243 / 256, false)],
+    ['noextended/report.html', 'closing-pileup', value(2, false)],
+    ['noextended/report.html', 'ssl-cache-misses', unevaluated('no SSL session cache retrieves since start')],
+    ['noextended/report.html', 'stuck-requests', unevaluated(NO_TABLE)],
+    ['prefork-idle/report.html', 'stuck-requests', value(0, false)],
+  ])('%s: %s', (fixture, rule, expected) => {
+    expect(outcome(fixture, rule)).toEqual(expected);
+  });
+});
+
+describe('Function: computeMetrics', () => {
+  it.each([
+    ['slots_busy', 'prefork-busy/report.html', { ok: true, value: 28, samples: null }],
+    ['slots_keepalive_ratio', 'prefork-busy/report.html', { ok: true, value: 12 / 256, samples: 256 }],
+    ['slots_total', 'event-busy/report.late.html', { ok: true, value: 150, samples: null }],
+    ['top_vhost_busy_slots', 'event-busy/report.late.html', { ok: true, value: 31, samples: null }],
+    ['top_vhost_busy_ratio', 'event-busy/report.late.html', { ok: true, value: 31 / 48, samples: 48 }],
+    ['top_client_busy_ratio', 'prefork-busy/report.html', { ok: true, value: 1, samples: 28 }],
+    ['ssl_cache_usage_ratio', 'event-busy/report.late.html', { ok: true, value: 0.24, samples: null }],
+    ['ssl_cache_miss_ratio', 'event-busy/report.html', { ok: true, value: 0, samples: 332 }],
+    ['target_up', 'prefork-idle/report.html', { ok: true, value: 1, samples: null }],
+    [
+      'requests_per_second',
+      'prefork-idle/report.html',
+      { ok: false, reason: 'no previous counters to take a rate from (first evaluation)' },
+    ],
+    [
+      'requests_per_second',
+      'noextended/report.html',
+      { ok: false, reason: 'the report has no Total accesses (ExtendedStatus Off)' },
+    ],
+  ])('%s of %s', (metric, fixture, expected) => {
+    expect(metricsOf(loadReport(fixture)).get(metric)).toEqual(expected);
+  });
+
+  it.each([
+    // 5 s later on the same server: deltas over the server's own uptime.
+    [
+      'event-busy/report.html',
+      'event-busy/report.late.html',
+      'requests_per_second',
+      { ok: true, value: (183467 - 99737) / 5, samples: null },
+    ],
+    [
+      'event-busy/report.html',
+      'event-busy/report.late.html',
+      'ssl_cache_miss_ratio',
+      { ok: true, value: 0, samples: 545 - 332 },
+    ],
+    [
+      'prefork-busy/report.html',
+      'prefork-busy/report.refresh5.html',
+      'requests_per_second',
+      { ok: true, value: 188715 - 149651, samples: null },
+    ],
+    // Backwards in time (uptime 9 -> 4 s): a restart, so the since-start totals count.
+    [
+      'event-busy/report.late.html',
+      'event-busy/report.html',
+      'requests_per_second',
+      { ok: true, value: 99737 / 4, samples: null },
+    ],
+    [
+      'event-busy/report.late.html',
+      'event-busy/report.html',
+      'ssl_cache_miss_ratio',
+      { ok: true, value: 0, samples: 332 },
+    ],
+    // The same report twice: no uptime elapsed, no rate.
+    [
+      'event-busy/report.html',
+      'event-busy/report.html',
+      'requests_per_second',
+      { ok: false, reason: 'no server uptime elapsed since the previous evaluation' },
+    ],
+    [
+      'event-busy/report.html',
+      'event-busy/report.html',
+      'ssl_cache_miss_ratio',
+      { ok: false, reason: 'no SSL session cache retrieves in the window' },
+    ],
+  ])('%s then %s: %s', (before, after, metric, expected) => {
+    expect(metricsOf(loadReport(after), loadReport(before)).get(metric)).toEqual(expected);
+  });
+
+  it('takes the miss ratio over the window and restarts from the totals when the counters go down', () => {
+    // Prepare: 1000 hits/100 misses, then +60 hits/+140 misses, then a restart with 10/30.
+    const report = (hits: number, misses: number, uptime: number) => {
+      const base = loadReport('event-busy/report.html');
+      return {
+        ...base,
+        server: { ...base.server, uptimeSeconds: uptime },
+        sslCache: {
+          ...(base.sslCache as NonNullable<StatusReport['sslCache']>),
+          retrieveHits: hits,
+          retrieveMisses: misses,
+        },
+      };
+    };
+    const first = report(1000, 100, 600);
+    const second = report(1060, 240, 660);
+    const restarted = report(10, 30, 5);
+
+    // Act / Assess
+    expect(metricsOf(first).get('ssl_cache_miss_ratio')).toEqual({ ok: true, value: 100 / 1100, samples: 1100 });
+    expect(metricsOf(second, first).get('ssl_cache_miss_ratio')).toEqual({ ok: true, value: 0.7, samples: 200 });
+    expect(metricsOf(restarted, second).get('ssl_cache_miss_ratio')).toEqual({ ok: true, value: 0.75, samples: 40 });
+  });
+
+  it.each([
+    [false, 1, { ok: false, reason: 'failure 1 of 2 before the target counts as down' }],
+    [true, 2, { ok: true, value: 0, samples: null }],
+  ])('target_up while down (counted as down: %s, failure %i)', (down, failures, expected) => {
+    const metrics = computeMetrics({
+      observation: { kind: 'down', reason: 'timeout', detail: 'no answer in 10 s' },
+      previous: null,
+      down,
+      consecutiveFailures: failures,
+      downAfterFailures: 2,
+    });
+    expect([...metrics.keys()]).toEqual(['target_up']);
+    expect(metrics.get('target_up')).toEqual(expected);
+  });
+});
