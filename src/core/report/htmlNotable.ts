@@ -113,4 +113,4 @@ function notableSlot(m: RegExpExecArray, warnings: string[]): Slot | null {
   };
 }
 
-export { parseBytes, readNotableSlots };
+export { parseBytes, readNotableSlots, STATE_MODES, sumCpu };

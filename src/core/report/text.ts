@@ -1,9 +1,148 @@
-// Placeholder until the text parser lands: keeps parse.ts compiling.
-import { NotAStatusReportError } from '../errors.ts';
-import type { StatusReport } from './types.ts';
+/**
+ * Text dumps of the HTML page: `lynx -dump` (`apachectl fullstatus`) at 80 columns or wider,
+ * links/w3m-style dumps and text copied from a browser (tabs). One pass over the lines, in the
+ * page's order: header sentences, scoreboard, slot table or `?notable` list, legend, SSL block.
+ */
+import { describeInput, NotAStatusReportError } from '../errors.ts';
+import {
+  checkModesAgainstScoreboard,
+  countModes,
+  emptyServer,
+  emptySslCacheDraft,
+  finishSslCache,
+  readHeaderSentence,
+  readSslCacheText,
+} from './common.ts';
+import { readNotableText } from './textNotable.ts';
+import { isHeader, KNOWN_COLUMNS, readTextTable, unitsOf } from './textTable.ts';
+import type { LegendEntry, ServerInfo, Slot, SslCache, StatusReport } from './types.ts';
 
-function parseText(_text: string): StatusReport {
-  throw new NotAStatusReportError('the text parser', 'it not written yet');
+const EXPECTED = 'a text dump of an Apache server-status page (a scoreboard after the header lines)';
+const SCOREBOARD_LINE = /^[_SRWKDCLGI.]+( +[_SRWKDCLGI.]+)*$/;
+const RULE_LINE = /^\s*(_{10,}|-{10,})\s*$/;
+const LEGEND_START = /^\s*Srv\s+Child Server number/;
+
+function indentOf(line: string): number {
+  let n = 0;
+  while (n < line.length && (line.charCodeAt(n) === 0x20 || line.charCodeAt(n) === 0x09)) n++;
+  return n;
+}
+
+/** Scoreboard lines stand at column 0 (lynx) or 1 (links); rules are indented further. */
+function isScoreboardLine(line: string): boolean {
+  return indentOf(line) <= 1 && SCOREBOARD_LINE.test(line.trim());
+}
+
+/** Header sentences: a line indented deeper than the sentence it follows continues it. */
+function readHeader(lines: readonly string[], end: number, server: ServerInfo): void {
+  let sentence: string | null = null;
+  let sentenceIndent = 0;
+  for (let i = 0; i < end; i++) {
+    const line = (lines[i] as string).replace(/\t/g, ' ');
+    if (line.trim() === '') {
+      if (sentence !== null) readHeaderSentence(sentence, server);
+      sentence = null;
+      continue;
+    }
+    const indent = indentOf(line);
+    if (sentence !== null && indent > sentenceIndent + 1) {
+      sentence += ` ${line.trim()}`;
+      continue;
+    }
+    if (sentence !== null) readHeaderSentence(sentence, server);
+    sentence = line.trim();
+    sentenceIndent = indent;
+  }
+  if (sentence !== null) readHeaderSentence(sentence, server);
+}
+
+function readLegend(lines: readonly string[], start: number): { legend: LegendEntry[]; next: number } {
+  const legend: LegendEntry[] = [];
+  let i = start;
+  for (; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const cells = line.includes('\t') ? unitsOf(line) : null;
+    const m = cells === null ? /^\s*(\S+)\s+(\S.*?)\s*$/.exec(line) : null;
+    const abbreviation = cells?.[0] ?? m?.[1];
+    const meaning = cells ? cells.slice(1).join(' ') : m?.[2];
+    if (abbreviation === undefined || meaning === undefined || !KNOWN_COLUMNS.has(abbreviation)) break;
+    legend.push({ abbreviation, meaning });
+  }
+  return { legend, next: i };
+}
+
+/** The lines after "SSL/TLS Session Cache Status:" up to a blank line or a rule. */
+function readSsl(lines: readonly string[], start: number, warnings: string[]): SslCache | null {
+  const parts: string[] = [];
+  for (let i = start; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (line.trim() === '' || RULE_LINE.test(line)) break;
+    parts.push(line.trim());
+  }
+  const draft = emptySslCacheDraft();
+  readSslCacheText(parts.join(' '), draft);
+  return finishSslCache(draft, warnings);
+}
+
+/**
+ * Parse a text dump of the server-status page.
+ *
+ * @example
+ * parseText(execSync('apachectl fullstatus').toString()).counts.W
+ * @throws NotAStatusReportError when no scoreboard is found
+ */
+function parseText(text: string): StatusReport {
+  const lines = text.split(/\r?\n/);
+  const warnings: string[] = [];
+  const server = emptyServer();
+
+  let sbStart = -1;
+  for (let i = 0; i < lines.length; i++) {
+    if (isScoreboardLine(lines[i] as string)) {
+      sbStart = i;
+      break;
+    }
+  }
+  if (sbStart < 0) throw new NotAStatusReportError(EXPECTED, describeInput(text));
+  let scoreboard = '';
+  let i = sbStart;
+  for (; i < lines.length && isScoreboardLine(lines[i] as string); i++)
+    scoreboard += (lines[i] as string).replace(/\s+/g, '');
+  readHeader(lines, sbStart, server);
+
+  let slots: Slot[] | null = null;
+  let legend: LegendEntry[] | null = null;
+  let sslCache: SslCache | null = null;
+  for (; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (slots === null && isHeader(unitsOf(line))) {
+      const table = readTextTable(lines, i, (l) => RULE_LINE.test(l) || LEGEND_START.test(l), warnings);
+      slots = table.slots;
+      i = table.next - 1;
+    } else if (slots === null && line.trim() === 'Server Details') {
+      const notable = readNotableText(lines, i + 1, (l) => RULE_LINE.test(l), warnings);
+      slots = notable.slots;
+      i = notable.next - 1;
+    } else if (legend === null && LEGEND_START.test(line)) {
+      const read = readLegend(lines, i);
+      legend = read.legend;
+      i = read.next - 1;
+    } else if (sslCache === null && line.includes('SSL/TLS Session Cache Status:')) {
+      sslCache = readSsl(lines, i + 1, warnings);
+    }
+  }
+
+  if (slots !== null) checkModesAgainstScoreboard(slots, scoreboard, server.mpm, warnings);
+  return {
+    format: 'text',
+    server,
+    scoreboard,
+    counts: countModes(scoreboard, warnings),
+    slots,
+    legend,
+    sslCache,
+    warnings,
+  };
 }
 
 export { parseText };
