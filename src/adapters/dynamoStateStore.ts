@@ -1,0 +1,210 @@
+/**
+ * Alert state in DynamoDB: one item per alert fingerprint (`alert#<fp>`) and one per target
+ * (`target#<name>`: counters, failures, which fingerprints it has), each with a `version` for
+ * conditional writes. No transactions: every write stands alone and is guarded by its condition.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { AlertRecord, TargetState } from '../core/alerts/types.ts';
+
+const DAY_SECONDS = 86_400;
+/** Items outlive their last write by this long; resolved alerts go sooner. */
+const TARGET_TTL_SECONDS = 30 * DAY_SECONDS;
+const RESOLVED_TTL_SECONDS = 7 * DAY_SECONDS;
+const BATCH_GET_MAX = 100;
+
+interface LoadedState {
+  state: TargetState | null;
+  targetVersion: number | null;
+  /** Version of each alert item read, by fingerprint. */
+  alertVersions: Record<string, number>;
+}
+
+interface StateTable {
+  load(target: string): Promise<LoadedState>;
+  /** Claim the right to publish for `fingerprint`; the claimed version, or null when another run holds or advanced it. */
+  claimAlert(
+    fingerprint: string,
+    expectedVersion: number | null,
+    token: string,
+    now: Date,
+    leaseMs: number,
+  ): Promise<number | null>;
+  putAlert(record: AlertRecord, expectedVersion: number | null, now: Date, claimToken?: string): Promise<boolean>;
+  deleteAlert(fingerprint: string, expectedVersion: number): Promise<boolean>;
+  putTarget(state: TargetState, expectedVersion: number | null, now: Date): Promise<boolean>;
+  getMeta(key: string): Promise<Record<string, unknown> | null>;
+  putMeta(key: string, value: Record<string, unknown>): Promise<void>;
+}
+
+const epoch = (now: Date, plusSeconds: number) => Math.floor(now.getTime() / 1000) + plusSeconds;
+
+/** A failed condition is an answer (another run got there first), not an error. */
+async function conditional(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (
+      error instanceof ConditionalCheckFailedException ||
+      (error as Error).name === 'ConditionalCheckFailedException'
+    ) {
+      return false;
+    }
+    throw error;
+  }
+}
+
+function versionCondition(expected: number | null): { ConditionExpression: string; values: Record<string, unknown> } {
+  return expected === null
+    ? { ConditionExpression: 'attribute_not_exists(pk)', values: {} }
+    : { ConditionExpression: 'version = :expected', values: { ':expected': expected } };
+}
+
+/**
+ * @example
+ * const table = createDynamoStateTable(DynamoDBDocumentClient.from(new DynamoDBClient({})), 'alerts');
+ */
+function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: string): StateTable {
+  return {
+    async load(target) {
+      const head = await client.send(
+        new GetCommand({ TableName: tableName, Key: { pk: `target#${target}` }, ConsistentRead: true }),
+      );
+      if (head.Item === undefined) return { state: null, targetVersion: null, alertVersions: {} };
+      const item = head.Item;
+      const fingerprints = (item.fingerprints as string[] | undefined) ?? [];
+      const alerts: Record<string, AlertRecord> = {};
+      const alertVersions: Record<string, number> = {};
+      for (let i = 0; i < fingerprints.length; i += BATCH_GET_MAX) {
+        const keys = fingerprints.slice(i, i + BATCH_GET_MAX).map((fp) => ({ pk: `alert#${fp}` }));
+        let request: Record<string, { Keys: Array<Record<string, unknown>>; ConsistentRead: boolean }> | undefined = {
+          [tableName]: { Keys: keys, ConsistentRead: true },
+        };
+        while (request !== undefined && Object.keys(request).length > 0) {
+          const out = await client.send(new BatchGetCommand({ RequestItems: request }));
+          for (const alertItem of out.Responses?.[tableName] ?? []) {
+            const record = alertItem.record as AlertRecord;
+            alerts[record.fingerprint] = record;
+            alertVersions[record.fingerprint] = alertItem.version as number;
+          }
+          request = out.UnprocessedKeys as typeof request;
+        }
+      }
+      const state: TargetState = {
+        target,
+        evaluatedAt: (item.evaluatedAt as string | null) ?? null,
+        consecutiveFailures: (item.consecutiveFailures as number | undefined) ?? 0,
+        counters: (item.counters as TargetState['counters']) ?? null,
+        alerts,
+      };
+      return { state, targetVersion: item.version as number, alertVersions };
+    },
+
+    async claimAlert(fingerprint, expectedVersion, token, now, leaseMs) {
+      const base = expectedVersion === null ? 'attribute_not_exists(pk)' : 'version = :expected';
+      const next = (expectedVersion ?? 0) + 1;
+      const ok = await conditional(() =>
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: `alert#${fingerprint}` },
+            UpdateExpression: 'SET claimToken = :token, claimExpires = :expires, version = :next, expiresAt = :ttl',
+            ConditionExpression: `${base} AND (attribute_not_exists(claimToken) OR claimExpires < :now)`,
+            ExpressionAttributeValues: {
+              ':token': token,
+              ':expires': now.getTime() + leaseMs,
+              ':now': now.getTime(),
+              ':next': next,
+              ':ttl': epoch(now, TARGET_TTL_SECONDS),
+              ...(expectedVersion === null ? {} : { ':expected': expectedVersion }),
+            },
+          }),
+        ),
+      );
+      return ok ? next : null;
+    },
+
+    async putAlert(record, expectedVersion, now, claimToken) {
+      const { ConditionExpression, values } = versionCondition(expectedVersion);
+      const claim = claimToken === undefined ? '' : ' AND claimToken = :token';
+      const ttl = record.state === 'inactive' ? RESOLVED_TTL_SECONDS : TARGET_TTL_SECONDS;
+      return conditional(() =>
+        client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              pk: `alert#${record.fingerprint}`,
+              record,
+              version: (expectedVersion ?? 0) + 1,
+              expiresAt: epoch(now, ttl),
+            },
+            ConditionExpression: `${ConditionExpression}${claim}`,
+            ExpressionAttributeValues:
+              claimToken === undefined
+                ? expectedVersion === null
+                  ? undefined
+                  : values
+                : { ...values, ':token': claimToken },
+          }),
+        ),
+      );
+    },
+
+    async deleteAlert(fingerprint, expectedVersion) {
+      return conditional(() =>
+        client.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: { pk: `alert#${fingerprint}` },
+            ConditionExpression: 'version = :expected AND attribute_not_exists(claimToken)',
+            ExpressionAttributeValues: { ':expected': expectedVersion },
+          }),
+        ),
+      );
+    },
+
+    async putTarget(state, expectedVersion, now) {
+      const { ConditionExpression, values } = versionCondition(expectedVersion);
+      return conditional(() =>
+        client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              pk: `target#${state.target}`,
+              evaluatedAt: state.evaluatedAt,
+              consecutiveFailures: state.consecutiveFailures,
+              counters: state.counters,
+              fingerprints: Object.keys(state.alerts),
+              version: (expectedVersion ?? 0) + 1,
+              expiresAt: epoch(now, TARGET_TTL_SECONDS),
+            },
+            ConditionExpression,
+            ExpressionAttributeValues: expectedVersion === null ? undefined : values,
+          }),
+        ),
+      );
+    },
+
+    async getMeta(key) {
+      const out = await client.send(
+        new GetCommand({ TableName: tableName, Key: { pk: `meta#${key}` }, ConsistentRead: true }),
+      );
+      return (out.Item?.value as Record<string, unknown> | undefined) ?? null;
+    },
+
+    async putMeta(key, value) {
+      await client.send(new PutCommand({ TableName: tableName, Item: { pk: `meta#${key}`, value } }));
+    },
+  };
+}
+
+export type { LoadedState, StateTable };
+export { createDynamoStateTable };

@@ -1,0 +1,57 @@
+/**
+ * Configuration from SSM Parameter Store through Powertools' SSMProvider: the three folders under
+ * the prefix (GetParametersByPath, recursive, paged, cached for `maxAgeSeconds`) and secrets.
+ */
+import type { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
+import type { RawConfig } from '../core/monitorConfig.ts';
+
+interface ConfigSource {
+  /** The raw parameters; names are full parameter names. */
+  loadRaw(): Promise<RawConfig>;
+  /** A (decrypted) parameter value, e.g. a SecureString holding `user:password`. */
+  getSecret(name: string): Promise<string>;
+}
+
+class SecretNotFoundError extends Error {
+  constructor(name: string, options?: ErrorOptions) {
+    super(`expected the SSM parameter ${name} to exist and be readable, found none`, options);
+    this.name = 'SecretNotFoundError';
+  }
+}
+
+/**
+ * @example
+ * const source = createSsmConfigSource(new SSMProvider(), '/httpd-status-alerts', 60);
+ * const raw = await source.loadRaw();
+ */
+function createSsmConfigSource(provider: SSMProvider, prefix: string, maxAgeSeconds: number): ConfigSource {
+  // Powertools caches by [name, transform] and ignores `decrypt`: always pass the same flag.
+  const options = { recursive: true, decrypt: true, maxAge: maxAgeSeconds } as const;
+
+  async function folder(name: string): Promise<Record<string, string>> {
+    const path = `${prefix}/${name}`;
+    const values = (await provider.getMultiple(path, options)) ?? {};
+    const byName: Record<string, string> = {};
+    for (const [key, value] of Object.entries(values)) byName[`${path}/${key}`] = String(value);
+    return byName;
+  }
+
+  return {
+    async loadRaw() {
+      const [targets, rules, silences] = await Promise.all([folder('targets'), folder('rules'), folder('silences')]);
+      return { targets, rules, silences };
+    },
+    async getSecret(name) {
+      try {
+        const value = await provider.get(name, { decrypt: true, maxAge: maxAgeSeconds });
+        if (typeof value !== 'string') throw new SecretNotFoundError(name);
+        return value;
+      } catch (error) {
+        throw error instanceof SecretNotFoundError ? error : new SecretNotFoundError(name, { cause: error });
+      }
+    },
+  };
+}
+
+export type { ConfigSource };
+export { createSsmConfigSource, SecretNotFoundError };

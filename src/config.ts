@@ -1,0 +1,112 @@
+/**
+ * The Lambda's environment, read and validated once at start-up. Every problem is listed.
+ */
+import { z } from 'zod';
+import { DEFAULT_DOWN_AFTER_FAILURES, DEFAULT_REPEAT_INTERVAL_MS } from './core/constants.ts';
+import { parseDuration } from './core/rules/duration.ts';
+
+const DEFAULT_SSM_PREFIX = '/httpd-status-alerts';
+const DEFAULT_CONFIG_MAX_AGE_SECONDS = 60;
+const DEFAULT_FETCH_CONCURRENCY = 16;
+
+interface RuntimeConfig {
+  ssmPrefix: string;
+  topicArn: string;
+  stateTable: string;
+  repeatIntervalMs: number;
+  downAfterFailures: number;
+  configMaxAgeSeconds: number;
+  fetchConcurrency: number;
+  chatbotFormat: boolean;
+}
+
+class EnvironmentError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid environment: ${problems.join('; ')}`);
+    this.name = 'EnvironmentError';
+    this.problems = problems;
+  }
+}
+
+const integer = (name: string, min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return fallback;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `${name} expects a whole number from ${min} to ${max}, found "${v}"` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const ENV_SCHEMA = z.object({
+  SSM_PREFIX: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const prefix = v === undefined || v === '' ? DEFAULT_SSM_PREFIX : v.replace(/\/+$/, '');
+      if (!/^\/[A-Za-z0-9_.\-/]+$/.test(prefix)) {
+        ctx.addIssue({ code: 'custom', message: `SSM_PREFIX expects a path like /httpd-status-alerts, found "${v}"` });
+        return z.NEVER;
+      }
+      return prefix;
+    }),
+  TOPIC_ARN: z
+    .string({ error: 'TOPIC_ARN is required: the ARN of the SNS topic to publish to' })
+    .regex(/^arn:[^:]+:sns:/, 'TOPIC_ARN expects an SNS topic ARN (arn:aws:sns:...)'),
+  STATE_TABLE: z
+    .string({ error: 'STATE_TABLE is required: the name of the DynamoDB state table' })
+    .min(3, 'STATE_TABLE expects a DynamoDB table name'),
+  REPEAT_INTERVAL: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return DEFAULT_REPEAT_INTERVAL_MS;
+      const ms = parseDuration(v);
+      if (ms === null || ms <= 0) {
+        ctx.addIssue({ code: 'custom', message: `REPEAT_INTERVAL expects a duration like 4h or 30m, found "${v}"` });
+        return z.NEVER;
+      }
+      return ms;
+    }),
+  DOWN_AFTER_FAILURES: integer('DOWN_AFTER_FAILURES', 1, 100, DEFAULT_DOWN_AFTER_FAILURES),
+  CONFIG_MAX_AGE_SECONDS: integer('CONFIG_MAX_AGE_SECONDS', 0, 86_400, DEFAULT_CONFIG_MAX_AGE_SECONDS),
+  FETCH_CONCURRENCY: integer('FETCH_CONCURRENCY', 1, 1000, DEFAULT_FETCH_CONCURRENCY),
+  CHATBOT_FORMAT: z.enum(['true', 'false', '']).optional(),
+});
+
+/**
+ * Read the environment into a validated configuration.
+ *
+ * @example
+ * const config = readRuntimeConfig(process.env);
+ * @throws EnvironmentError listing every problem
+ */
+function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConfig {
+  const parsed = ENV_SCHEMA.safeParse(env);
+  if (!parsed.success) {
+    throw new EnvironmentError(
+      parsed.error.issues.map((issue) =>
+        issue.code === 'invalid_value' ? `${issue.path.join('.')} expects true or false` : issue.message,
+      ),
+    );
+  }
+  const v = parsed.data;
+  return {
+    ssmPrefix: v.SSM_PREFIX,
+    topicArn: v.TOPIC_ARN,
+    stateTable: v.STATE_TABLE,
+    repeatIntervalMs: v.REPEAT_INTERVAL,
+    downAfterFailures: v.DOWN_AFTER_FAILURES,
+    configMaxAgeSeconds: v.CONFIG_MAX_AGE_SECONDS,
+    fetchConcurrency: v.FETCH_CONCURRENCY,
+    chatbotFormat: v.CHATBOT_FORMAT === 'true',
+  };
+}
+
+export type { RuntimeConfig };
+export { DEFAULT_SSM_PREFIX, EnvironmentError, readRuntimeConfig };

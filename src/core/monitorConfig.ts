@@ -1,0 +1,161 @@
+/**
+ * The monitor's configuration from its raw parameters (`<prefix>/targets/*`, `rules/*`,
+ * `silences/*`): validated whole, every problem naming its parameter and field.
+ */
+import { z } from 'zod';
+import { parseSilencesDocuments, type Silence, SilencesValidationError } from './alerts/silences.ts';
+import { DEFAULT_RULES, parseRulesDocuments, RulesValidationError } from './rules/document.ts';
+import type { Rule, ValidationProblem } from './rules/types.ts';
+
+/** Parameter name -> value, for each of the three folders. */
+interface RawConfig {
+  targets: Record<string, string>;
+  rules: Record<string, string>;
+  silences: Record<string, string>;
+}
+
+interface TargetConfig {
+  name: string;
+  url: string;
+  timeoutMs?: number;
+  maxBytes?: number;
+  labels: Record<string, string>;
+  /** SSM SecureString holding `user:password`. */
+  authParameter?: string;
+  /** SSM parameter holding a PEM CA bundle. */
+  caBundleParameter?: string;
+}
+
+interface MonitorConfig {
+  targets: TargetConfig[];
+  rules: Rule[];
+  silences: Silence[];
+}
+
+interface ConfigProblem {
+  parameter: string;
+  field: string | null;
+  message: string;
+}
+
+class ConfigurationError extends Error {
+  readonly problems: ConfigProblem[];
+  constructor(problems: ConfigProblem[], options?: ErrorOptions) {
+    super(
+      `invalid configuration: ${problems.map((p) => `${p.parameter}${p.field ? ` field ${p.field}` : ''}: ${p.message}`).join('; ')}`,
+      options,
+    );
+    this.name = 'ConfigurationError';
+    this.problems = problems;
+  }
+}
+
+const TARGET_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+
+const TARGET_SCHEMA = z
+  .object({
+    url: z.string().regex(/^https?:\/\/[^/\s]+/, 'expected an http:// or https:// URL'),
+    timeoutMs: z.number().int().min(100).max(60_000).optional(),
+    maxBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .optional(),
+    labels: z.record(z.string(), z.string().max(256)).optional(),
+    authParameter: z.string().startsWith('/', 'expected an SSM parameter name starting with /').optional(),
+    caBundleParameter: z.string().startsWith('/', 'expected an SSM parameter name starting with /').optional(),
+  })
+  .strict();
+
+function describe(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function readTarget(parameter: string, name: string, text: string, problems: ConfigProblem[]): TargetConfig | null {
+  if (!TARGET_NAME.test(name)) {
+    problems.push({
+      parameter,
+      field: null,
+      message: `expected a target name of letters, digits, _ . -, found "${name}"`,
+    });
+    return null;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    problems.push({
+      parameter,
+      field: null,
+      message: `expected JSON, found ${describe(text)} (${(error as Error).message})`,
+    });
+    return null;
+  }
+  const parsed = TARGET_SCHEMA.safeParse(json);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const field = issue.path.length > 0 ? issue.path.join('.') : null;
+      const found = issue.path.reduce<unknown>(
+        (v, k) => (v as Record<string, unknown> | undefined)?.[k as string],
+        json,
+      );
+      problems.push({ parameter, field, message: `${issue.message}, found ${describe(found)}` });
+    }
+    return null;
+  }
+  const { labels, ...rest } = parsed.data;
+  return { name, ...rest, labels: labels ?? {} };
+}
+
+/** A rules/silences problem located by parameter; its rule (or `#n`) and field joined. */
+function fromValidationProblem(p: ValidationProblem): ConfigProblem {
+  return {
+    parameter: p.source,
+    field: [p.rule, p.field].filter((x) => x !== null).join('.') || null,
+    message: p.message,
+  };
+}
+
+/** The last path segment of a parameter name: `/p/targets/web-1` -> `web-1`. */
+function leaf(parameter: string): string {
+  return parameter.slice(parameter.lastIndexOf('/') + 1);
+}
+
+/**
+ * Validate the raw parameters. No rules documents means the built-in default rules.
+ *
+ * @throws ConfigurationError listing every problem, each with its parameter and field
+ */
+function buildMonitorConfig(raw: RawConfig): MonitorConfig {
+  const problems: ConfigProblem[] = [];
+  const targets: TargetConfig[] = [];
+  for (const [parameter, text] of Object.entries(raw.targets).sort(([a], [b]) => a.localeCompare(b))) {
+    const target = readTarget(parameter, leaf(parameter), text, problems);
+    if (target !== null) targets.push(target);
+  }
+  const toDocs = (record: Record<string, string>) =>
+    Object.entries(record)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([source, text]) => ({ source, text }));
+  let rules: Rule[] = DEFAULT_RULES;
+  let silences: Silence[] = [];
+  try {
+    if (Object.keys(raw.rules).length > 0) rules = parseRulesDocuments(toDocs(raw.rules));
+  } catch (error) {
+    if (!(error instanceof RulesValidationError)) throw error;
+    problems.push(...error.problems.map(fromValidationProblem));
+  }
+  try {
+    silences = parseSilencesDocuments(toDocs(raw.silences));
+  } catch (error) {
+    if (!(error instanceof SilencesValidationError)) throw error;
+    problems.push(...error.problems.map(fromValidationProblem));
+  }
+  if (problems.length > 0) throw new ConfigurationError(problems);
+  return { targets, rules, silences };
+}
+
+export type { ConfigProblem, MonitorConfig, RawConfig, TargetConfig };
+export { buildMonitorConfig, ConfigurationError };

@@ -1,0 +1,78 @@
+/**
+ * The Lambda: a composition root. Environment read once, clients made at module scope (reused
+ * while warm), one `runCycle` per scheduled event. SDK clients honour `AWS_ENDPOINT_URL_*`.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import middy from '@middy/core';
+import { createDynamoStateTable } from './adapters/dynamoStateStore.ts';
+import { fetchStatusPage } from './adapters/httpStatusSource.ts';
+import { createSnsNotifier } from './adapters/snsNotifier.ts';
+import { createSsmConfigSource } from './adapters/ssmConfigSource.ts';
+import { readRuntimeConfig } from './config.ts';
+import { type CycleSummary, type MetricsSink, runCycle, type TargetMetrics } from './run.ts';
+
+const NAMESPACE = 'HttpdStatusAlerts';
+const SERVICE = 'httpd-status-alerts';
+
+const env = readRuntimeConfig(process.env);
+const logger = new Logger({ serviceName: SERVICE });
+const metrics = new Metrics({ namespace: NAMESPACE, serviceName: SERVICE });
+const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+  marshallOptions: { removeUndefinedValues: true },
+});
+const table = createDynamoStateTable(documentClient, env.stateTable);
+const notifier = createSnsNotifier(new SNSClient({}), env.topicArn, { chatbotFormat: env.chatbotFormat });
+const config = createSsmConfigSource(new SSMProvider(), env.ssmPrefix, env.configMaxAgeSeconds);
+
+/** Per-target metrics go out as one EMF document per target, with a `target` dimension. */
+const metricsSink: MetricsSink = {
+  target({ target, up, fetchLatencyMs, report }: TargetMetrics) {
+    const perTarget = new Metrics({ namespace: NAMESPACE, serviceName: SERVICE, defaultDimensions: { target } });
+    perTarget.addMetric('TargetUp', MetricUnit.Count, up ? 1 : 0);
+    perTarget.addMetric('FetchLatency', MetricUnit.Milliseconds, fetchLatencyMs);
+    if (report !== null) {
+      const c = report.counts;
+      perTarget.addMetric('BusySlots', MetricUnit.Count, c.S + c.R + c.W + c.K + c.D + c.C + c.L + c.I);
+      perTarget.addMetric('IdleSlots', MetricUnit.Count, c._);
+      perTarget.addMetric('ClosingSlots', MetricUnit.Count, c.C);
+      const ssl = report.sslCache;
+      const retrieves = ssl === null ? 0 : ssl.retrieveHits + ssl.retrieveMisses;
+      if (ssl !== null && retrieves > 0)
+        perTarget.addMetric('SslCacheMissRatio', MetricUnit.NoUnit, ssl.retrieveMisses / retrieves);
+    }
+    perTarget.publishStoredMetrics();
+  },
+  run({ alertsSent }) {
+    metrics.addMetric('AlertsSent', MetricUnit.Count, alertsSent);
+    // The stack alarms when this stops arriving: the monitor itself stopped.
+    metrics.addMetric('Heartbeat', MetricUnit.Count, 1);
+  },
+};
+
+async function check(): Promise<CycleSummary> {
+  return runCycle(
+    {
+      config,
+      table,
+      notifier,
+      fetch: (target) => fetchStatusPage(target),
+      metrics: metricsSink,
+      logger,
+      concurrency: env.fetchConcurrency,
+      evaluate: { repeatIntervalMs: env.repeatIntervalMs, downAfterFailures: env.downAfterFailures },
+      claimLeaseMs: 5 * 60 * 1000,
+    },
+    new Date(),
+  );
+}
+
+const handler = middy(check).use(injectLambdaContext(logger)).use(logMetrics(metrics));
+
+export { handler };
