@@ -36,10 +36,15 @@ function createSsmConfigSource(provider: SSMProvider, prefix: string, maxAgeSeco
     return byName;
   }
 
+  // Powertools does not cache an empty folder (no silences is the usual case): keep the whole set.
+  let cached: { at: number; raw: RawConfig } | null = null;
+
   return {
     async loadRaw() {
+      if (cached !== null && Date.now() - cached.at < maxAgeSeconds * 1000) return cached.raw;
       const [targets, rules, silences] = await Promise.all([folder('targets'), folder('rules'), folder('silences')]);
-      return { targets, rules, silences };
+      cached = { at: Date.now(), raw: { targets, rules, silences } };
+      return cached.raw;
     },
     async getSecret(name) {
       try {

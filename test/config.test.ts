@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { EnvironmentError, readRuntimeConfig } from '../src/config.ts';
+
+const REQUIRED = { TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:alerts', STATE_TABLE: 'alerts' };
+
+describe('readRuntimeConfig', () => {
+  it('fills the defaults', () => {
+    expect(readRuntimeConfig(REQUIRED)).toEqual({
+      ssmPrefix: '/httpd-status-alerts',
+      topicArn: REQUIRED.TOPIC_ARN,
+      stateTable: 'alerts',
+      repeatIntervalMs: 4 * 3600_000,
+      downAfterFailures: 2,
+      configMaxAgeSeconds: 60,
+      fetchConcurrency: 16,
+      chatbotFormat: false,
+    });
+  });
+
+  it('reads every option', () => {
+    const config = readRuntimeConfig({
+      ...REQUIRED,
+      SSM_PREFIX: '/team/apache/',
+      REPEAT_INTERVAL: '30m',
+      DOWN_AFTER_FAILURES: '3',
+      CONFIG_MAX_AGE_SECONDS: '0',
+      FETCH_CONCURRENCY: '64',
+      CHATBOT_FORMAT: 'true',
+    });
+    expect(config).toMatchObject({
+      ssmPrefix: '/team/apache',
+      repeatIntervalMs: 1_800_000,
+      downAfterFailures: 3,
+      configMaxAgeSeconds: 0,
+      fetchConcurrency: 64,
+      chatbotFormat: true,
+    });
+  });
+
+  it('lists every problem at once', () => {
+    let error: unknown;
+    try {
+      readRuntimeConfig({
+        TOPIC_ARN: 'alerts',
+        REPEAT_INTERVAL: 'soon',
+        FETCH_CONCURRENCY: '0',
+        CHATBOT_FORMAT: 'yes',
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(EnvironmentError);
+    expect((error as EnvironmentError).problems).toEqual([
+      'TOPIC_ARN expects an SNS topic ARN (arn:aws:sns:...)',
+      'STATE_TABLE is required: the name of the DynamoDB state table',
+      'REPEAT_INTERVAL expects a duration like 4h or 30m, found "soon"',
+      'FETCH_CONCURRENCY expects a whole number from 1 to 1000, found "0"',
+      'CHATBOT_FORMAT expects true or false',
+    ]);
+  });
+});

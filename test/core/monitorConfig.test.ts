@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { buildMonitorConfig, ConfigurationError } from '../../src/core/monitorConfig.ts';
+import { DEFAULT_RULES } from '../../src/core/rules/document.ts';
+
+const target = (value: unknown) => ({ '/p/targets/web-1': JSON.stringify(value) });
+
+describe('buildMonitorConfig', () => {
+  it('reads targets and falls back to the default rules', () => {
+    const config = buildMonitorConfig({
+      targets: target({
+        url: 'https://web-1:8443/server-status',
+        timeoutMs: 2000,
+        labels: { env: 'prod' },
+        authParameter: '/p/secrets/web-1',
+      }),
+      rules: {},
+      silences: {},
+    });
+    expect(config.targets).toEqual([
+      {
+        name: 'web-1',
+        url: 'https://web-1:8443/server-status',
+        timeoutMs: 2000,
+        labels: { env: 'prod' },
+        authParameter: '/p/secrets/web-1',
+      },
+    ]);
+    expect(config.rules).toBe(DEFAULT_RULES);
+    expect(config.silences).toEqual([]);
+  });
+
+  it.each([
+    [
+      'not JSON',
+      { '/p/targets/web-1': 'url=http://x' },
+      '/p/targets/web-1',
+      null,
+      /^expected JSON, found "url=http:\/\/x"/,
+    ],
+    [
+      'a URL that is not http',
+      target({ url: 'ftp://x/status' }),
+      '/p/targets/web-1',
+      'url',
+      /expected an http:\/\/ or https:\/\/ URL, found "ftp:\/\/x\/status"/,
+    ],
+    ['a timeout too small', target({ url: 'http://x/', timeoutMs: 5 }), '/p/targets/web-1', 'timeoutMs', /found 5$/],
+    ['an unknown field', target({ url: 'http://x/', user: 'me' }), '/p/targets/web-1', null, /user/],
+    ['a bad name', { '/p/targets/web 1': '{"url":"http://x/"}' }, '/p/targets/web 1', null, /expected a target name/],
+  ])('rejects a target with %s, naming parameter and field', (_name, targets, parameter, field, message) => {
+    let error: unknown;
+    try {
+      buildMonitorConfig({ targets, rules: {}, silences: {} });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigurationError);
+    const [problem, ...rest] = (error as ConfigurationError).problems;
+    expect(rest).toEqual([]);
+    expect(problem?.parameter).toBe(parameter);
+    expect(problem?.field).toBe(field);
+    expect(problem?.message).toMatch(message);
+  });
+
+  it('lists every problem of every parameter at once', () => {
+    let error: unknown;
+    try {
+      buildMonitorConfig({
+        targets: { ...target({ url: 'nope' }), '/p/targets/web-2': '{' },
+        rules: { '/p/rules/a': '{"rules":[{"name":"x","metric":"slots_idle","op":"<","threshold":"five"}]}' },
+        silences: { '/p/silences/s': '{"silences":[{"target":"web-*"}]}' },
+      });
+    } catch (e) {
+      error = e;
+    }
+    const problems = (error as ConfigurationError).problems;
+    expect(problems.map((p) => [p.parameter, p.field])).toEqual([
+      ['/p/targets/web-1', 'url'],
+      ['/p/targets/web-2', null],
+      ['/p/rules/a', 'x.threshold'],
+      ['/p/silences/s', '#1.until'],
+    ]);
+  });
+});
