@@ -28,7 +28,10 @@ const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
   marshallOptions: { removeUndefinedValues: true },
 });
 const table = createDynamoStateTable(documentClient, env.stateTable);
-const notifier = createSnsNotifier(new SNSClient({}), env.topicArn, { chatbotFormat: env.chatbotFormat });
+// The notifier retries throttling and 5xx itself; SDK retries on top would multiply the attempts.
+const notifier = createSnsNotifier(new SNSClient({ maxAttempts: 1 }), env.topicArn, {
+  chatbotFormat: env.chatbotFormat,
+});
 const config = createSsmConfigSource(new SSMProvider(), env.ssmPrefix, env.configMaxAgeSeconds);
 
 /** Per-target metrics go out as one EMF document per target, with a `target` dimension. */

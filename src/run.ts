@@ -119,13 +119,14 @@ async function observe(
  */
 async function runCycle(deps: CycleDeps, now: Date): Promise<CycleSummary> {
   const token = randomUUID();
-  const { config, error: configError } = await resolveConfig(deps, now);
+  const { config, error: configError, publishError } = await resolveConfig(deps, now);
   const summary: CycleSummary = { targets: 0, down: 0, sent: 0, skipped: 0, failed: 0, conflicts: 0, configError };
   if (config === null) {
     deps.logger.error('no valid configuration yet: nothing checked', { configError });
+    if (publishError) throw new PublishFailedError(1, { cause: publishError });
     return summary;
   }
-  const failures: unknown[] = [];
+  const failures: unknown[] = publishError ? [publishError] : [];
   await fetchAll(config.targets, deps.concurrency, async (target) => {
     const { observation, latencyMs } = await observe(target, deps);
     const loaded = await deps.table.load(target.name);

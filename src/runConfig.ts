@@ -75,43 +75,75 @@ async function fallbackConfig(deps: CycleDeps): Promise<MonitorConfig | null> {
   const stored = await deps.table.getMeta(LAST_VALID_KEY);
   if (stored === null) return null;
   try {
-    return buildMonitorConfig(stored.raw as RawConfig);
+    return buildMonitorConfig(stored.value.raw as RawConfig);
   } catch {
     return null;
   }
 }
 
-/** The configuration for this run, and the configuration problem if there is one. */
+/**
+ * Publish the configuration alert's change once across overlapping runs: claim it with a
+ * conditional write, publish, and put the previous record back if SNS refused (the next run
+ * tries again). Returns the publish error, if any, instead of throwing: targets are still checked.
+ */
+async function sendConfigChange(
+  deps: CycleDeps,
+  current: { value: Record<string, unknown>; version: number } | null,
+  next: Record<string, unknown>,
+  notification: Notification,
+): Promise<unknown> {
+  if (!(await deps.table.putMeta(ALERT_KEY, next, current?.version ?? null))) return null; // another run sends it
+  try {
+    await deps.notifier.publish(notification);
+    return null;
+  } catch (error) {
+    await deps.table.putMeta(ALERT_KEY, current?.value ?? { active: false }, (current?.version ?? 0) + 1);
+    return error;
+  }
+}
+
+/** The configuration for this run, the configuration problem if there is one, and a failed publish. */
 async function resolveConfig(
   deps: CycleDeps,
   now: Date,
-): Promise<{ config: MonitorConfig | null; error: string | null }> {
+): Promise<{ config: MonitorConfig | null; error: string | null; publishError: unknown }> {
   const alert = await deps.table.getMeta(ALERT_KEY);
+  let raw: RawConfig;
+  let config: MonitorConfig;
   try {
-    const raw = await deps.config.loadRaw();
-    const config = buildMonitorConfig(raw);
-    const hash = hashOf(raw);
-    if (lastValid.get(deps.config)?.hash !== hash) {
-      await deps.table.putMeta(LAST_VALID_KEY, { raw, hash, savedAt: now.toISOString() });
-      lastValid.set(deps.config, { hash, config });
-    }
-    if (alert?.active === true) {
-      await deps.notifier.publish(configNotification('resolved', [], now, config.targets.length));
-      await deps.table.putMeta(ALERT_KEY, { active: false, resolvedAt: now.toISOString() });
-    }
-    return { config, error: null };
+    raw = await deps.config.loadRaw();
+    config = buildMonitorConfig(raw);
   } catch (error) {
     const lines = problemLines(error);
-    const config = await fallbackConfig(deps);
+    const fallback = await fallbackConfig(deps);
     const hash = hashOf(lines);
-    deps.logger.error('invalid configuration', { problems: lines, lastValidInForce: config !== null });
-    if (alert?.active !== true || alert.hash !== hash) {
-      // Recorded only after SNS accepted it, so the alert is never lost; sent once per distinct problem.
-      await deps.notifier.publish(configNotification('firing', lines, now, config?.targets.length ?? null));
-      await deps.table.putMeta(ALERT_KEY, { active: true, hash, since: now.toISOString() });
-    }
-    return { config, error: lines.join('; ') };
+    deps.logger.error('invalid configuration', { problems: lines, lastValidInForce: fallback !== null });
+    const publishError =
+      alert?.value.active === true && alert.value.hash === hash
+        ? null
+        : await sendConfigChange(
+            deps,
+            alert,
+            { active: true, hash, since: now.toISOString() },
+            configNotification('firing', lines, now, fallback?.targets.length ?? null),
+          );
+    return { config: fallback, error: lines.join('; '), publishError };
   }
+  const hash = hashOf(raw);
+  if (lastValid.get(deps.config)?.hash !== hash) {
+    await deps.table.putMeta(LAST_VALID_KEY, { raw, hash, savedAt: now.toISOString() });
+    lastValid.set(deps.config, { hash, config });
+  }
+  const publishError =
+    alert?.value.active === true
+      ? await sendConfigChange(
+          deps,
+          alert,
+          { active: false, resolvedAt: now.toISOString() },
+          configNotification('resolved', [], now, config.targets.length),
+        )
+      : null;
+  return { config, error: null, publishError };
 }
 
 export { resolveConfig };

@@ -267,6 +267,30 @@ describe('runCycle with dynalite and fauxqs', () => {
     expect(subjects(await sns.drain())).toEqual(['[RESOLVED warning] httpd-status-alerts: configuration valid again']);
   });
 
+  it('a configuration alert SNS refused does not stop the checks and is sent by the next run', async () => {
+    const real = createSnsNotifier(sns.sns, sns.topicArn, { sleep: async () => {} });
+    let refuse = false;
+    const flaky: Notifier = {
+      publish: async (n) => {
+        if (refuse)
+          throw Object.assign(new Error('SNS is down'), { name: 'InternalError', $metadata: { httpStatusCode: 500 } });
+        await real.publish(n);
+      },
+    };
+    const d = deps({ notifier: flaky });
+    await runCycle(d, at(0));
+    expect(await sns.drain()).toHaveLength(1);
+    (d.config as ReturnType<typeof fakeConfig>).raw.silences['/hsa/silences/bad'] = '{"silences":[{}]}';
+    refuse = true;
+    await expect(runCycle(d, at(1))).rejects.toThrow(PublishFailedError);
+    refuse = false;
+    const summary = await runCycle(d, at(2));
+    expect(summary.targets).toBe(1);
+    expect(subjects(await sns.drain())).toEqual(['[FIRING warning] httpd-status-alerts: invalid configuration']);
+    await runCycle(d, at(3));
+    expect(await sns.drain()).toEqual([]);
+  });
+
   it('a cold start with invalid configuration uses the last valid one kept in the table', async () => {
     const good: RawConfig = {
       targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url }) },

@@ -40,8 +40,9 @@ interface StateTable {
   putAlert(record: AlertRecord, expectedVersion: number | null, now: Date, claimToken?: string): Promise<boolean>;
   deleteAlert(fingerprint: string, expectedVersion: number): Promise<boolean>;
   putTarget(state: TargetState, expectedVersion: number | null, now: Date): Promise<boolean>;
-  getMeta(key: string): Promise<Record<string, unknown> | null>;
-  putMeta(key: string, value: Record<string, unknown>): Promise<void>;
+  getMeta(key: string): Promise<{ value: Record<string, unknown>; version: number } | null>;
+  /** Write a `meta#` item; with `expectedVersion` only if it is still at that version (null: absent). */
+  putMeta(key: string, value: Record<string, unknown>, expectedVersion?: number | null): Promise<boolean>;
 }
 
 const epoch = (now: Date, plusSeconds: number) => Math.floor(now.getTime() / 1000) + plusSeconds;
@@ -197,11 +198,26 @@ function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: strin
       const out = await client.send(
         new GetCommand({ TableName: tableName, Key: { pk: `meta#${key}` }, ConsistentRead: true }),
       );
-      return (out.Item?.value as Record<string, unknown> | undefined) ?? null;
+      if (out.Item === undefined) return null;
+      return {
+        value: out.Item.value as Record<string, unknown>,
+        version: (out.Item.version as number | undefined) ?? 0,
+      };
     },
 
-    async putMeta(key, value) {
-      await client.send(new PutCommand({ TableName: tableName, Item: { pk: `meta#${key}`, value } }));
+    async putMeta(key, value, expectedVersion) {
+      const { ConditionExpression, values } = versionCondition(expectedVersion ?? null);
+      return conditional(() =>
+        client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { pk: `meta#${key}`, value, version: (expectedVersion ?? 0) + 1 },
+            ...(expectedVersion === undefined
+              ? {}
+              : { ConditionExpression, ExpressionAttributeValues: expectedVersion === null ? undefined : values }),
+          }),
+        ),
+      );
     },
   };
 }

@@ -38,12 +38,12 @@ const RETRYABLE_NAMES = new Set([
 ]);
 
 function isRetryable(error: unknown): boolean {
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number }; $retryable?: unknown };
+  const e = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
   if (e.name !== undefined && RETRYABLE_NAMES.has(e.name)) return true;
   const status = e.$metadata?.httpStatusCode;
   if (status !== undefined) return status >= 500 || status === 429;
-  // No HTTP answer at all (reset, timeout): worth another try.
-  return e.$metadata === undefined;
+  // No HTTP answer at all (reset, timeout) is worth another try; a bug in our own code is not.
+  return e.code !== undefined || /Timeout|Network|Socket/i.test(e.name ?? '');
 }
 
 /** AWS Chatbot custom notification: https://docs.aws.amazon.com/chatbot/latest/adminguide/custom-notifs.html */

@@ -38,9 +38,15 @@ function oneLine(error: unknown): string {
 }
 
 async function runParse(args: string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs<{ options: { json: { type: 'boolean' }; format: { type: 'string' } }; allowPositionals: true }>>;
+  let parsed: ReturnType<
+    typeof parseArgs<{ options: { json: { type: 'boolean' }; format: { type: 'string' } }; allowPositionals: true }>
+  >;
   try {
-    parsed = parseArgs({ args, options: { json: { type: 'boolean' }, format: { type: 'string' } }, allowPositionals: true });
+    parsed = parseArgs({
+      args,
+      options: { json: { type: 'boolean' }, format: { type: 'string' } },
+      allowPositionals: true,
+    });
   } catch (error) {
     io.stderr(`parse: ${oneLine(error)}\n${USAGE}`);
     return EXIT.usage;
@@ -58,7 +64,9 @@ async function runParse(args: string[], io: CliIo): Promise<number> {
   try {
     const text = isUrl(source) ? await io.fetchText(source) : await io.readText(source);
     const report = parseReport(text, format === undefined ? {} : { format: format as ReportFormat });
-    io.stdout(parsed.values.json ? `${JSON.stringify(report, null, 2)}\n` : renderSummary(report, { colour: io.colour }));
+    io.stdout(
+      parsed.values.json ? `${JSON.stringify(report, null, 2)}\n` : renderSummary(report, { colour: io.colour }),
+    );
     return EXIT.ok;
   } catch (error) {
     const prefix = error instanceof NotAStatusReportError ? `${source}: ` : `${source}: cannot read: `;
@@ -81,10 +89,12 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       io.stdout(USAGE);
       return EXIT.ok;
     default:
-      io.stderr(`expected a command (parse, check), found ${command === undefined ? 'none' : `"${command}"`}\n${USAGE}`);
+      io.stderr(
+        `expected a command (parse, check), found ${command === undefined ? 'none' : `"${command}"`}\n${USAGE}`,
+      );
       return EXIT.usage;
   }
 }
 
-export { main, USAGE };
 export type { CliIo };
+export { main, USAGE };

@@ -105,12 +105,16 @@ function renderSummary(report: StatusReport, options: { colour: boolean }): stri
   } else {
     const busy = slots.filter((s) => BUSY_MODES.has(s.mode));
     out.push('', paint(`Busiest clients (${busy.length} busy slots in the table)`, '1', colour));
-    for (const [client, n] of topBy(busy, (s) => s.client)) out.push(`  ${String(n).padStart(6)}  ${printable(client)}`);
+    for (const [client, n] of topBy(busy, (s) => s.client))
+      out.push(`  ${String(n).padStart(6)}  ${printable(client)}`);
     out.push('', paint('Busiest virtual hosts', '1', colour));
     for (const [vhost, n] of topBy(busy, (s) => s.vhost)) out.push(`  ${String(n).padStart(6)}  ${printable(vhost)}`);
     const oldest = busy.filter((s) => s.mode === 'W').sort((a, b) => b.ss - a.ss)[0];
     if (oldest) {
-      out.push('', `Oldest request being sent: ${oldest.ss} s, ${printable(oldest.request)} (${printable(oldest.client)})`);
+      out.push(
+        '',
+        `Oldest request being sent: ${oldest.ss} s, ${printable(oldest.request)} (${printable(oldest.client)})`,
+      );
     }
   }
   if (sslCache !== null) {

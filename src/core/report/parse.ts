@@ -14,8 +14,10 @@ function detectFormat(text: string): ReportFormat | null {
   const head = text.slice(0, 4096);
   if (/<title>\s*Apache Status\s*<\/title>/i.test(head) || /<h1>\s*Apache Server Status for/i.test(head)) return 'html';
   if (/^Scoreboard: /m.test(text) && !/<html/i.test(head)) return 'auto';
-  if (/^\s*Scoreboard Key:/m.test(text) || /^\s*Apache Server Status for /m.test(head)) return 'text';
-  if (/<pre>[_SRWKDCLGI.\s]*<\/pre>/i.test(text)) return 'html';
+  // [ \t]*, not \s*: \s* spans newlines, and a body of blank lines would make the scan quadratic.
+  if (/^[ \t]*Scoreboard Key:/m.test(text) || /^[ \t]*Apache Server Status for /m.test(head)) return 'text';
+  // A page saved without its head: the scoreboard's <pre> (at least one mode character, not an empty <pre>).
+  if (/<pre>\s*[_SRWKDCLGI.][_SRWKDCLGI.\s]*<\/pre>/i.test(text)) return 'html';
   return null;
 }
 

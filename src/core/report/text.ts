@@ -14,23 +14,39 @@ import {
   readSslCacheText,
 } from './common.ts';
 import { readNotableText } from './textNotable.ts';
-import { isHeader, KNOWN_COLUMNS, readTextTable, unitsOf } from './textTable.ts';
+import { indentOf, isHeader, KNOWN_COLUMNS, readTextTable, unitsOf } from './textTable.ts';
 import type { LegendEntry, ServerInfo, Slot, SslCache, StatusReport } from './types.ts';
 
 const EXPECTED = 'a text dump of an Apache server-status page (a scoreboard after the header lines)';
 const SCOREBOARD_LINE = /^[_SRWKDCLGI.]+( +[_SRWKDCLGI.]+)*$/;
 const RULE_LINE = /^\s*(_{10,}|-{10,})\s*$/;
+const KEY_LINE = /^\s*Scoreboard Key:/;
 const LEGEND_START = /^\s*Srv\s+Child Server number/;
-
-function indentOf(line: string): number {
-  let n = 0;
-  while (n < line.length && (line.charCodeAt(n) === 0x20 || line.charCodeAt(n) === 0x09)) n++;
-  return n;
-}
 
 /** Scoreboard lines stand at column 0 (lynx) or 1 (links); rules are indented further. */
 function isScoreboardLine(line: string): boolean {
   return indentOf(line) <= 1 && SCOREBOARD_LINE.test(line.trim());
+}
+
+/**
+ * The scoreboard: the run of mode-character lines just before "Scoreboard Key:" (a `<hr>` drawn
+ * with `_` at column 0 would look like one), else the first such run (`apachectl status` style
+ * dumps cut short). `start` is -1 when there is none.
+ */
+function findScoreboard(lines: readonly string[]): { start: number; end: number } {
+  let first: { start: number; end: number } | null = null;
+  let run: { start: number; end: number } | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (isScoreboardLine(line)) {
+      if (run === null || run.end !== i) run = { start: i, end: i };
+      run.end = i + 1;
+      first ??= run;
+    } else if (run !== null && KEY_LINE.test(line)) {
+      return run;
+    }
+  }
+  return first ?? { start: -1, end: -1 };
 }
 
 /** Header sentences: a line indented deeper than the sentence it follows continues it. */
@@ -39,7 +55,7 @@ function readHeader(lines: readonly string[], end: number, server: ServerInfo): 
   let sentenceIndent = 0;
   for (let i = 0; i < end; i++) {
     const line = (lines[i] as string).replace(/\t/g, ' ');
-    if (line.trim() === '') {
+    if (line.trim() === '' || RULE_LINE.test(line)) {
       if (sentence !== null) readHeaderSentence(sentence, server);
       sentence = null;
       continue;
@@ -92,22 +108,15 @@ function readSsl(lines: readonly string[], start: number, warnings: string[]): S
  * @throws NotAStatusReportError when no scoreboard is found
  */
 function parseText(text: string): StatusReport {
-  const lines = text.split(/\r?\n/);
+  const lines = text.split('\n'); // a trailing CR is whitespace to every reader below
   const warnings: string[] = [];
   const server = emptyServer();
 
-  let sbStart = -1;
-  for (let i = 0; i < lines.length; i++) {
-    if (isScoreboardLine(lines[i] as string)) {
-      sbStart = i;
-      break;
-    }
-  }
+  const { start: sbStart, end: sbEnd } = findScoreboard(lines);
   if (sbStart < 0) throw new NotAStatusReportError(EXPECTED, describeInput(text));
   let scoreboard = '';
-  let i = sbStart;
-  for (; i < lines.length && isScoreboardLine(lines[i] as string); i++)
-    scoreboard += (lines[i] as string).replace(/\s+/g, '');
+  for (let k = sbStart; k < sbEnd; k++) scoreboard += (lines[k] as string).replace(/\s+/g, '');
+  let i = sbEnd;
   readHeader(lines, sbStart, server);
 
   let slots: Slot[] | null = null;

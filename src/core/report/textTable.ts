@@ -3,12 +3,13 @@
  * of a tab-separated browser copy). Columns cannot be cut by position: `lynx -dump` at 80 columns
  * wraps rows and drops empty cells, links centres multi-line Request cells around the row line.
  */
-import { isRequestTruncated, parseAprNumber } from './common.ts';
+import { isRequestTruncated } from './common.ts';
 import type { Slot } from './types.ts';
 
 const SRV = /^\d+-\d+$/;
 const PID = /^(\d+|-)$/;
 const ACC = /^(\d+)\/(\d+)\/(\d+)$/;
+const APR_NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[+-]\d+)?$/;
 const PROTOCOL = /^(https?\/\d(\.\d)?|h2c?|HTTP\/\d(\.\d)?|spdy\/\S+)$/i;
 const REQUEST_END = /^(HTTP|HTTPS|RTSP)\/\d+(\.\d+)?$/;
 const METHOD = /^[A-Z][A-Z-]*$/;
@@ -19,22 +20,46 @@ const NUMERIC_COLUMNS = ['Srv', 'PID', 'Acc', 'M', 'CPU', 'SS', 'Req', 'Dur', 'C
 const TEXT_COLUMNS = ['Client', 'Protocol', 'VHost', 'Request'] as const;
 const KNOWN_COLUMNS: ReadonlySet<string> = new Set([...NUMERIC_COLUMNS, ...TEXT_COLUMNS]);
 
+/** Where each numeric column sits in a row's units (-1: not printed), from the header words. */
+interface Layout {
+  /** The header words before Client. */
+  names: readonly string[];
+  numeric: number;
+  cpu: number;
+  ss: number;
+  req: number;
+  dur: number;
+  conn: number;
+  child: number;
+  slot: number;
+  hasProtocol: boolean;
+}
+
 interface RowDraft {
   line: number;
   units: string[];
-  /** Units of a links-style line printed above the row line (the start of a centred Request). */
+  /** Units of links-style lines printed above the row line (the start of a centred Request). */
   prefix: string[];
 }
 
 /** Split one line into units: tab-separated cells when it has tabs, else whitespace tokens. */
 function unitsOf(line: string): string[] {
-  if (line.includes('\t'))
-    return line
-      .split('\t')
-      .map((c) => c.trim())
-      .filter((c) => c !== '');
+  if (line.includes('\t')) {
+    const cells: string[] = [];
+    for (const cell of line.split('\t')) {
+      const trimmed = cell.trim();
+      if (trimmed !== '') cells.push(trimmed);
+    }
+    return cells;
+  }
   const trimmed = line.trim();
   return trimmed === '' ? [] : trimmed.split(/\s+/);
+}
+
+function indentOf(line: string): number {
+  let n = 0;
+  while (n < line.length && (line.charCodeAt(n) === 0x20 || line.charCodeAt(n) === 0x09)) n++;
+  return n;
 }
 
 function isHeader(units: readonly string[]): boolean {
@@ -47,9 +72,27 @@ function isRowStart(units: readonly string[]): boolean {
   );
 }
 
-/** A row's units already end with a complete request line (`... HTTP/1.1`). */
-function endsWithRequest(units: readonly string[], minUnits: number): boolean {
-  return units.length > minUnits && REQUEST_END.test(units[units.length - 1] as string);
+function layoutOf(columns: readonly string[]): Layout {
+  const client = columns.indexOf('Client');
+  const numeric = columns.slice(0, client < 0 ? columns.length : client);
+  return {
+    names: numeric,
+    numeric: numeric.length,
+    cpu: numeric.indexOf('CPU'),
+    ss: numeric.indexOf('SS'),
+    req: numeric.indexOf('Req'),
+    dur: numeric.indexOf('Dur'),
+    conn: numeric.indexOf('Conn'),
+    child: numeric.indexOf('Child'),
+    slot: numeric.indexOf('Slot'),
+    hasProtocol: columns.includes('Protocol'),
+  };
+}
+
+/** An APR-printed number (`.36`, `3.e+5`) at `index`; `null` when absent or not a number. */
+function numberAt(units: readonly string[], index: number): number | null {
+  const unit = units[index];
+  return unit !== undefined && APR_NUMBER.test(unit) ? Number(unit) : null;
 }
 
 /**
@@ -70,13 +113,23 @@ function readTextTable(
     columns.push(...wrapped);
     i++;
   }
-  for (const column of columns) {
-    if (!KNOWN_COLUMNS.has(column)) warnings.push(`slot table column "${column}" is not known; its values are ignored`);
-  }
-  const numeric = columns.slice(0, columns.indexOf('Client') < 0 ? columns.length : columns.indexOf('Client'));
-  const hasProtocol = columns.includes('Protocol');
+  columns.forEach((column, k) => {
+    if (!KNOWN_COLUMNS.has(column))
+      warnings.push(`slot table column ${k + 1} "${column}" is not a known column; ignored`);
+  });
+  const layout = layoutOf(columns);
 
-  const rows: RowDraft[] = [];
+  const slots: Slot[] = [];
+  const finish = (row: RowDraft): void => {
+    const slot = readRow(row, layout);
+    if (slot !== null) slots.push(slot);
+    else {
+      const srv = JSON.stringify(row.units[0]);
+      warnings.push(`slot table row at line ${row.line} (Srv ${srv}): ${problemOf(row.units, layout)}; row skipped`);
+    }
+  };
+  let row: RowDraft | null = null;
+  let rowIndent = 0;
   let pending: string[] = [];
   for (; i < lines.length; i++) {
     const line = lines[i] as string;
@@ -84,70 +137,93 @@ function readTextTable(
     const units = unitsOf(line);
     if (units.length === 0) continue;
     if (isRowStart(units)) {
-      rows.push({ line: i + 1, units, prefix: pending });
+      if (row !== null) finish(row);
+      row = { line: i + 1, units, prefix: pending };
+      rowIndent = indentOf(line);
       pending = [];
-      continue;
+    } else if (row === null || belongsToNextRow(row, units, indentOf(line) > rowIndent + 2, layout)) {
+      for (const unit of units) pending.push(unit);
+    } else {
+      for (const unit of units) row.units.push(unit);
     }
-    const current = rows[rows.length - 1];
-    if (current === undefined || endsWithRequest(current.units, numeric.length + 1)) pending.push(...units);
-    else current.units.push(...units);
   }
-  const last = rows[rows.length - 1];
-  if (pending.length > 0 && last !== undefined) last.units.push(...pending);
-
-  const slots: Slot[] = [];
-  for (const row of rows) {
-    const slot = readRow(row, numeric, hasProtocol);
-    if (slot === null) {
-      warnings.push(
-        `slot table row at line ${row.line} could not be read; skipped: ${JSON.stringify(row.units.join(' ').slice(0, 80))}`,
-      );
-    } else slots.push(slot);
+  if (row !== null) {
+    for (const unit of pending) row.units.push(unit);
+    finish(row);
   }
   return { slots, next: i };
 }
 
-function readRow(row: RowDraft, numeric: readonly string[], hasProtocol: boolean): Slot | null {
-  const u = row.units;
-  if (u.length < numeric.length) return null;
-  const values: Record<string, string> = {};
-  numeric.forEach((column, k) => {
-    values[column] = u[k] as string;
-  });
-  const acc = ACC.exec(values.Acc ?? '');
-  const num = (column: string): number | null => (values[column] === undefined ? null : parseAprNumber(values[column]));
-  const required = [num('SS'), num('Req'), num('Conn'), num('Child'), num('Slot')];
-  if (acc === null || required.some((v) => v === null) || values.M === undefined || values.M.length !== 1) return null;
-  const cpu = num('CPU');
-  const dur = num('Dur');
-  if ((values.CPU !== undefined && cpu === null) || (values.Dur !== undefined && dur === null)) return null;
+/**
+ * Whether a continuation line starts the next row's Request (links centres a multi-line cell, so
+ * its first lines come before the row line). A row whose request already ends with its protocol
+ * is complete; in a column-aligned dump (continuation indented past the row) a line starting with
+ * a method begins a new request, since the row line always holds part of its own.
+ */
+function belongsToNextRow(row: RowDraft, units: readonly string[], aligned: boolean, layout: Layout): boolean {
+  const last = row.units.length - 1;
+  if (last > layout.numeric && REQUEST_END.test(row.units[last] as string)) return true;
+  return aligned && METHOD.test(units[0] as string) && units[0] !== 'NULL';
+}
 
-  const text = u.slice(numeric.length);
-  let k = 0;
+const REQUIRED = ['SS', 'Req', 'Conn', 'Child', 'Slot'] as const;
+
+/** Why `readRow` refused a row, for its warning (off the hot path: only for refused rows). */
+function problemOf(units: readonly string[], layout: Layout): string {
+  const missing = REQUIRED.find((name) => !layout.names.includes(name));
+  if (missing !== undefined) return `the header has no ${missing} column`;
+  if (units.length < layout.numeric) return `it has ${units.length} cells, expected at least ${layout.numeric}`;
+  if ((units[3] as string).length !== 1) return `M is ${JSON.stringify(units[3])}, expected one mode character`;
+  for (let k = 4; k < layout.numeric; k++) {
+    const name = layout.names[k] as string;
+    if (KNOWN_COLUMNS.has(name) && numberAt(units, k) === null) {
+      return `${name} is ${JSON.stringify(units[k])}, expected a number`;
+    }
+  }
+  return 'its cells do not fit the header';
+}
+
+function readRow(row: RowDraft, layout: Layout): Slot | null {
+  const u = row.units;
+  const acc = ACC.exec(u[2] as string);
+  const mode = u[3];
+  const ss = numberAt(u, layout.ss);
+  const reqMs = numberAt(u, layout.req);
+  const connKB = numberAt(u, layout.conn);
+  const childMB = numberAt(u, layout.child);
+  const slotMB = numberAt(u, layout.slot);
+  if (u.length < layout.numeric || acc === null || mode === undefined || mode.length !== 1) return null;
+  if (ss === null || reqMs === null || connKB === null || childMB === null || slotMB === null) return null;
+  const cpu = layout.cpu < 0 ? null : numberAt(u, layout.cpu);
+  const durMs = layout.dur < 0 ? null : numberAt(u, layout.dur);
+  if ((layout.cpu >= 0 && cpu === null) || (layout.dur >= 0 && durMs === null)) return null;
+
+  // Empty cells vanish: place Client, Protocol and VHost by their shape, the rest is Request.
+  let k = layout.numeric;
   let client = '';
-  if (text[k] !== undefined && !(hasProtocol && PROTOCOL.test(text[k] as string))) client = text[k++] as string;
-  let protocol: string | null = hasProtocol ? '' : null;
-  if (hasProtocol && text[k] !== undefined && PROTOCOL.test(text[k] as string)) protocol = text[k++] as string;
+  if (k < u.length && !(layout.hasProtocol && PROTOCOL.test(u[k] as string))) client = u[k++] as string;
+  let protocol: string | null = layout.hasProtocol ? '' : null;
+  if (layout.hasProtocol && k < u.length && PROTOCOL.test(u[k] as string)) protocol = u[k++] as string;
   let vhost = '';
-  const candidate = text[k];
-  if (candidate !== undefined && VHOST.test(candidate) && !METHOD.test(candidate) && candidate !== 'NULL') {
+  const candidate = u[k];
+  if (candidate !== undefined && VHOST.test(candidate) && !METHOD.test(candidate)) {
     vhost = candidate;
     k++;
   }
-  const request = [...row.prefix, ...text.slice(k)].join(' ');
-  const [ss, reqMs, connKB, childMB, slotMB] = required as number[];
+  let request = row.prefix.join(' ');
+  for (; k < u.length; k++) request = request === '' ? (u[k] as string) : `${request} ${u[k]}`;
   return {
-    srv: values.Srv as string,
-    pid: values.PID === '-' ? null : Number(values.PID),
+    srv: u[0] as string,
+    pid: u[1] === '-' ? null : Number(u[1]),
     acc: [Number(acc[1]), Number(acc[2]), Number(acc[3])],
-    mode: values.M,
+    mode,
     cpu,
-    ss: ss as number,
-    reqMs: reqMs as number,
-    durMs: dur,
-    connKB: connKB as number,
-    childMB: childMB as number,
-    slotMB: slotMB as number,
+    ss,
+    reqMs,
+    durMs,
+    connKB,
+    childMB,
+    slotMB,
     client,
     protocol,
     vhost,
@@ -156,4 +232,4 @@ function readRow(row: RowDraft, numeric: readonly string[], hasProtocol: boolean
   };
 }
 
-export { isHeader, KNOWN_COLUMNS, readTextTable, unitsOf };
+export { indentOf, isHeader, KNOWN_COLUMNS, readTextTable, unitsOf };
