@@ -37,6 +37,8 @@ interface AlertsConfig {
   downAfterFailures: number;
   configMaxAgeSeconds: number;
   fetchConcurrency: number;
+  /** Publish in the AWS Chatbot custom-notification format. */
+  chatbotFormat: boolean;
 }
 
 const DEFAULT_CONFIG: AlertsConfig = {
@@ -54,8 +56,9 @@ const DEFAULT_CONFIG: AlertsConfig = {
   vpc: null,
   repeatInterval: '4h',
   downAfterFailures: 2,
-  configMaxAgeSeconds: 300,
+  configMaxAgeSeconds: 60,
   fetchConcurrency: 16,
+  chatbotFormat: false,
 };
 
 /** Values CloudWatch Logs accepts for retention (days). */
@@ -104,6 +107,14 @@ function readConfig(get: Lookup): AlertsConfig {
     problems.push(`${key}: expected an integer from ${min} to ${max}, found ${JSON.stringify(raw)}`);
     return fallback;
   };
+  const flag = (key: string, fallback: boolean): boolean => {
+    const raw = get(key);
+    if (raw === undefined) return fallback;
+    if (raw === true || raw === 'true') return true;
+    if (raw === false || raw === 'false') return false;
+    problems.push(`${key}: expected true or false, found ${JSON.stringify(raw)}`);
+    return fallback;
+  };
   const strings = (key: string, pattern: RegExp, what: string): string[] => {
     const raw = get(key);
     if (raw === undefined) return [];
@@ -140,8 +151,8 @@ function readConfig(get: Lookup): AlertsConfig {
   if (!(RETENTION_DAYS as readonly number[]).includes(c.logRetentionDays)) {
     problems.push(`logRetentionDays: ${c.logRetentionDays} is not one of ${RETENTION_DAYS.join(', ')}`);
   }
-  const reserve = get('reserveConcurrency');
-  if (reserve !== undefined) c.reserveConcurrency = reserve !== false && reserve !== 'false';
+  c.reserveConcurrency = flag('reserveConcurrency', c.reserveConcurrency);
+  c.chatbotFormat = flag('chatbotFormat', c.chatbotFormat);
   c.emails = strings('emails', /^[^@\s,]+@[^@\s,]+\.[^@\s,]+$/, 'an e-mail address');
   c.httpsEndpoints = strings('httpsEndpoints', /^https:\/\/\S+$/, 'an https:// URL');
 

@@ -64,12 +64,24 @@ class StatusDashboard extends Construct {
       label: 'completed runs',
       period: Duration.minutes(1),
     });
+    const alertsSent = new cloudwatch.Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName: 'AlertsSent',
+      dimensionsMap: { ...SERVICE_DIMENSION },
+      statistic: 'Sum',
+      label: 'alerts sent',
+      period: Duration.minutes(1),
+    });
     // Why: graphs per target, named so that the console lists it next to the stack.
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       defaultInterval: Duration.hours(3),
       widgets: [
         [
-          new cloudwatch.GraphWidget({ title: 'monitor: heartbeat', left: [heartbeat], width: 6 }),
+          new cloudwatch.GraphWidget({
+            title: 'monitor: runs and alerts sent',
+            left: [heartbeat, alertsSent],
+            width: 6,
+          }),
           new cloudwatch.GraphWidget({
             title: 'monitor: errors and throttles',
             left: [props.fn.metricErrors(), props.fn.metricThrottles()],

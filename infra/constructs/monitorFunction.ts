@@ -88,6 +88,7 @@ class MonitorFunction extends Construct {
         DOWN_AFTER_FAILURES: String(config.downAfterFailures),
         CONFIG_MAX_AGE_SECONDS: String(config.configMaxAgeSeconds),
         FETCH_CONCURRENCY: String(config.fetchConcurrency),
+        CHATBOT_FORMAT: String(config.chatbotFormat),
         NODE_OPTIONS: '--enable-source-maps',
       },
       bundling: {

@@ -5,15 +5,12 @@
 import { Aws } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 
-/** What the alert store does: single-item conditional writes and batched reads; no transactions. */
+/** What the alert store calls (src/adapters): conditional single-item writes, batched reads; no transactions. */
 const STATE_TABLE_ACTIONS = [
   'dynamodb:BatchGetItem',
-  'dynamodb:BatchWriteItem',
   'dynamodb:DeleteItem',
   'dynamodb:GetItem',
   'dynamodb:PutItem',
-  'dynamodb:Query',
-  'dynamodb:Scan',
   'dynamodb:UpdateItem',
 ] as const;
 
@@ -36,11 +33,11 @@ function monitorStatements(r: MonitorResources): iam.PolicyStatement[] {
       actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
       resources: [r.logGroupArn],
     }),
-    // Configuration is read only under the prefix (the path itself for GetParametersByPath).
+    // Configuration is read only under the prefix: the folders by path, secrets by name.
     new iam.PolicyStatement({
       sid: 'ReadConfigUnderPrefix',
-      actions: ['ssm:GetParameter', 'ssm:GetParameters', 'ssm:GetParametersByPath'],
-      resources: [ssmArn(r.prefix), ssmArn(`${r.prefix}/*`)],
+      actions: ['ssm:GetParameter', 'ssm:GetParametersByPath'],
+      resources: [ssmArn(`${r.prefix}/*`)],
     }),
     // SecureStrings are decrypted only through SSM, and only those under <prefix>/secrets/
     // (SSM passes the parameter ARN as the encryption context).

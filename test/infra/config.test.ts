@@ -20,8 +20,9 @@ describe('readConfig', () => {
       vpc: null,
       repeatInterval: '4h',
       downAfterFailures: 2,
-      configMaxAgeSeconds: 300,
+      configMaxAgeSeconds: 60,
       fetchConcurrency: 16,
+      chatbotFormat: false,
     });
   });
 
@@ -41,6 +42,7 @@ describe('readConfig', () => {
       subnetIds: 'subnet-0123456789abcdef0,subnet-0fedcba9876543210',
       securityGroupIds: 'sg-01234567',
       repeatInterval: '30m',
+      chatbotFormat: 'true',
     };
     // Act
     const config = from(context);
@@ -62,6 +64,7 @@ describe('readConfig', () => {
         securityGroupIds: ['sg-01234567'],
       },
       repeatInterval: '30m',
+      chatbotFormat: true,
     });
     expect(DEFAULT_CONFIG.targets).toEqual({});
   });
@@ -80,6 +83,7 @@ describe('readConfig', () => {
     const context = {
       prefix: 'httpd/',
       scheduleMinutes: '0',
+      reserveConcurrency: 'no',
       logRetentionDays: '10',
       emails: 'not-an-address',
       httpsEndpoints: 'http://insecure.example/',
@@ -101,6 +105,7 @@ describe('readConfig', () => {
       'prefix: expected an SSM path like /httpd-status-alerts (no trailing /), found "httpd/"',
       'scheduleMinutes: expected an integer from 1 to 60, found "0"',
       'logRetentionDays: 10 is not one of 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653',
+      'reserveConcurrency: expected true or false, found "no"',
       'emails: "not-an-address" is not an e-mail address',
       'httpsEndpoints: "http://insecure.example/" is not an https:// URL',
       'targets: name "web 1" may use only A-Z a-z 0-9 _ . -',

@@ -1,6 +1,8 @@
 import { Annotations, Capture, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { STATE_TABLE_ACTIONS } from '../../infra/constructs/permissions.ts';
+import { readRuntimeConfig } from '../../src/config.ts';
+import { DEFAULT_RULES, parseRulesDocuments } from '../../src/core/rules/document.ts';
 import { synth } from './synth.ts';
 
 const partition = { Ref: 'AWS::Partition' };
@@ -82,14 +84,37 @@ describe('HttpdStatusAlertsStack with default context', () => {
           STATE_TABLE: { Ref: ids.table },
           REPEAT_INTERVAL: '4h',
           DOWN_AFTER_FAILURES: '2',
-          CONFIG_MAX_AGE_SECONDS: '300',
+          CONFIG_MAX_AGE_SECONDS: '60',
           FETCH_CONCURRENCY: '16',
+          CHATBOT_FORMAT: 'false',
           NODE_OPTIONS: '--enable-source-maps',
         },
       },
     });
     template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     template.hasResource('AWS::Logs::LogGroup', { DeletionPolicy: 'Delete' });
+  });
+
+  it("passes an environment that the handler's own reader accepts", () => {
+    // Prepare: CloudFormation fills in the references at deploy time.
+    const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0] as {
+      Properties: { Environment: { Variables: Record<string, unknown> } };
+    };
+    const resolved = { TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:alerts', STATE_TABLE: 'state-table' };
+    const env = { ...(fn.Properties.Environment.Variables as Record<string, string>), ...resolved };
+    // Act
+    const config = readRuntimeConfig(env);
+    // Assess
+    expect(config).toEqual({
+      ssmPrefix: '/httpd-status-alerts',
+      topicArn: 'arn:aws:sns:eu-west-1:123456789012:alerts',
+      stateTable: 'state-table',
+      repeatIntervalMs: 4 * 3600 * 1000,
+      downAfterFailures: 2,
+      configMaxAgeSeconds: 60,
+      fetchConcurrency: 16,
+      chatbotFormat: false,
+    });
   });
 
   it('runs every minute; a failed or undeliverable run lands in the failure queue, not a retry', () => {
@@ -212,9 +237,8 @@ describe('HttpdStatusAlertsStack with default context', () => {
       Tier: 'Standard',
       Value: value,
     });
-    const document = JSON.parse(value.asString()) as { rules: { name: string }[] };
-    expect(Object.keys(document)).toEqual(['rules']);
-    expect(document.rules.length).toBeGreaterThan(0);
+    // The seeded value is a valid document that parses to exactly the CLI's built-in rules.
+    expect(parseRulesDocuments([{ source: 'ssm', text: value.asString() }])).toEqual(DEFAULT_RULES);
   });
 
   it('grants exactly what the handler uses, each on its narrowest resource', () => {
@@ -241,8 +265,8 @@ describe('HttpdStatusAlertsStack with default context', () => {
       {
         Sid: 'ReadConfigUnderPrefix',
         Effect: 'Allow',
-        Action: ['ssm:GetParameter', 'ssm:GetParameters', 'ssm:GetParametersByPath'],
-        Resource: [arn('ssm', 'parameter/httpd-status-alerts'), arn('ssm', 'parameter/httpd-status-alerts/*')],
+        Action: ['ssm:GetParameter', 'ssm:GetParametersByPath'],
+        Resource: arn('ssm', 'parameter/httpd-status-alerts/*'),
       },
       {
         Sid: 'DecryptSecretsUnderPrefix',
@@ -268,7 +292,13 @@ describe('HttpdStatusAlertsStack with default context', () => {
         Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] },
       },
     ]);
-    expect(STATE_TABLE_ACTIONS.filter((a) => a.startsWith('dynamodb:Transact'))).toEqual([]);
+    expect(STATE_TABLE_ACTIONS).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
   });
 
   it('attaches no managed policy: no AWSLambdaBasicExecutionRole and its log wildcard', () => {
@@ -395,7 +425,7 @@ describe('HttpdStatusAlertsStack with subscriptions, targets and a 5-minute sche
       .widgets;
     // Assess
     expect(widgets.map((w) => w.properties.title)).toEqual([
-      'monitor: heartbeat',
+      'monitor: runs and alerts sent',
       'monitor: errors and throttles',
       'monitor: duration (ms)',
       undefined,
@@ -407,6 +437,10 @@ describe('HttpdStatusAlertsStack with subscriptions, targets and a 5-minute sche
       'web-2: SSL session cache miss ratio',
       'web-2: fetch latency (ms)',
       'web-2: up (1) / down (0)',
+    ]);
+    expect(widgets[0]?.properties.metrics?.map((m) => m.slice(0, 4))).toEqual([
+      ['HttpdStatusAlerts', 'Heartbeat', 'service', 'httpd-status-alerts'],
+      ['HttpdStatusAlerts', 'AlertsSent', 'service', 'httpd-status-alerts'],
     ]);
     const row = (i: number) => widgets[i]?.properties.metrics?.map((m) => m.slice(0, 6));
     const dims = ['service', 'httpd-status-alerts', 'target', 'web-2'];

@@ -5,15 +5,11 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { readConfig } from '../../infra/config.ts';
-import { HANDLER_ENTRY } from '../../infra/constructs/monitorFunction.ts';
 import { HttpdStatusAlertsStack } from '../../infra/stack.ts';
-
-const STUB_ENTRY = fileURLToPath(new URL('./stubHandler.ts', import.meta.url));
 
 interface Finding {
   rule: string;
@@ -46,8 +42,6 @@ function synth(context: Record<string, unknown> = {}, options: SynthOptions = {}
   });
   const stack = new HttpdStatusAlertsStack(app, 'HttpdStatusAlerts', {
     config: readConfig((key) => app.node.tryGetContext(key)),
-    // Unbundled synths only check that the entry exists; a stub stands in until the handler lands.
-    ...(existsSync(HANDLER_ENTRY) ? {} : { handlerEntry: STUB_ENTRY }),
   });
   options.extend?.(stack);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
