@@ -13,7 +13,7 @@ import { commitEvaluation } from './commit.ts';
 import { evaluateTarget } from './core/alerts/evaluateTarget.ts';
 import type { EvaluateOptions, Observation } from './core/alerts/types.ts';
 import { NotAStatusReportError } from './core/errors.ts';
-import { ConfigurationError, type MonitorConfig, type TargetConfig } from './core/monitorConfig.ts';
+import { ConfigurationError, type TargetConfig } from './core/monitorConfig.ts';
 import { parseReport } from './core/report/parse.ts';
 import type { StatusReport } from './core/report/types.ts';
 import { resolveConfig } from './runConfig.ts';

@@ -63,7 +63,11 @@ describe('cli parse', () => {
   });
 
   it.each([
-    [['parse', 'test/fixtures/public/http404-2.4.62-status-not-configured.html'], 1, /expected an Apache server-status report.*found "<!DOCTYPE/],
+    [
+      ['parse', 'test/fixtures/public/http404-2.4.62-status-not-configured.html'],
+      1,
+      /expected an Apache server-status report.*found "<!DOCTYPE/,
+    ],
     [['parse', '/nonexistent/file.html'], 1, /cannot read: .*ENOENT/],
     [['parse'], 2, /expected exactly one file or URL, found 0/],
     [['parse', 'a', '--format', 'xml'], 2, /--format expects one of html, auto, text, found "xml"/],

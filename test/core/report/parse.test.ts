@@ -23,10 +23,30 @@ describe('parseReport', () => {
     expect(parseReport(text).format).toBe(format);
   });
 
-  it('lets the caller force a format', () => {
-    const text = read('apache-2.4.71/prefork-busy/report.auto.txt');
-    expect(parseReport(text, { format: 'auto' }).scoreboard).toHaveLength(256);
-    expect(() => parseReport(text, { format: 'html' })).toThrow(NotAStatusReportError);
+  it.each([
+    ['apache-2.4.71/prefork-busy/report.auto.txt', 'auto'],
+    ['apache-2.4.71/prefork-busy/report.html', 'html'],
+    ['apache-2.4.71/prefork-busy/report.lynx.txt', 'text'],
+  ] as const)('reads %s as %s when the caller forces it', (path, format) => {
+    const report = parseReport(read(path), { format });
+    expect(report.format).toBe(format);
+    expect(report.scoreboard).toHaveLength(256);
+  });
+
+  it.each([
+    ['apache-2.4.71/event-busy/report.auto.txt', 'html'],
+    ['apache-2.4.71/event-busy/report.auto.txt', 'text'],
+    ['apache-2.4.71/event-busy/report.html', 'auto'],
+    ['apache-2.4.71/event-busy/report.lynx80.txt', 'auto'],
+  ] as const)('rejects %s forced to %s', (path, format) => {
+    expect(() => parseReport(read(path), { format })).toThrow(NotAStatusReportError);
+  });
+
+  it.each([
+    ['CRLF line endings', read('public/auto-2.4.25-event-exton.txt').replace(/\n/g, '\r\n')],
+    ['a leading blank line', `\n${read('public/auto-2.2.15-prefork-extoff.txt')}`],
+  ])('recognises an ?auto page with %s', (_name, text) => {
+    expect(detectFormat(text)).toBe('auto');
   });
 
   it.each([
@@ -43,6 +63,12 @@ describe('parseReport', () => {
       '"<html><head><title>Sign in</title></head><body><form><input "... (93 characters)',
     ],
     ['binary bytes', '\x00\x01\x02\xff', '"\\x00\\x01\\x02\\xff" (4 characters)'],
+    [
+      'an error page with an empty <pre>',
+      '<html><body><h1>Oops</h1><pre>\n</pre></body></html>',
+      '"<html><body><h1>Oops</h1><pre>\\n</pre></body></html>" (51 characters)',
+    ],
+    ['200,000 blank lines', '\n'.repeat(200_000), `"${'\\n'.repeat(60)}"... (200000 characters)`],
   ])('rejects %s, naming what it expected and what it found', (_name, text, found) => {
     let error: unknown;
     try {
