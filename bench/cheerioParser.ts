@@ -4,22 +4,13 @@
  * kept in bench/ so the product never depends on it.
  */
 import * as cheerio from 'cheerio';
+import { emptyServer } from '../src/core/report/common.ts';
 import { MODE_CHARS, type ModeCounts, type Slot, type SslCache, type StatusReport } from '../src/core/report/types.ts';
 
 const num = (t: string): number => Number(t.trim());
 
 function readServer($: cheerio.CheerioAPI): StatusReport['server'] {
-  const server: StatusReport['server'] = {
-    version: null,
-    mpm: null,
-    currentTime: null,
-    restartTime: null,
-    uptimeSeconds: null,
-    totalAccesses: null,
-    busyWorkers: null,
-    idleWorkers: null,
-    gracefulWorkers: null,
-  };
+  const server = emptyServer();
   $('dt').each((_, el) => {
     const text = $(el).text().replace(/\s+/g, ' ').trim();
     const [label, value = ''] = text.split(/: (.*)/);

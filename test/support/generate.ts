@@ -9,6 +9,7 @@ import {
   MODE_CHARS,
   type ModeCounts,
   type ServerInfo,
+  SLOT_COLUMNS,
   type Slot,
   type SslCache,
   type StatusReport,
@@ -42,23 +43,7 @@ const LEGEND = [
   { abbreviation: 'Slot', meaning: 'Total megabytes transferred this slot' },
 ] as const;
 
-const COLUMNS = [
-  'Srv',
-  'PID',
-  'Acc',
-  'M',
-  'CPU',
-  'SS',
-  'Req',
-  'Dur',
-  'Conn',
-  'Child',
-  'Slot',
-  'Client',
-  'Protocol',
-  'VHost',
-  'Request',
-] as const;
+const COLUMNS = SLOT_COLUMNS;
 
 let realRowsCache: readonly Slot[] | null = null;
 

@@ -5,7 +5,7 @@
  */
 import { decodeEntities, isRequestTruncated, parseAprNumber } from './common.ts';
 import { isWhitespace } from './htmlScanner.ts';
-import { MODE_CHARS, type Slot } from './types.ts';
+import { MODE_CHARS, SLOT_COLUMNS, type Slot } from './types.ts';
 
 const MODE_SET: ReadonlySet<string> = new Set(MODE_CHARS);
 
@@ -117,23 +117,7 @@ function rangeNumber(text: string, start: number, end: number): number {
   return negative && value !== 0 ? -value : value;
 }
 
-const COLUMNS = [
-  'Srv',
-  'PID',
-  'Acc',
-  'M',
-  'CPU',
-  'SS',
-  'Req',
-  'Dur',
-  'Conn',
-  'Child',
-  'Slot',
-  'Client',
-  'Protocol',
-  'VHost',
-  'Request',
-] as const;
+const COLUMNS = SLOT_COLUMNS;
 type Column = (typeof COLUMNS)[number];
 // Absent in some versions or builds: CPU (no times(), e.g. Windows), Protocol (< 2.4.19), Dur (< 2.4.35).
 const OPTIONAL_COLUMNS: ReadonlySet<Column> = new Set(['CPU', 'Protocol', 'Dur']);

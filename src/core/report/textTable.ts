@@ -4,7 +4,7 @@
  * wraps rows and drops empty cells, links centres multi-line Request cells around the row line.
  */
 import { isRequestTruncated } from './common.ts';
-import type { Slot } from './types.ts';
+import { SLOT_COLUMNS, type Slot } from './types.ts';
 
 const SRV = /^\d+-\d+$/;
 const PID = /^(\d+|-)$/;
@@ -16,9 +16,7 @@ const METHOD = /^[A-Z][A-Z-]*$/;
 const VHOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_][A-Za-z0-9_.-]*)(:\d+)?$/;
 
 /** Columns before Client, in the order mod_status prints them; the header says which exist. */
-const NUMERIC_COLUMNS = ['Srv', 'PID', 'Acc', 'M', 'CPU', 'SS', 'Req', 'Dur', 'Conn', 'Child', 'Slot'] as const;
-const TEXT_COLUMNS = ['Client', 'Protocol', 'VHost', 'Request'] as const;
-const KNOWN_COLUMNS: ReadonlySet<string> = new Set([...NUMERIC_COLUMNS, ...TEXT_COLUMNS]);
+const KNOWN_COLUMNS: ReadonlySet<string> = new Set(SLOT_COLUMNS);
 
 /** Where each numeric column sits in a row's units (-1: not printed), from the header words. */
 interface Layout {

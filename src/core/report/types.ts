@@ -8,6 +8,26 @@ const MODE_CHARS = ['_', 'S', 'R', 'W', 'K', 'D', 'C', 'L', 'G', 'I', '.'] as co
 type ModeChar = (typeof MODE_CHARS)[number];
 
 const REPORT_FORMATS = ['html', 'auto', 'text'] as const;
+
+/** Columns of the per-slot table in the order mod_status prints them (some absent by version). */
+const SLOT_COLUMNS = [
+  'Srv',
+  'PID',
+  'Acc',
+  'M',
+  'CPU',
+  'SS',
+  'Req',
+  'Dur',
+  'Conn',
+  'Child',
+  'Slot',
+  'Client',
+  'Protocol',
+  'VHost',
+  'Request',
+] as const;
+type SlotColumn = (typeof SLOT_COLUMNS)[number];
 type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 type ModeCounts = Record<ModeChar, number>;
@@ -77,5 +97,5 @@ interface StatusReport {
   warnings: string[];
 }
 
-export type { LegendEntry, ModeChar, ModeCounts, ReportFormat, ServerInfo, Slot, SslCache, StatusReport };
-export { MODE_CHARS, REPORT_FORMATS };
+export type { LegendEntry, ModeChar, ModeCounts, ReportFormat, ServerInfo, Slot, SlotColumn, SslCache, StatusReport };
+export { MODE_CHARS, REPORT_FORMATS, SLOT_COLUMNS };
