@@ -1,0 +1,116 @@
+/**
+ * The fleet under test: a few real Apache instances on loopback (test/support/apache.ts), each
+ * given extra `LocationMatch` blocks so one instance serves any number of distinct status URLs
+ * (loopback has one address and `*.localhost` does not resolve here, so vhost names cannot be
+ * told apart by URL). Some targets are slow (a status page behind mod_ratelimit at 1 KiB/s,
+ * about 1.2 s for `?auto`), some broken (a refused port, a 404).
+ */
+import { appendFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { type ApacheInstance, startApache } from '../../test/support/apache.ts';
+
+/** Appended to each instance's httpd.conf, then picked up by a graceful restart (SIGUSR1). */
+const EXTRA_LOCATIONS = `
+<LocationMatch "^/t/[0-9]+/server-status$">
+    SetHandler server-status
+    Require local
+</LocationMatch>
+# Why: a real status page that is slow to arrive: 1 KiB/s, so about 1.2 s for ?auto.
+<LocationMatch "^/slow/[0-9]+/server-status$">
+    SetHandler server-status
+    Require local
+    SetOutputFilter RATE_LIMIT
+    SetEnv rate-limit 1
+</LocationMatch>
+`;
+
+const TARGET_KINDS = { ok: 'ok', html: 'html', slow: 'slow', refused: 'refused', notFound: 'not-found' } as const;
+type TargetKind = (typeof TARGET_KINDS)[keyof typeof TARGET_KINDS];
+
+interface BenchTarget {
+  name: string;
+  url: string;
+  kind: TargetKind;
+}
+
+interface Fleet {
+  instances: readonly ApacheInstance[];
+  /** `n` targets: 2 % slow, 2 % refused, 2 % 404 (at least one each), a fifth of the rest HTML. */
+  targets(n: number): BenchTarget[];
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const address = s.address();
+      s.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+async function waitFor(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let i = 0; i < 200 && Date.now() < deadline; i++) {
+    const status = await fetch(url).then(
+      (r) => r.arrayBuffer().then(() => r.status),
+      () => 0,
+    );
+    if (status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`expected ${url} to answer 200 after the graceful restart, found no answer in ${timeoutMs} ms`);
+}
+
+/** Start `count` instances, alternating prefork and event; call `stop()` at the end. */
+async function startFleet(count: number): Promise<Fleet> {
+  const instances: ApacheInstance[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const apache = await startApache({ mpm: i % 2 === 0 ? 'event' : 'prefork' });
+      instances.push(apache);
+      await appendFile(join(apache.dir, 'httpd.conf'), EXTRA_LOCATIONS);
+      process.kill(apache.pid, 'SIGUSR1');
+      await waitFor(`${apache.httpUrl}/t/0/server-status?auto`, 10_000);
+    }
+  } catch (error) {
+    await Promise.all(instances.map((a) => a.stop()));
+    throw error;
+  }
+  // Nothing listens here: connections are refused.
+  const refusedPort = await freePort();
+
+  return {
+    instances,
+    targets(n) {
+      const few = Math.max(1, Math.round(n * 0.02));
+      const out: BenchTarget[] = [];
+      for (let i = 0; i < n; i++) {
+        const apache = instances[i % instances.length] as ApacheInstance;
+        const name = `t${String(i).padStart(4, '0')}`;
+        let kind: TargetKind = TARGET_KINDS.ok;
+        if (i < few) kind = TARGET_KINDS.slow;
+        else if (i < 2 * few) kind = TARGET_KINDS.refused;
+        else if (i < 3 * few) kind = TARGET_KINDS.notFound;
+        else if (i % 5 === 0) kind = TARGET_KINDS.html;
+        const url = {
+          ok: `${apache.httpUrl}/t/${i}/server-status?auto`,
+          html: `${apache.httpUrl}/t/${i}/server-status`,
+          slow: `${apache.httpUrl}/slow/${i}/server-status?auto`,
+          refused: `http://127.0.0.1:${refusedPort}/t/${i}/server-status?auto`,
+          'not-found': `${apache.httpUrl}/missing/${i}/server-status?auto`,
+        }[kind];
+        out.push({ name, url, kind });
+      }
+      return out;
+    },
+    stop: async () => {
+      await Promise.all(instances.map((a) => a.stop()));
+    },
+  };
+}
+
+export { type BenchTarget, type Fleet, startFleet, TARGET_KINDS, type TargetKind };
