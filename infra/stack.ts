@@ -10,6 +10,7 @@ import { ConfigParameters } from './constructs/configParameters.ts';
 import { StatusDashboard } from './constructs/dashboard.ts';
 import { MonitorFunction } from './constructs/monitorFunction.ts';
 import { Notifications } from './constructs/notifications.ts';
+import { Sharding } from './constructs/sharding.ts';
 import { Watchdog } from './constructs/watchdog.ts';
 import { defaultRulesDocument } from './defaultRules.ts';
 import { acknowledgeFindings } from './nag.ts';
@@ -52,6 +53,12 @@ class HttpdStatusAlertsStack extends Stack {
       alertTopic: this.notifications.alertTopic,
       topicKey: this.notifications.key,
       ...(props.handlerEntry === undefined ? {} : { entry: props.handlerEntry }),
+    });
+    // Why: past what one invocation checks in its interval, fan the targets out over SQS (-c shardMode=sqs).
+    new Sharding(this, 'Sharding', {
+      fn: this.monitor.fn,
+      scheduleMinutes: config.scheduleMinutes,
+      deadLetterQueue: this.monitor.failures,
     });
     new Watchdog(this, 'Watchdog', {
       fn: this.monitor.fn,

@@ -18,6 +18,11 @@ interface RuntimeConfig {
   configMaxAgeSeconds: number;
   fetchConcurrency: number;
   chatbotFormat: boolean;
+  /** `sqs`: the scheduled run dispatches shards to `shardQueueUrl`; the queue feeds them back. */
+  shardMode: 'none' | 'sqs';
+  shardQueueUrl: string | null;
+  targetsPerShard: number;
+  shardMaxAgeSeconds: number;
 }
 
 class EnvironmentError extends Error {
@@ -77,6 +82,10 @@ const ENV_SCHEMA = z.object({
   CONFIG_MAX_AGE_SECONDS: integer('CONFIG_MAX_AGE_SECONDS', 0, 86_400, DEFAULT_CONFIG_MAX_AGE_SECONDS),
   FETCH_CONCURRENCY: integer('FETCH_CONCURRENCY', 1, 1000, DEFAULT_FETCH_CONCURRENCY),
   CHATBOT_FORMAT: z.enum(['true', 'false', '']).optional(),
+  SHARD_MODE: z.enum(['none', 'sqs', '']).optional(),
+  SHARD_QUEUE_URL: z.string().optional(),
+  TARGETS_PER_SHARD: integer('TARGETS_PER_SHARD', 10, 1000, 500),
+  SHARD_MAX_AGE_SECONDS: integer('SHARD_MAX_AGE_SECONDS', 10, 86_400, 60),
 });
 
 /**
@@ -88,13 +97,16 @@ const ENV_SCHEMA = z.object({
  */
 function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConfig {
   const parsed = ENV_SCHEMA.safeParse(env);
-  if (!parsed.success) {
-    throw new EnvironmentError(
-      parsed.error.issues.map((issue) =>
-        issue.code === 'invalid_value' ? `${issue.path.join('.')} expects true or false` : issue.message,
-      ),
-    );
-  }
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) =>
+        issue.code === 'invalid_value'
+          ? `${issue.path.join('.')} expects ${issue.path[0] === 'SHARD_MODE' ? 'none or sqs' : 'true or false'}`
+          : issue.message,
+      );
+  if (env.SHARD_MODE === 'sqs' && !env.SHARD_QUEUE_URL)
+    problems.push('SHARD_QUEUE_URL is required when SHARD_MODE is sqs');
+  if (!parsed.success || problems.length > 0) throw new EnvironmentError(problems);
   const v = parsed.data;
   return {
     ssmPrefix: v.SSM_PREFIX,
@@ -105,6 +117,10 @@ function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConf
     configMaxAgeSeconds: v.CONFIG_MAX_AGE_SECONDS,
     fetchConcurrency: v.FETCH_CONCURRENCY,
     chatbotFormat: v.CHATBOT_FORMAT === 'true',
+    shardMode: v.SHARD_MODE === 'sqs' ? 'sqs' : 'none',
+    shardQueueUrl: v.SHARD_QUEUE_URL || null,
+    targetsPerShard: v.TARGETS_PER_SHARD,
+    shardMaxAgeSeconds: v.SHARD_MAX_AGE_SECONDS,
   };
 }
 

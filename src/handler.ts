@@ -9,14 +9,17 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import { createDynamoStateTable } from './adapters/dynamoStateStore.ts';
 import { fetchStatusPage } from './adapters/httpStatusSource.ts';
 import { createSnsNotifier } from './adapters/snsNotifier.ts';
+import { createSqsShardQueue } from './adapters/sqsShardQueue.ts';
 import { createSsmConfigSource } from './adapters/ssmConfigSource.ts';
 import { readRuntimeConfig } from './config.ts';
-import { type CycleSummary, type MetricsSink, runCycle, type TargetMetrics } from './run.ts';
+import { type CycleDeps, type MetricsSink, runCycle, type TargetMetrics } from './run.ts';
+import { consumeShards, dispatchShards } from './shards.ts';
 
 const NAMESPACE = 'HttpdStatusAlerts';
 const SERVICE = 'httpd-status-alerts';
@@ -59,21 +62,43 @@ const metricsSink: MetricsSink = {
   },
 };
 
-async function check(): Promise<CycleSummary> {
-  return runCycle(
-    {
-      config,
-      table,
-      notifier,
-      fetch: (target) => fetchStatusPage(target),
-      metrics: metricsSink,
-      logger,
-      concurrency: env.fetchConcurrency,
-      evaluate: { repeatIntervalMs: env.repeatIntervalMs, downAfterFailures: env.downAfterFailures },
-      claimLeaseMs: 5 * 60 * 1000,
-    },
-    new Date(),
-  );
+const deps: CycleDeps = {
+  config,
+  table,
+  notifier,
+  fetch: (target) => fetchStatusPage(target),
+  metrics: metricsSink,
+  logger,
+  concurrency: env.fetchConcurrency,
+  evaluate: { repeatIntervalMs: env.repeatIntervalMs, downAfterFailures: env.downAfterFailures },
+  claimLeaseMs: 5 * 60 * 1000,
+};
+const shardQueue = env.shardQueueUrl === null ? null : createSqsShardQueue(new SQSClient({}), env.shardQueueUrl);
+
+interface SqsEvent {
+  Records: Array<{ eventSource: string; messageId: string; body: string }>;
+}
+
+function isSqsEvent(event: unknown): event is SqsEvent {
+  const records = (event as Partial<SqsEvent> | null)?.Records;
+  return Array.isArray(records) && records.length > 0 && records.every((r) => r?.eventSource === 'aws:sqs');
+}
+
+/** A scheduled event runs the checks (or, sharded, dispatches them); an SQS event checks a shard. */
+async function check(event: unknown): Promise<unknown> {
+  const now = new Date();
+  if (isSqsEvent(event)) {
+    if (env.shardMode !== 'sqs')
+      throw new Error('expected a scheduled event, found an SQS event while SHARD_MODE is not sqs');
+    const { batchItemFailures } = await consumeShards(event.Records, deps, now, env.shardMaxAgeSeconds);
+    return { batchItemFailures };
+  }
+  if (env.shardMode === 'sqs' && shardQueue !== null) {
+    const time = (event as { time?: unknown } | null)?.time;
+    const scheduledAt = typeof time === 'string' && !Number.isNaN(Date.parse(time)) ? time : now.toISOString();
+    return dispatchShards(deps, shardQueue, now, { perShard: env.targetsPerShard, scheduledAt });
+  }
+  return runCycle(deps, now);
 }
 
 const handler = middy(check).use(injectLambdaContext(logger)).use(logMetrics(metrics));

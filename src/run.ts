@@ -13,7 +13,7 @@ import { commitEvaluation } from './commit.ts';
 import { evaluateTarget } from './core/alerts/evaluateTarget.ts';
 import type { EvaluateOptions, Observation } from './core/alerts/types.ts';
 import { NotAStatusReportError } from './core/errors.ts';
-import { ConfigurationError, type TargetConfig } from './core/monitorConfig.ts';
+import { ConfigurationError, type MonitorConfig, type TargetConfig } from './core/monitorConfig.ts';
 import { parseReport } from './core/report/parse.ts';
 import type { StatusReport } from './core/report/types.ts';
 import { resolveConfig } from './runConfig.ts';
@@ -118,15 +118,38 @@ async function observe(
  * @throws PublishFailedError when SNS rejected a page (after every target was handled)
  */
 async function runCycle(deps: CycleDeps, now: Date): Promise<CycleSummary> {
-  const token = randomUUID();
   const { config, error: configError, publishError } = await resolveConfig(deps, now);
-  const summary: CycleSummary = { targets: 0, down: 0, sent: 0, skipped: 0, failed: 0, conflicts: 0, configError };
   if (config === null) {
     deps.logger.error('no valid configuration yet: nothing checked', { configError });
     if (publishError) throw new PublishFailedError(1, { cause: publishError });
-    return summary;
+    return { targets: 0, down: 0, sent: 0, skipped: 0, failed: 0, conflicts: 0, configError };
   }
-  const failures: unknown[] = publishError ? [publishError] : [];
+  return checkTargets(deps, config, now, { configError, failures: publishError ? [publishError] : [] });
+}
+
+/**
+ * The per-target half of a run: fetch, parse, evaluate, publish, commit, metrics. The sharded
+ * mode calls it directly with one shard's configuration.
+ *
+ * @throws PublishFailedError when SNS rejected a page (after every target was handled)
+ */
+async function checkTargets(
+  deps: CycleDeps,
+  config: MonitorConfig,
+  now: Date,
+  carried: { configError: string | null; failures: unknown[] } = { configError: null, failures: [] },
+): Promise<CycleSummary> {
+  const token = randomUUID();
+  const summary: CycleSummary = {
+    targets: 0,
+    down: 0,
+    sent: 0,
+    skipped: 0,
+    failed: 0,
+    conflicts: 0,
+    configError: carried.configError,
+  };
+  const failures = [...carried.failures];
   await fetchAll(config.targets, deps.concurrency, async (target) => {
     const { observation, latencyMs } = await observe(target, deps);
     const loaded = await deps.table.load(target.name);
@@ -175,4 +198,4 @@ async function runCycle(deps: CycleDeps, now: Date): Promise<CycleSummary> {
 }
 
 export type { CycleDeps, CycleSummary, Logger, MetricsSink, TargetMetrics };
-export { PublishFailedError, runCycle };
+export { checkTargets, PublishFailedError, runCycle };

@@ -16,7 +16,7 @@ const CONFIG_FINGERPRINT = 'configuration';
 const MAX_PROBLEM_LINES = 20;
 
 // Per config source: the last valid configuration and the hash of its raw parameters.
-const lastValid = new WeakMap<object, { hash: string; config: MonitorConfig }>();
+const lastValid = new WeakMap<object, { hash: string; config: MonitorConfig; raw: RawConfig }>();
 
 const hashOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
 
@@ -69,13 +69,14 @@ function configNotification(
   };
 }
 
-async function fallbackConfig(deps: CycleDeps): Promise<MonitorConfig | null> {
+async function fallbackConfig(deps: CycleDeps): Promise<{ config: MonitorConfig; raw: RawConfig } | null> {
   const cached = lastValid.get(deps.config);
-  if (cached) return cached.config;
+  if (cached) return cached;
   const stored = await deps.table.getMeta(LAST_VALID_KEY);
   if (stored === null) return null;
   try {
-    return buildMonitorConfig(stored.value.raw as RawConfig);
+    const raw = stored.value.raw as RawConfig;
+    return { config: buildMonitorConfig(raw), raw };
   } catch {
     return null;
   }
@@ -106,7 +107,7 @@ async function sendConfigChange(
 async function resolveConfig(
   deps: CycleDeps,
   now: Date,
-): Promise<{ config: MonitorConfig | null; error: string | null; publishError: unknown }> {
+): Promise<{ config: MonitorConfig | null; raw: RawConfig | null; error: string | null; publishError: unknown }> {
   const alert = await deps.table.getMeta(ALERT_KEY);
   let raw: RawConfig;
   let config: MonitorConfig;
@@ -125,14 +126,14 @@ async function resolveConfig(
             deps,
             alert,
             { active: true, hash, since: now.toISOString() },
-            configNotification('firing', lines, now, fallback?.targets.length ?? null),
+            configNotification('firing', lines, now, fallback?.config.targets.length ?? null),
           );
-    return { config: fallback, error: lines.join('; '), publishError };
+    return { config: fallback?.config ?? null, raw: fallback?.raw ?? null, error: lines.join('; '), publishError };
   }
   const hash = hashOf(raw);
   if (lastValid.get(deps.config)?.hash !== hash) {
     await deps.table.putMeta(LAST_VALID_KEY, { raw, hash, savedAt: now.toISOString() });
-    lastValid.set(deps.config, { hash, config });
+    lastValid.set(deps.config, { hash, config, raw });
   }
   const publishError =
     alert?.value.active === true
@@ -143,7 +144,7 @@ async function resolveConfig(
           configNotification('resolved', [], now, config.targets.length),
         )
       : null;
-  return { config, error: null, publishError };
+  return { config, raw, error: null, publishError };
 }
 
 export { resolveConfig };

@@ -14,6 +14,10 @@ describe('readRuntimeConfig', () => {
       configMaxAgeSeconds: 60,
       fetchConcurrency: 16,
       chatbotFormat: false,
+      shardMode: 'none',
+      shardQueueUrl: null,
+      targetsPerShard: 500,
+      shardMaxAgeSeconds: 60,
     });
   });
 
@@ -45,6 +49,7 @@ describe('readRuntimeConfig', () => {
         REPEAT_INTERVAL: 'soon',
         FETCH_CONCURRENCY: '0',
         CHATBOT_FORMAT: 'yes',
+        SHARD_MODE: 'sqs',
       });
     } catch (e) {
       error = e;
@@ -56,6 +61,7 @@ describe('readRuntimeConfig', () => {
       'REPEAT_INTERVAL expects a duration like 4h or 30m, found "soon"',
       'FETCH_CONCURRENCY expects a whole number from 1 to 1000, found "0"',
       'CHATBOT_FORMAT expects true or false',
+      'SHARD_QUEUE_URL is required when SHARD_MODE is sqs',
     ]);
   });
 });

@@ -114,6 +114,10 @@ describe('HttpdStatusAlertsStack with default context', () => {
       configMaxAgeSeconds: 60,
       fetchConcurrency: 16,
       chatbotFormat: false,
+      shardMode: 'none',
+      shardQueueUrl: null,
+      targetsPerShard: 500,
+      shardMaxAgeSeconds: 60,
     });
   });
 
@@ -500,5 +504,23 @@ describe('HttpdStatusAlertsStack placed in a VPC, with a customer key for secret
     template.hasResourceProperties('AWS::Lambda::Function', {
       VpcConfig: { SecurityGroupIds: ['sg-0123456789abcdef0'] },
     });
+  });
+});
+
+describe('HttpdStatusAlertsStack in sharded mode (-c shardMode=sqs)', () => {
+  const { template, findings } = synth({ shardMode: 'sqs', targetsPerShard: '200' });
+
+  it('passes the function a sharded environment its reader accepts, with no cdk-nag finding', () => {
+    const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0] as {
+      Properties: { Environment: { Variables: Record<string, unknown> } };
+    };
+    const resolved = {
+      TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:alerts',
+      STATE_TABLE: 'state-table',
+      SHARD_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/shards',
+    };
+    const env = { ...(fn.Properties.Environment.Variables as Record<string, string>), ...resolved };
+    expect(readRuntimeConfig(env)).toMatchObject({ shardMode: 'sqs', targetsPerShard: 200, shardMaxAgeSeconds: 60 });
+    expect(findings).toEqual([]);
   });
 });

@@ -1,0 +1,152 @@
+/**
+ * Sharded mode with real parts: dispatch through SQS (fauxqs), consume the messages back, pages
+ * through SNS (fauxqs) and state in dynalite.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CreateQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDynamoStateTable } from '../src/adapters/dynamoStateStore.ts';
+import { fetchStatusPage } from '../src/adapters/httpStatusSource.ts';
+import { createSnsNotifier } from '../src/adapters/snsNotifier.ts';
+import { createSqsShardQueue } from '../src/adapters/sqsShardQueue.ts';
+import { buildMonitorConfig, type RawConfig } from '../src/core/monitorConfig.ts';
+import type { CycleDeps } from '../src/run.ts';
+import { consumeShards, dispatchShards, planShards } from '../src/shards.ts';
+import { credentials, type LocalDynamo, type LocalSns, region, startDynalite, startSns } from './support/emulators.ts';
+
+const BUSY = readFileSync(new URL('fixtures/apache-2.4.71/prefork-busy/report.html', import.meta.url), 'latin1');
+const RULES = JSON.stringify({
+  rules: [{ name: 'closing-seen', metric: 'slots_closing', op: '>=', threshold: 3, severity: 'critical' }],
+});
+
+function rawWith(count: number, url: string, extra: Record<string, unknown> = {}): RawConfig {
+  const targets: Record<string, string> = {};
+  for (let i = 0; i < count; i++)
+    targets[`/p/targets/web-${String(i).padStart(2, '0')}`] = JSON.stringify({ url, ...extra });
+  return { targets, rules: { '/p/rules/r': RULES }, silences: {} };
+}
+
+describe('planShards', () => {
+  it('splits the targets by name into shards, each with every rule', () => {
+    const raw = rawWith(23, 'http://127.0.0.1:1/');
+    const shards = planShards(raw, buildMonitorConfig(raw), 10, 'run-1', '2026-11-22T12:00:00Z');
+    expect(shards.map((s) => [s.shard, Object.keys(s.raw.targets).length])).toEqual([
+      [{ index: 0, count: 3 }, 10],
+      [{ index: 1, count: 3 }, 10],
+      [{ index: 2, count: 3 }, 3],
+    ]);
+    expect(Object.keys(shards[2]?.raw.targets ?? {})).toEqual([
+      '/p/targets/web-20',
+      '/p/targets/web-21',
+      '/p/targets/web-22',
+    ]);
+    expect(shards.every((s) => s.raw.rules['/p/rules/r'] === RULES && s.runId === 'run-1')).toBe(true);
+  });
+
+  it('halves a shard that would not fit in one SQS message', () => {
+    const raw = rawWith(8, 'http://127.0.0.1:1/');
+    for (const key of Object.keys(raw.targets)) {
+      raw.targets[key] = JSON.stringify({ url: 'http://127.0.0.1:1/', labels: { note: 'x'.repeat(250) } }).padEnd(
+        100_000,
+        ' ',
+      );
+    }
+    const shards = planShards(raw, buildMonitorConfig(raw), 500, 'run-2', '2026-11-22T12:00:00Z');
+    expect(shards.map((s) => Object.keys(s.raw.targets).length)).toEqual([2, 2, 2, 2]);
+    expect(shards.every((s) => Buffer.byteLength(JSON.stringify(s)) < 256 * 1024)).toBe(true);
+  });
+});
+
+describe('dispatch and consume through SQS', () => {
+  let dynamo: LocalDynamo;
+  let sns: LocalSns;
+  let page: Server;
+  let url: string;
+  let sqs: SQSClient;
+  let queueUrl: string;
+
+  beforeAll(async () => {
+    [dynamo, sns] = await Promise.all([startDynalite(), startSns()]);
+    await dynamo.createTable('shards');
+    page = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(BUSY));
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/server-status`;
+    sqs = new SQSClient({ endpoint: sns.endpoint, region, credentials });
+    queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'shards' }))).QueueUrl as string;
+  });
+  afterAll(async () => {
+    sqs.destroy();
+    page.closeAllConnections();
+    await Promise.all([dynamo.stop(), sns.stop(), new Promise<void>((resolve) => page.close(() => resolve()))]);
+  });
+
+  function deps(raw: RawConfig): CycleDeps {
+    return {
+      config: { loadRaw: async () => raw, getSecret: async () => '' },
+      table: createDynamoStateTable(dynamo.doc, 'shards'),
+      notifier: createSnsNotifier(sns.sns, sns.topicArn, { sleep: async () => {} }),
+      fetch: (t) => fetchStatusPage(t),
+      metrics: { target: () => {}, run: () => {} },
+      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      concurrency: 8,
+      evaluate: {},
+      claimLeaseMs: 60_000,
+    };
+  }
+
+  async function receiveAll(): Promise<Array<{ messageId: string; body: string }>> {
+    const out: Array<{ messageId: string; body: string }> = [];
+    for (;;) {
+      const got = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+      );
+      if (!got.Messages?.length) return out;
+      for (const m of got.Messages) out.push({ messageId: m.MessageId as string, body: m.Body as string });
+    }
+  }
+
+  it('the scheduled run sends one message per shard; each shard pages for its own targets', async () => {
+    const raw = rawWith(25, url);
+    const d = deps(raw);
+    const now = new Date('2026-11-22T12:00:00Z');
+    const dispatched = await dispatchShards(d, createSqsShardQueue(sqs, queueUrl), now, {
+      perShard: 10,
+      scheduledAt: now.toISOString(),
+    });
+    expect(dispatched).toEqual({ mode: 'dispatch', shards: 3, targets: 25, configError: null });
+    expect(await sns.drain()).toEqual([]); // dispatch fetches nothing
+
+    const records = await receiveAll();
+    expect(records).toHaveLength(3);
+    const consumed = await consumeShards(records, d, new Date(now.getTime() + 5_000), 60);
+    expect(consumed.batchItemFailures).toEqual([]);
+    expect(consumed.summaries.map((s) => s.targets)).toEqual([10, 10, 5]);
+    const pages = await sns.drain();
+    expect(pages).toHaveLength(25);
+    expect(new Set(pages.map((p) => p.attributes.target)).size).toBe(25);
+
+    // A retried shard sends nothing twice.
+    const again = await consumeShards(records.slice(0, 1), d, new Date(now.getTime() + 6_000), 60);
+    expect(again.batchItemFailures).toEqual([]);
+    expect(await sns.drain()).toEqual([]);
+  });
+
+  it('drops a stale shard and returns an unreadable one for a retry', async () => {
+    const raw = rawWith(2, url);
+    const stale = planShards(raw, buildMonitorConfig(raw), 10, 'run-old', '2026-11-22T11:00:00Z')[0];
+    const result = await consumeShards(
+      [
+        { messageId: 'stale', body: JSON.stringify(stale) },
+        { messageId: 'garbage', body: '{"version":2}' },
+      ],
+      deps(raw),
+      new Date('2026-11-22T12:00:00Z'),
+      60,
+    );
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'garbage' }]);
+    expect(result.summaries).toEqual([]);
+    expect(await sns.drain()).toEqual([]);
+  });
+});
