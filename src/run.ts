@@ -150,9 +150,11 @@ async function checkTargets(
     configError: carried.configError,
   };
   const failures = [...carried.failures];
+  // One batched read of every target's state before fetching; the conditional writes guard against overlap.
+  const stored = await deps.table.loadMany(config.targets.map((t) => t.name));
   await fetchAll(config.targets, deps.concurrency, async (target) => {
     const { observation, latencyMs } = await observe(target, deps);
-    const loaded = await deps.table.load(target.name);
+    const loaded = stored.get(target.name) ?? { state: null, targetVersion: null, alertVersions: {} };
     const result = evaluateTarget({
       target: target.name,
       labels: target.labels,

@@ -28,7 +28,8 @@ interface LoadedState {
 }
 
 interface StateTable {
-  load(target: string): Promise<LoadedState>;
+  /** The stored state of each target (batched reads); a target never seen has `state: null`. */
+  loadMany(targets: readonly string[]): Promise<Map<string, LoadedState>>;
   /** Claim the right to publish for `fingerprint`; the claimed version, or null when another run holds or advanced it. */
   claimAlert(
     fingerprint: string,
@@ -74,39 +75,54 @@ function versionCondition(expected: number | null): { ConditionExpression: strin
  * const table = createDynamoStateTable(DynamoDBDocumentClient.from(new DynamoDBClient({})), 'alerts');
  */
 function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: string): StateTable {
-  return {
-    async load(target) {
-      const head = await client.send(
-        new GetCommand({ TableName: tableName, Key: { pk: `target#${target}` }, ConsistentRead: true }),
-      );
-      if (head.Item === undefined) return { state: null, targetVersion: null, alertVersions: {} };
-      const item = head.Item;
-      const fingerprints = (item.fingerprints as string[] | undefined) ?? [];
-      const alerts: Record<string, AlertRecord> = {};
-      const alertVersions: Record<string, number> = {};
-      for (let i = 0; i < fingerprints.length; i += BATCH_GET_MAX) {
-        const keys = fingerprints.slice(i, i + BATCH_GET_MAX).map((fp) => ({ pk: `alert#${fp}` }));
-        let request: Record<string, { Keys: Array<Record<string, unknown>>; ConsistentRead: boolean }> | undefined = {
-          [tableName]: { Keys: keys, ConsistentRead: true },
-        };
-        while (request !== undefined && Object.keys(request).length > 0) {
-          const out = await client.send(new BatchGetCommand({ RequestItems: request }));
-          for (const alertItem of out.Responses?.[tableName] ?? []) {
-            const record = alertItem.record as AlertRecord;
-            alerts[record.fingerprint] = record;
-            alertVersions[record.fingerprint] = alertItem.version as number;
-          }
-          request = out.UnprocessedKeys as typeof request;
-        }
-      }
-      const state: TargetState = {
-        target,
-        evaluatedAt: (item.evaluatedAt as string | null) ?? null,
-        consecutiveFailures: (item.consecutiveFailures as number | undefined) ?? 0,
-        counters: (item.counters as TargetState['counters']) ?? null,
-        alerts,
+  /** Items by key, 100 keys a call, following UnprocessedKeys; consistent reads. */
+  async function batchGet(wanted: string[]): Promise<Map<string, Record<string, unknown>>> {
+    const keys = [...new Set(wanted)]; // BatchGetItem rejects a request that repeats a key
+    const items = new Map<string, Record<string, unknown>>();
+    for (let i = 0; i < keys.length; i += BATCH_GET_MAX) {
+      type Request = Record<string, { Keys: Array<Record<string, unknown>>; ConsistentRead: boolean }>;
+      let request: Request | undefined = {
+        [tableName]: { Keys: keys.slice(i, i + BATCH_GET_MAX).map((pk) => ({ pk })), ConsistentRead: true },
       };
-      return { state, targetVersion: item.version as number, alertVersions };
+      while (request !== undefined && Object.keys(request).length > 0) {
+        const out = await client.send(new BatchGetCommand({ RequestItems: request }));
+        for (const item of out.Responses?.[tableName] ?? []) items.set(item.pk as string, item);
+        request = out.UnprocessedKeys as Request | undefined;
+      }
+    }
+    return items;
+  }
+
+  return {
+    async loadMany(targets) {
+      const heads = await batchGet(targets.map((t) => `target#${t}`));
+      const fingerprints = [...heads.values()].flatMap((item) => (item.fingerprints as string[] | undefined) ?? []);
+      const alertItems = await batchGet(fingerprints.map((fp) => `alert#${fp}`));
+      const loaded = new Map<string, LoadedState>();
+      for (const target of targets) {
+        const item = heads.get(`target#${target}`);
+        if (item === undefined) {
+          loaded.set(target, { state: null, targetVersion: null, alertVersions: {} });
+          continue;
+        }
+        const alerts: Record<string, AlertRecord> = {};
+        const alertVersions: Record<string, number> = {};
+        for (const fp of (item.fingerprints as string[] | undefined) ?? []) {
+          const alertItem = alertItems.get(`alert#${fp}`);
+          if (alertItem === undefined) continue; // expired by TTL or deleted
+          alerts[fp] = alertItem.record as AlertRecord;
+          alertVersions[fp] = alertItem.version as number;
+        }
+        const state: TargetState = {
+          target,
+          evaluatedAt: (item.evaluatedAt as string | null) ?? null,
+          consecutiveFailures: (item.consecutiveFailures as number | undefined) ?? 0,
+          counters: (item.counters as TargetState['counters']) ?? null,
+          alerts,
+        };
+        loaded.set(target, { state, targetVersion: item.version as number, alertVersions });
+      }
+      return loaded;
     },
 
     async claimAlert(fingerprint, expectedVersion, token, now, leaseMs) {

@@ -133,7 +133,15 @@ function buildMonitorConfig(raw: RawConfig): MonitorConfig {
   const targets: TargetConfig[] = [];
   for (const [parameter, text] of Object.entries(raw.targets).sort(([a], [b]) => a.localeCompare(b))) {
     const target = readTarget(parameter, leaf(parameter), text, problems);
-    if (target !== null) targets.push(target);
+    if (target === null) continue;
+    const twin = targets.find((t) => t.name === target.name);
+    if (twin) {
+      problems.push({
+        parameter,
+        field: null,
+        message: `expected a unique target name, found "${target.name}" again (also ${twin.url})`,
+      });
+    } else targets.push(target);
   }
   const toDocs = (record: Record<string, string>) =>
     Object.entries(record)

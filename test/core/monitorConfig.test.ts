@@ -47,6 +47,13 @@ describe('buildMonitorConfig', () => {
     ['a timeout too small', target({ url: 'http://x/', timeoutMs: 5 }), '/p/targets/web-1', 'timeoutMs', /found 5$/],
     ['an unknown field', target({ url: 'http://x/', user: 'me' }), '/p/targets/web-1', null, /user/],
     ['a bad name', { '/p/targets/web 1': '{"url":"http://x/"}' }, '/p/targets/web 1', null, /expected a target name/],
+    [
+      'a name used twice in two folders',
+      { '/p/targets/eu/web-1': '{"url":"http://a/"}', '/p/targets/us/web-1': '{"url":"http://b/"}' },
+      '/p/targets/us/web-1',
+      null,
+      /expected a unique target name, found "web-1" again \(also http:\/\/a\/\)/,
+    ],
   ])('rejects a target with %s, naming parameter and field', (_name, targets, parameter, field, message) => {
     let error: unknown;
     try {
