@@ -23,6 +23,8 @@ interface RuntimeConfig {
   shardQueueUrl: string | null;
   targetsPerShard: number;
   shardMaxAgeSeconds: number;
+  /** Which targets get per-target CloudWatch metrics: every one, none, or the names listed. */
+  targetMetrics: 'all' | 'none' | string[];
 }
 
 class EnvironmentError extends Error {
@@ -86,6 +88,19 @@ const ENV_SCHEMA = z.object({
   SHARD_QUEUE_URL: z.string().optional(),
   TARGETS_PER_SHARD: integer('TARGETS_PER_SHARD', 10, 1000, 500),
   SHARD_MAX_AGE_SECONDS: integer('SHARD_MAX_AGE_SECONDS', 10, 86_400, 60),
+  // Custom metrics cost per metric and month: large fleets may keep them to a few targets.
+  TARGET_METRICS: z
+    .string()
+    .optional()
+    .transform((v) => {
+      const t = (v ?? '').trim();
+      if (t === '' || t === 'all') return 'all' as const;
+      if (t === 'none') return 'none' as const;
+      return t
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== '');
+    }),
 });
 
 /**
@@ -121,8 +136,15 @@ function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConf
     shardQueueUrl: v.SHARD_QUEUE_URL || null,
     targetsPerShard: v.TARGETS_PER_SHARD,
     shardMaxAgeSeconds: v.SHARD_MAX_AGE_SECONDS,
+    targetMetrics: v.TARGET_METRICS,
   };
 }
 
 export type { RuntimeConfig };
-export { DEFAULT_SSM_PREFIX, EnvironmentError, readRuntimeConfig };
+
+/** Whether `target` gets per-target metrics under the `TARGET_METRICS` setting. */
+function wantsTargetMetrics(setting: RuntimeConfig['targetMetrics'], target: string): boolean {
+  return setting === 'all' || (Array.isArray(setting) && setting.includes(target));
+}
+
+export { DEFAULT_SSM_PREFIX, EnvironmentError, readRuntimeConfig, wantsTargetMetrics };

@@ -17,7 +17,7 @@ import { fetchStatusPage } from './adapters/httpStatusSource.ts';
 import { createSnsNotifier } from './adapters/snsNotifier.ts';
 import { createSqsShardQueue } from './adapters/sqsShardQueue.ts';
 import { createSsmConfigSource } from './adapters/ssmConfigSource.ts';
-import { readRuntimeConfig } from './config.ts';
+import { readRuntimeConfig, wantsTargetMetrics } from './config.ts';
 import { type CycleDeps, type MetricsSink, runCycle, type TargetMetrics } from './run.ts';
 import { consumeShards, dispatchShards } from './shards.ts';
 
@@ -40,6 +40,8 @@ const config = createSsmConfigSource(new SSMProvider(), env.ssmPrefix, env.confi
 /** Per-target metrics go out as one EMF document per target, with a `target` dimension. */
 const metricsSink: MetricsSink = {
   target({ target, up, fetchLatencyMs, report }: TargetMetrics) {
+    if (env.targetMetrics === 'none' || (Array.isArray(env.targetMetrics) && !env.targetMetrics.includes(target)))
+      return;
     const perTarget = new Metrics({ namespace: NAMESPACE, serviceName: SERVICE, defaultDimensions: { target } });
     perTarget.addMetric('TargetUp', MetricUnit.Count, up ? 1 : 0);
     perTarget.addMetric('FetchLatency', MetricUnit.Milliseconds, fetchLatencyMs);

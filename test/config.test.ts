@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EnvironmentError, readRuntimeConfig } from '../src/config.ts';
+import { EnvironmentError, readRuntimeConfig, wantsTargetMetrics } from '../src/config.ts';
 
 const REQUIRED = { TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:alerts', STATE_TABLE: 'alerts' };
 
@@ -18,6 +18,7 @@ describe('readRuntimeConfig', () => {
       shardQueueUrl: null,
       targetsPerShard: 500,
       shardMaxAgeSeconds: 60,
+      targetMetrics: 'all',
     });
   });
 
@@ -30,6 +31,7 @@ describe('readRuntimeConfig', () => {
       CONFIG_MAX_AGE_SECONDS: '0',
       FETCH_CONCURRENCY: '64',
       CHATBOT_FORMAT: 'true',
+      TARGET_METRICS: 'web-1, web-2',
     });
     expect(config).toMatchObject({
       ssmPrefix: '/team/apache',
@@ -38,6 +40,7 @@ describe('readRuntimeConfig', () => {
       configMaxAgeSeconds: 0,
       fetchConcurrency: 64,
       chatbotFormat: true,
+      targetMetrics: ['web-1', 'web-2'],
     });
   });
 
@@ -63,5 +66,17 @@ describe('readRuntimeConfig', () => {
       'CHATBOT_FORMAT expects true or false',
       'SHARD_QUEUE_URL is required when SHARD_MODE is sqs',
     ]);
+  });
+});
+
+describe('wantsTargetMetrics', () => {
+  it.each([
+    ['all', 'web-1', true],
+    ['none', 'web-1', false],
+    ['web-1,web-2', 'web-2', true],
+    ['web-1,web-2', 'web-3', false],
+  ])('TARGET_METRICS=%s, target %s: %s', (setting, target, expected) => {
+    const { targetMetrics } = readRuntimeConfig({ ...REQUIRED, TARGET_METRICS: setting });
+    expect(wantsTargetMetrics(targetMetrics, target)).toBe(expected);
   });
 });

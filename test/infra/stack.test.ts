@@ -118,6 +118,7 @@ describe('HttpdStatusAlertsStack with default context', () => {
       shardQueueUrl: null,
       targetsPerShard: 500,
       shardMaxAgeSeconds: 60,
+      targetMetrics: 'all',
     });
   });
 
