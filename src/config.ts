@@ -1,9 +1,10 @@
 /**
  * The Lambda's environment, read and validated once at start-up. Every problem is listed.
  */
-import { z } from 'zod';
+
 import { DEFAULT_DOWN_AFTER_FAILURES, DEFAULT_REPEAT_INTERVAL_MS } from './core/constants.ts';
 import { parseDuration } from './core/rules/duration.ts';
+import { z } from './core/zod.ts';
 
 const DEFAULT_SSM_PREFIX = '/httpd-status-alerts';
 const DEFAULT_CONFIG_MAX_AGE_SECONDS = 60;
@@ -36,71 +37,73 @@ class EnvironmentError extends Error {
   }
 }
 
-const integer = (name: string, min: number, max: number, fallback: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v === '') return fallback;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < min || n > max) {
-        ctx.addIssue({ code: 'custom', message: `${name} expects a whole number from ${min} to ${max}, found "${v}"` });
+/** An optional variable read by `read`, which reports a problem with `fail` and returns its value. */
+function variable<T>(read: (value: string | undefined, fail: (message: string) => never) => T) {
+  return z.pipe(
+    z.optional(z.string()),
+    z.transform((value: string | undefined, ctx) => {
+      try {
+        return read(value, (message) => {
+          throw new Problem(message);
+        });
+      } catch (error) {
+        if (!(error instanceof Problem)) throw error;
+        ctx.issues.push({ code: 'custom', message: error.message, input: value });
         return z.NEVER;
       }
-      return n;
-    });
+    }),
+  );
+}
+
+/** Carries a problem out of a reader; caught by `variable`. */
+class Problem extends Error {}
+
+const integer = (name: string, min: number, max: number, fallback: number) =>
+  variable((v, fail) => {
+    if (v === undefined || v === '') return fallback;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max)
+      fail(`${name} expects a whole number from ${min} to ${max}, found "${v}"`);
+    return n;
+  });
 
 const ENV_SCHEMA = z.object({
-  SSM_PREFIX: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      const prefix = v === undefined || v === '' ? DEFAULT_SSM_PREFIX : v.replace(/\/+$/, '');
-      if (!/^\/[A-Za-z0-9_.\-/]+$/.test(prefix)) {
-        ctx.addIssue({ code: 'custom', message: `SSM_PREFIX expects a path like /httpd-status-alerts, found "${v}"` });
-        return z.NEVER;
-      }
-      return prefix;
-    }),
+  SSM_PREFIX: variable((v, fail) => {
+    const prefix = v === undefined || v === '' ? DEFAULT_SSM_PREFIX : v.replace(/\/+$/, '');
+    if (!/^\/[A-Za-z0-9_.\-/]+$/.test(prefix))
+      fail(`SSM_PREFIX expects a path like /httpd-status-alerts, found "${v}"`);
+    return prefix;
+  }),
   TOPIC_ARN: z
     .string({ error: 'TOPIC_ARN is required: the ARN of the SNS topic to publish to' })
-    .regex(/^arn:[^:]+:sns:/, 'TOPIC_ARN expects an SNS topic ARN (arn:aws:sns:...)'),
+    .check(z.regex(/^arn:[^:]+:sns:/, { error: 'TOPIC_ARN expects an SNS topic ARN (arn:aws:sns:...)' })),
   STATE_TABLE: z
     .string({ error: 'STATE_TABLE is required: the name of the DynamoDB state table' })
-    .min(3, 'STATE_TABLE expects a DynamoDB table name'),
-  REPEAT_INTERVAL: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v === '') return DEFAULT_REPEAT_INTERVAL_MS;
-      const ms = parseDuration(v);
-      if (ms === null || ms <= 0) {
-        ctx.addIssue({ code: 'custom', message: `REPEAT_INTERVAL expects a duration like 4h or 30m, found "${v}"` });
-        return z.NEVER;
-      }
-      return ms;
-    }),
+    .check(z.minLength(3, { error: 'STATE_TABLE expects a DynamoDB table name' })),
+  REPEAT_INTERVAL: variable((v, fail) => {
+    if (v === undefined || v === '') return DEFAULT_REPEAT_INTERVAL_MS;
+    const ms = parseDuration(v);
+    if (ms === null || ms <= 0) fail(`REPEAT_INTERVAL expects a duration like 4h or 30m, found "${v}"`);
+    return ms as number;
+  }),
   DOWN_AFTER_FAILURES: integer('DOWN_AFTER_FAILURES', 1, 100, DEFAULT_DOWN_AFTER_FAILURES),
   CONFIG_MAX_AGE_SECONDS: integer('CONFIG_MAX_AGE_SECONDS', 0, 86_400, DEFAULT_CONFIG_MAX_AGE_SECONDS),
   FETCH_CONCURRENCY: integer('FETCH_CONCURRENCY', 1, 1000, DEFAULT_FETCH_CONCURRENCY),
-  CHATBOT_FORMAT: z.enum(['true', 'false', '']).optional(),
-  SHARD_MODE: z.enum(['none', 'sqs', '']).optional(),
-  SHARD_QUEUE_URL: z.string().optional(),
+  CHATBOT_FORMAT: z.optional(z.enum(['true', 'false', ''])),
+  SHARD_MODE: z.optional(z.enum(['none', 'sqs', ''])),
+  SHARD_QUEUE_URL: z.optional(z.string()),
   TARGETS_PER_SHARD: integer('TARGETS_PER_SHARD', 10, 1000, 500),
   SHARD_MAX_AGE_SECONDS: integer('SHARD_MAX_AGE_SECONDS', 10, 86_400, 60),
   // Custom metrics cost per metric and month: large fleets may keep them to a few targets.
-  TARGET_METRICS: z
-    .string()
-    .optional()
-    .transform((v) => {
-      const t = (v ?? '').trim();
-      if (t === '' || t === 'all') return 'all' as const;
-      if (t === 'none') return 'none' as const;
-      return t
-        .split(',')
-        .map((name) => name.trim())
-        .filter((name) => name !== '');
-    }),
+  TARGET_METRICS: variable((v) => {
+    const t = (v ?? '').trim();
+    if (t === '' || t === 'all') return 'all' as const;
+    if (t === 'none') return 'none' as const;
+    return t
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== '');
+  }),
 });
 
 /**

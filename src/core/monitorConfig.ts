@@ -2,10 +2,11 @@
  * The monitor's configuration from its raw parameters (`<prefix>/targets/*`, `rules/*`,
  * `silences/*`): validated whole, every problem naming its parameter and field.
  */
-import { z } from 'zod';
+
 import { parseSilencesDocuments, type Silence, SilencesValidationError } from './alerts/silences.ts';
 import { DEFAULT_RULES, parseRulesDocuments, RulesValidationError } from './rules/document.ts';
 import type { Rule, ValidationProblem } from './rules/types.ts';
+import { z } from './zod.ts';
 
 /** Parameter name -> value, for each of the three folders. */
 interface RawConfig {
@@ -52,21 +53,16 @@ class ConfigurationError extends Error {
 
 const TARGET_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 
-const TARGET_SCHEMA = z
-  .object({
-    url: z.string().regex(/^https?:\/\/[^/\s]+/, 'expected an http:// or https:// URL'),
-    timeoutMs: z.number().int().min(100).max(60_000).optional(),
-    maxBytes: z
-      .number()
-      .int()
-      .min(1024)
-      .max(64 * 1024 * 1024)
-      .optional(),
-    labels: z.record(z.string(), z.string().max(256)).optional(),
-    authParameter: z.string().startsWith('/', 'expected an SSM parameter name starting with /').optional(),
-    caBundleParameter: z.string().startsWith('/', 'expected an SSM parameter name starting with /').optional(),
-  })
-  .strict();
+const SSM_NAME = z.string().check(z.startsWith('/', { error: 'expected an SSM parameter name starting with /' }));
+
+const TARGET_SCHEMA = z.strictObject({
+  url: z.string().check(z.regex(/^https?:\/\/[^/\s]+/, { error: 'expected an http:// or https:// URL' })),
+  timeoutMs: z.optional(z.int().check(z.gte(100), z.lte(60_000))),
+  maxBytes: z.optional(z.int().check(z.gte(1024), z.lte(64 * 1024 * 1024))),
+  labels: z.optional(z.record(z.string(), z.string().check(z.maxLength(256)))),
+  authParameter: z.optional(SSM_NAME),
+  caBundleParameter: z.optional(SSM_NAME),
+});
 
 function describe(value: unknown): string {
   const text = JSON.stringify(value);

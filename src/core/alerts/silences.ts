@@ -2,11 +2,12 @@
  * Silences: time-bounded matchers (target, rule) that suppress notifications. The alert's state
  * still advances, so what a silence held back is sent when it ends.
  */
-import { z } from 'zod';
+
 import { globMatch } from '../rules/glob.ts';
 import { formatProblems, issuesToProblems, readItems } from '../rules/problems.ts';
 import { globSchema } from '../rules/schema.ts';
 import type { ValidationProblem } from '../rules/types.ts';
+import { z } from '../zod.ts';
 
 interface Silence {
   /** Where it came from (SSM parameter name or file), for people. */
@@ -22,10 +23,12 @@ interface Silence {
 
 const silenceSchema = z.strictObject(
   {
-    target: globSchema.optional(),
-    rule: globSchema.optional(),
+    target: z.optional(globSchema),
+    rule: z.optional(globSchema),
     until: z.iso.datetime({ offset: true, error: 'expected an ISO-8601 time with a zone, e.g. 2026-11-22T14:00:00Z' }),
-    comment: z.string({ error: 'expected a string' }).max(500, { error: 'expected at most 500 characters' }).optional(),
+    comment: z.optional(
+      z.string({ error: 'expected a string' }).check(z.maxLength(500, { error: 'expected at most 500 characters' })),
+    ),
   },
   { error: 'expected a silence object' },
 );

@@ -2,7 +2,7 @@
  * Shared by the rules and silences documents: JSON reading and zod issues turned into problems
  * that name source, rule and field, with what was expected and what was found.
  */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { ValidationProblem } from './types.ts';
 
 /** A short, one-line rendering of a found value (report and config text is never trusted). */
