@@ -40,8 +40,7 @@ const config = createSsmConfigSource(new SSMProvider(), env.ssmPrefix, env.confi
 /** Per-target metrics go out as one EMF document per target, with a `target` dimension. */
 const metricsSink: MetricsSink = {
   target({ target, up, fetchLatencyMs, report }: TargetMetrics) {
-    if (env.targetMetrics === 'none' || (Array.isArray(env.targetMetrics) && !env.targetMetrics.includes(target)))
-      return;
+    if (!wantsTargetMetrics(env.targetMetrics, target)) return;
     const perTarget = new Metrics({ namespace: NAMESPACE, serviceName: SERVICE, defaultDimensions: { target } });
     perTarget.addMetric('TargetUp', MetricUnit.Count, up ? 1 : 0);
     perTarget.addMetric('FetchLatency', MetricUnit.Milliseconds, fetchLatencyMs);
