@@ -91,6 +91,18 @@ function object(value: unknown): unknown {
   return typeof value === 'string' ? JSON.parse(value) : value;
 }
 
+/** Reads whole-number context values in a range; a bad one is listed in `problems` and its default kept. */
+function integerReader(get: Lookup, problems: string[]) {
+  return (key: string, min: number, max: number, fallback: number): number => {
+    const raw = get(key);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (Number.isInteger(value) && value >= min && value <= max) return value;
+    problems.push(`${key}: expected an integer from ${min} to ${max}, found ${JSON.stringify(raw)}`);
+    return fallback;
+  };
+}
+
 /**
  * Builds the configuration from context values.
  * @example readConfig((key) => app.node.tryGetContext(key))
@@ -99,14 +111,7 @@ function readConfig(get: Lookup): AlertsConfig {
   const problems: string[] = [];
   const c: AlertsConfig = { ...DEFAULT_CONFIG, targets: {} };
 
-  const int = (key: string, min: number, max: number, fallback: number): number => {
-    const raw = get(key);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (Number.isInteger(value) && value >= min && value <= max) return value;
-    problems.push(`${key}: expected an integer from ${min} to ${max}, found ${JSON.stringify(raw)}`);
-    return fallback;
-  };
+  const int = integerReader(get, problems);
   const flag = (key: string, fallback: boolean): boolean => {
     const raw = get(key);
     if (raw === undefined) return fallback;
@@ -212,4 +217,12 @@ function readConfig(get: Lookup): AlertsConfig {
   return c;
 }
 
-export { type AlertsConfig, ConfigError, DEFAULT_CONFIG, readConfig, type SeedTarget, type VpcPlacement };
+export {
+  type AlertsConfig,
+  ConfigError,
+  DEFAULT_CONFIG,
+  integerReader,
+  readConfig,
+  type SeedTarget,
+  type VpcPlacement,
+};

@@ -10,6 +10,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { integerReader } from '../config.ts';
 
 const SHARD_MODES = { none: 'none', sqs: 'sqs' } as const;
 type ShardMode = (typeof SHARD_MODES)[keyof typeof SHARD_MODES];
@@ -66,14 +67,7 @@ class ShardingConfigError extends Error {
  */
 function readShardingSettings(get: (key: string) => unknown): ShardingSettings {
   const problems: string[] = [];
-  const int = (key: string, min: number, max: number, fallback: number): number => {
-    const raw = get(key);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (Number.isInteger(value) && value >= min && value <= max) return value;
-    problems.push(`${key}: expected an integer from ${min} to ${max}, found ${JSON.stringify(raw)}`);
-    return fallback;
-  };
+  const int = integerReader(get, problems);
   const rawMode = get('shardMode') ?? SHARD_MODES.none;
   const mode = Object.values(SHARD_MODES).find((m) => m === rawMode);
   if (mode === undefined) problems.push(`shardMode: expected none or sqs, found ${JSON.stringify(rawMode)}`);
