@@ -8,16 +8,16 @@ import type { Construct } from 'constructs';
 import type { AlertsConfig } from './config.ts';
 import { ConfigParameters } from './constructs/configParameters.ts';
 import { StatusDashboard } from './constructs/dashboard.ts';
-import { MonitorFunction } from './constructs/monitorFunction.ts';
+import { HANDLER_ENTRY, MonitorFunction, SHARDED_HANDLER_ENTRY } from './constructs/monitorFunction.ts';
 import { Notifications } from './constructs/notifications.ts';
-import { Sharding } from './constructs/sharding.ts';
+import { readShardingSettings, SHARD_MODES, Sharding } from './constructs/sharding.ts';
 import { Watchdog } from './constructs/watchdog.ts';
 import { defaultRulesDocument } from './defaultRules.ts';
 import { acknowledgeFindings } from './nag.ts';
 
 interface HttpdStatusAlertsStackProps extends StackProps {
   config: AlertsConfig;
-  /** The handler module; `src/handler.ts` unless a test substitutes a stub. */
+  /** The handler module; by shard mode `src/handler.ts` or `src/shardedHandler.ts`, unless a test substitutes a stub. */
   handlerEntry?: string;
 }
 
@@ -47,16 +47,19 @@ class HttpdStatusAlertsStack extends Stack {
       rulesDocument: defaultRulesDocument(),
       targets: config.targets,
     });
+    // Why: past what one invocation checks in its interval, fan the targets out over SQS (-c shardMode=sqs).
+    const sharding = readShardingSettings((key) => this.node.tryGetContext(key));
+    const entry = sharding.mode === SHARD_MODES.sqs ? SHARDED_HANDLER_ENTRY : HANDLER_ENTRY;
     this.monitor = new MonitorFunction(this, 'Monitor', {
       config,
       table: this.table,
       alertTopic: this.notifications.alertTopic,
       topicKey: this.notifications.key,
-      ...(props.handlerEntry === undefined ? {} : { entry: props.handlerEntry }),
+      entry: props.handlerEntry ?? entry,
     });
-    // Why: past what one invocation checks in its interval, fan the targets out over SQS (-c shardMode=sqs).
     new Sharding(this, 'Sharding', {
       fn: this.monitor.fn,
+      settings: sharding,
       scheduleMinutes: config.scheduleMinutes,
       deadLetterQueue: this.monitor.failures,
     });

@@ -1,107 +1,24 @@
 /**
- * The Lambda: a composition root. Environment read once, clients made at module scope (reused
- * while warm), one `runCycle` per scheduled event. SDK clients honour `AWS_ENDPOINT_URL_*`.
+ * The Lambda's default entry, a composition root: one `runCycle` per scheduled event. Sharded
+ * mode (`-c shardMode=sqs`) deploys `src/shardedHandler.ts` instead, so this bundle carries no
+ * SQS client.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SNSClient } from '@aws-sdk/client-sns';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import middy from '@middy/core';
-import { createDynamoStateTable } from './adapters/dynamoStateStore.ts';
-import { fetchStatusPage } from './adapters/httpStatusSource.ts';
-import { createSnsNotifier } from './adapters/snsNotifier.ts';
-import { createSqsShardQueue } from './adapters/sqsShardQueue.ts';
-import { createSsmConfigSource } from './adapters/ssmConfigSource.ts';
-import { readRuntimeConfig, wantsTargetMetrics } from './config.ts';
-import { type CycleDeps, type MetricsSink, runCycle, type TargetMetrics } from './run.ts';
-import { consumeShards, dispatchShards } from './shards.ts';
+import { EnvironmentError } from './config.ts';
+import { asLambdaHandler, deps, env, isSqsEvent } from './lambda/runtime.ts';
+import { runCycle } from './run.ts';
 
-const NAMESPACE = 'HttpdStatusAlerts';
-const SERVICE = 'httpd-status-alerts';
+// Why: a stack that set SHARD_MODE=sqs but deployed this entry would check every target in one run.
+if (env.shardMode === 'sqs')
+  throw new EnvironmentError([
+    'SHARD_MODE: expected none for src/handler.ts, found sqs (sharded mode deploys src/shardedHandler.ts)',
+  ]);
 
-const env = readRuntimeConfig(process.env);
-const logger = new Logger({ serviceName: SERVICE });
-const metrics = new Metrics({ namespace: NAMESPACE, serviceName: SERVICE });
-const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
-  marshallOptions: { removeUndefinedValues: true },
-});
-const table = createDynamoStateTable(documentClient, env.stateTable);
-// The notifier retries throttling and 5xx itself; SDK retries on top would multiply the attempts.
-const notifier = createSnsNotifier(new SNSClient({ maxAttempts: 1 }), env.topicArn, {
-  chatbotFormat: env.chatbotFormat,
-});
-const config = createSsmConfigSource(new SSMProvider(), env.ssmPrefix, env.configMaxAgeSeconds);
-
-/** Per-target metrics go out as one EMF document per target, with a `target` dimension. */
-const metricsSink: MetricsSink = {
-  target({ target, up, fetchLatencyMs, report }: TargetMetrics) {
-    if (!wantsTargetMetrics(env.targetMetrics, target)) return;
-    const perTarget = new Metrics({ namespace: NAMESPACE, serviceName: SERVICE, defaultDimensions: { target } });
-    perTarget.addMetric('TargetUp', MetricUnit.Count, up ? 1 : 0);
-    perTarget.addMetric('FetchLatency', MetricUnit.Milliseconds, fetchLatencyMs);
-    if (report !== null) {
-      const c = report.counts;
-      perTarget.addMetric('BusySlots', MetricUnit.Count, c.S + c.R + c.W + c.K + c.D + c.C + c.L + c.I);
-      perTarget.addMetric('IdleSlots', MetricUnit.Count, c._);
-      perTarget.addMetric('ClosingSlots', MetricUnit.Count, c.C);
-      const ssl = report.sslCache;
-      const retrieves = ssl === null ? 0 : ssl.retrieveHits + ssl.retrieveMisses;
-      if (ssl !== null && retrieves > 0)
-        perTarget.addMetric('SslCacheMissRatio', MetricUnit.NoUnit, ssl.retrieveMisses / retrieves);
-    }
-    perTarget.publishStoredMetrics();
-  },
-  run({ alertsSent }) {
-    metrics.addMetric('AlertsSent', MetricUnit.Count, alertsSent);
-    // The stack alarms when this stops arriving: the monitor itself stopped.
-    metrics.addMetric('Heartbeat', MetricUnit.Count, 1);
-  },
-};
-
-const deps: CycleDeps = {
-  config,
-  table,
-  notifier,
-  fetch: (target) => fetchStatusPage(target),
-  metrics: metricsSink,
-  logger,
-  concurrency: env.fetchConcurrency,
-  evaluate: { repeatIntervalMs: env.repeatIntervalMs, downAfterFailures: env.downAfterFailures },
-  claimLeaseMs: 5 * 60 * 1000,
-};
-const shardQueue = env.shardQueueUrl === null ? null : createSqsShardQueue(new SQSClient({}), env.shardQueueUrl);
-
-interface SqsEvent {
-  Records: Array<{ eventSource: string; messageId: string; body: string }>;
-}
-
-function isSqsEvent(event: unknown): event is SqsEvent {
-  const records = (event as Partial<SqsEvent> | null)?.Records;
-  return Array.isArray(records) && records.length > 0 && records.every((r) => r?.eventSource === 'aws:sqs');
-}
-
-/** A scheduled event runs the checks (or, sharded, dispatches them); an SQS event checks a shard. */
 async function check(event: unknown): Promise<unknown> {
-  const now = new Date();
-  if (isSqsEvent(event)) {
-    if (env.shardMode !== 'sqs')
-      throw new Error('expected a scheduled event, found an SQS event while SHARD_MODE is not sqs');
-    const { batchItemFailures } = await consumeShards(event.Records, deps, now, env.shardMaxAgeSeconds);
-    return { batchItemFailures };
-  }
-  if (env.shardMode === 'sqs' && shardQueue !== null) {
-    const time = (event as { time?: unknown } | null)?.time;
-    const scheduledAt = typeof time === 'string' && !Number.isNaN(Date.parse(time)) ? time : now.toISOString();
-    return dispatchShards(deps, shardQueue, now, { perShard: env.targetsPerShard, scheduledAt });
-  }
-  return runCycle(deps, now);
+  if (isSqsEvent(event))
+    throw new Error('expected a scheduled event, found an SQS event (sharded mode deploys src/shardedHandler.ts)');
+  return runCycle(deps, new Date());
 }
 
-const handler = middy(check).use(injectLambdaContext(logger)).use(logMetrics(metrics));
+const handler = asLambdaHandler(check);
 
 export { handler };

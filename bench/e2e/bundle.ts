@@ -8,13 +8,36 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
+import { BUNDLE_ALIASES } from '../../infra/constructs/monitorFunction.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ENTRY = join(ROOT, 'src/handler.ts');
+const SHARDED_ENTRY = join(ROOT, 'src/shardedHandler.ts');
 /** The banner NodejsFunction adds (infra/constructs/monitorFunction.ts). */
 const BANNER = "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
+/** esbuild options equal to the stack's bundling (infra/constructs/monitorFunction.ts). */
+const STACK_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  target: 'node22',
+  format: 'esm',
+  minify: true,
+  mainFields: ['module', 'main'],
+  alias: BUNDLE_ALIASES,
+  absWorkingDir: ROOT,
+  logLevel: 'error',
+} as const satisfies BuildOptions;
+/** Only the SDK clients and commands the function uses: the floor under any bundle of it. */
+const SDK_CLIENTS_ONLY = `
+import { GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+export const clients = [new SSMClient({}), new SNSClient({}), DynamoDBDocumentClient.from(new DynamoDBClient({}))];
+export const commands = [GetParametersByPathCommand, PublishCommand, BatchGetCommand, DeleteCommand, GetCommand, PutCommand];
+`;
 
 interface Bundle {
   /** `cdk synth` or `esbuild` (same options as the stack) when synth failed. */
@@ -68,18 +91,12 @@ async function buildBundle(): Promise<Bundle> {
   const dir = mkdtempSync(join(tmpdir(), 'hsa-bench-esbuild-'));
   const file = join(dir, 'index.mjs');
   await build({
+    ...STACK_OPTIONS,
     entryPoints: [ENTRY],
     outfile: file,
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    minify: true,
     sourcemap: true,
     sourcesContent: false,
-    mainFields: ['module', 'main'],
     banner: { js: BANNER },
-    logLevel: 'error',
   });
   return {
     source: 'esbuild (stack options)',
@@ -108,6 +125,50 @@ async function buildExternal(): Promise<string> {
     logLevel: 'error',
   });
   return file;
+}
+
+/** Bytes of the minified bundle by owner, and of the bundles it is compared with. */
+interface SizeBreakdown {
+  /** 'our code', 'AWS SDK', 'Powertools', 'zod', 'middy', 'other'. */
+  byOwner: Record<string, number>;
+  /** The sharded-mode entry, `src/shardedHandler.ts` (adds the SQS client). */
+  shardedBytes: number;
+  /** The SDK clients and commands the function uses, alone, with the same options. */
+  sdkClientsOnlyBytes: number;
+  /** The default entry with the SDK's own credential chain (no alias): what the alias saves. */
+  withoutAliasBytes: number;
+}
+
+function ownerOf(input: string): string {
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
+  if (pkg === undefined) return input.startsWith('src/') ? 'our code' : 'other';
+  if (/^@(aws-sdk|smithy|aws)\//.test(pkg) || ['mnemonist', 'obliterator'].includes(pkg)) return 'AWS SDK';
+  if (pkg.startsWith('@aws-lambda-powertools/')) return 'Powertools';
+  if (pkg.startsWith('@middy/')) return 'middy';
+  return pkg === 'zod' ? 'zod' : 'other';
+}
+
+/** Builds in memory with the stack's options and metafiles: where the bytes go. */
+async function sizeBreakdown(): Promise<SizeBreakdown> {
+  const measure = async (options: BuildOptions) => {
+    const result = await build({ ...STACK_OPTIONS, outfile: 'index.mjs', write: false, metafile: true, ...options });
+    const output = Object.values(result.metafile?.outputs ?? {})[0];
+    if (output === undefined) throw new Error('expected one esbuild output, found none');
+    return output;
+  };
+  const main = await measure({ entryPoints: [ENTRY] });
+  const byOwner: Record<string, number> = {};
+  for (const [input, { bytesInOutput }] of Object.entries(main.inputs)) {
+    const owner = ownerOf(input);
+    byOwner[owner] = (byOwner[owner] ?? 0) + bytesInOutput;
+  }
+  const stdin = { contents: SDK_CLIENTS_ONLY, resolveDir: ROOT, loader: 'js' as const };
+  return {
+    byOwner,
+    shardedBytes: (await measure({ entryPoints: [SHARDED_ENTRY] })).bytes,
+    sdkClientsOnlyBytes: (await measure({ stdin })).bytes,
+    withoutAliasBytes: (await measure({ entryPoints: [ENTRY], alias: {} })).bytes,
+  };
 }
 
 interface ImportTiming {
@@ -141,4 +202,13 @@ async function importTiming(
   return out;
 }
 
-export { type Bundle, buildBundle, buildExternal, ENTRY, type ImportTiming, importTiming };
+export {
+  type Bundle,
+  buildBundle,
+  buildExternal,
+  ENTRY,
+  type ImportTiming,
+  importTiming,
+  type SizeBreakdown,
+  sizeBreakdown,
+};

@@ -16,7 +16,7 @@ import { gzipSync } from 'node:zlib';
 import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import { parseReport } from '../../src/core/report/parse.ts';
 import { region, startDynalite, startSns } from '../../test/support/emulators.ts';
-import { buildBundle, buildExternal, ENTRY, importTiming } from './bundle.ts';
+import { buildBundle, buildExternal, ENTRY, importTiming, sizeBreakdown } from './bundle.ts';
 import { startCountingProxy } from './countingProxy.ts';
 import { startFakeSsm } from './fakeSsm.ts';
 import { type BenchTarget, startFleet, TARGET_KINDS } from './fleet.ts';
@@ -117,8 +117,9 @@ async function main(): Promise<void> {
       bytes: bundle.bytes,
       gzipBytes: gzipSync(code, { level: 9 }).length,
       synthError: bundle.synthError,
+      breakdown: await sizeBreakdown(),
     };
-    console.log('bundle', results.bundle);
+    console.log('bundle', JSON.stringify(results.bundle, null, 2));
 
     // 2. Import time in fresh processes, variants interleaved so load spikes hit all alike.
     const importEnv = {
