@@ -4,26 +4,12 @@
  * <i>127.0.0.1 {GET / HTTP/1.1}</i> <i>(http/1.1)</i> <b>[www.example.test:80]</b><br />`:
  * CPU as four parts, sizes as human-readable bytes, Dur (2.4.35+) and Protocol (2.4.19+) optional.
  */
-import { decodeEntities, isRequestTruncated, parseAprNumber } from './common.ts';
+import { decodeEntities } from './common.ts';
+import { slotFromNotableEntry } from './notableEntry.ts';
 import type { Slot } from './types.ts';
 
-// The state words mod_status prints instead of the scoreboard character.
-const STATE_MODES: Readonly<Record<string, string>> = {
-  Ready: '_',
-  Starting: 'S',
-  Read: 'R',
-  Write: 'W',
-  Keepalive: 'K',
-  Logging: 'L',
-  'DNS lookup': 'D',
-  Closing: 'C',
-  Dead: '.',
-  Graceful: 'G',
-  Dying: 'I',
-};
-
 const ENTRY_START = /<b>\s*Server\s/gi;
-// Sticky: matched at each entry start only, so the list is read in one pass.
+// Sticky: matched at each entry start only, so the list is read in one pass. Groups: notableEntry.ts.
 const ENTRY = new RegExp(
   [
     String.raw`<b>\s*Server\s+(\S+?)\s*</b>\s*\(([^)]*)\):\s*(\d+)\|(\d+)\|(\d+)\s*`,
@@ -33,30 +19,6 @@ const ENTRY = new RegExp(
   ].join(''),
   'iy',
 );
-
-const BYTE_UNITS: Readonly<Record<string, number>> = { B: 1, kB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 };
-
-/** `"6.3 MB"` (mod_status's byte format) to bytes; `NaN` when it is not one. */
-function parseBytes(text: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(B|kB|MB|GB)\s*$/.exec(text);
-  // Units are powers of two, so scaling keeps the printed precision exactly.
-  return m ? Number(m[1]) * (BYTE_UNITS[m[2] as string] as number) : Number.NaN;
-}
-
-/** `u.1 s.36 cu0 cs0` summed as the table's CPU column does, rounded to the printed decimals. */
-function sumCpu(parts: readonly string[]): number {
-  let sum = 0;
-  let decimals = 0;
-  for (const part of parts) {
-    const value = parseAprNumber(part);
-    if (value === null) return Number.NaN;
-    sum += value;
-    const dot = part.indexOf('.');
-    if (part.includes('e')) decimals = 20;
-    else if (dot >= 0) decimals = Math.max(decimals, part.length - dot - 1);
-  }
-  return decimals >= 20 ? sum : Number(sum.toFixed(decimals));
-}
 
 /**
  * Read the entries of a "Server Details" list (`html` is the page from `</h2>` to the list's end).
@@ -70,7 +32,7 @@ function readNotableSlots(html: string, warnings: string[]): Slot[] {
   starts.forEach((start, n) => {
     ENTRY.lastIndex = start;
     const m = ENTRY.exec(html);
-    const slot = m === null ? null : notableSlot(m, warnings);
+    const slot = m === null ? null : slotFromNotableEntry(m, warnings, decodeEntities);
     if (slot !== null) slots.push(slot);
     else {
       const end = starts[n + 1] ?? html.length;
@@ -81,36 +43,4 @@ function readNotableSlots(html: string, warnings: string[]): Slot[] {
   return slots;
 }
 
-function notableSlot(m: RegExpExecArray, warnings: string[]): Slot | null {
-  const g = (i: number): string => m[i] ?? '';
-  const pid = g(2) === '-' ? null : Number(g(2));
-  const cpu = sumCpu([g(7), g(8), g(9), g(10)]);
-  const conn = parseBytes(g(14));
-  const child = parseBytes(g(15));
-  const total = parseBytes(g(16));
-  if (Number.isNaN(pid) || Number.isNaN(cpu) || Number.isNaN(conn + child + total)) return null;
-  const state = g(6).trim();
-  const mode = STATE_MODES[state];
-  if (mode === undefined) warnings.push(`slot ${g(1)}: state ${JSON.stringify(state)} is not one of the 11 modes`);
-  const request = decodeEntities(g(18));
-  return {
-    srv: g(1),
-    pid,
-    acc: [Number(g(3)), Number(g(4)), Number(g(5))],
-    mode: mode ?? '?',
-    cpu,
-    ss: Number(g(11)),
-    reqMs: Number(g(12)),
-    durMs: m[13] === undefined ? null : Number(m[13]),
-    connKB: conn / 1024,
-    childMB: child / 1024 ** 2,
-    slotMB: total / 1024 ** 2,
-    client: decodeEntities(g(17)),
-    protocol: m[19] === undefined ? null : decodeEntities(m[19]),
-    vhost: decodeEntities(g(20)),
-    request,
-    requestTruncated: isRequestTruncated(request),
-  };
-}
-
-export { parseBytes, readNotableSlots, STATE_MODES, sumCpu };
+export { readNotableSlots };

@@ -3,8 +3,7 @@
  * lines, `Server 0-0 (16985): 0|118|118 [Write] u0 s0 cu0 cs0 5 0 6(0 B|6.3 MB|6.3 MB) 127.0.0.1
  * {GET / HTTP/1.1} (http/1.1) [www.example.test:80]`.
  */
-import { isRequestTruncated } from './common.ts';
-import { parseBytes, STATE_MODES, sumCpu } from './htmlNotable.ts';
+import { slotFromNotableEntry } from './notableEntry.ts';
 import type { Slot } from './types.ts';
 
 const ENTRY = new RegExp(
@@ -17,32 +16,7 @@ const ENTRY = new RegExp(
 
 function readEntry(entry: string, warnings: string[]): Slot | null {
   const m = ENTRY.exec(entry);
-  if (m === null) return null;
-  const g = (i: number): string => m[i] ?? '';
-  const cpu = sumCpu([g(7), g(8), g(9), g(10)]);
-  const sizes = [parseBytes(g(14)), parseBytes(g(15)), parseBytes(g(16))];
-  if (Number.isNaN(cpu) || sizes.some(Number.isNaN)) return null;
-  const mode = STATE_MODES[g(6)];
-  if (mode === undefined) warnings.push(`slot ${g(1)}: state ${JSON.stringify(g(6))} is not one of the 11 modes`);
-  const request = g(18);
-  return {
-    srv: g(1),
-    pid: g(2) === '-' ? null : Number(g(2)),
-    acc: [Number(g(3)), Number(g(4)), Number(g(5))],
-    mode: mode ?? '?',
-    cpu,
-    ss: Number(g(11)),
-    reqMs: Number(g(12)),
-    durMs: m[13] === undefined ? null : Number(m[13]),
-    connKB: (sizes[0] as number) / 1024,
-    childMB: (sizes[1] as number) / 1024 ** 2,
-    slotMB: (sizes[2] as number) / 1024 ** 2,
-    client: g(17),
-    protocol: m[19] === undefined ? null : g(19),
-    vhost: g(20),
-    request,
-    requestTruncated: isRequestTruncated(request),
-  };
+  return m === null ? null : slotFromNotableEntry(m, warnings, (text) => text);
 }
 
 /** Read the entries from `lines[start]` until `isEnd`; unreadable entries are skipped with a warning. */
