@@ -154,18 +154,38 @@ describe('parseText on the ?notable lynx dumps (no reference parse: values read 
     ]);
   });
 
-  it.each(['report.notable.lynx.txt', 'report.notable.lynx80.txt'])('%s: skips an entry it cannot read', (file) => {
+  it.each([
+    {
+      file: 'report.notable.lynx.txt',
+      what: 'two access counts',
+      from: '65|13701|13701',
+      to: '65|13701',
+      entry: 'Server 3-0 (16988): 65|13701 [Keepalive] u.1 s.36 cu0 cs0 0 0 2994(1.3 MB|431.9 ',
+    },
+    {
+      file: 'report.notable.lynx80.txt',
+      what: 'two access counts',
+      from: '65|13701|13701',
+      to: '65|13701',
+      entry: 'Server 3-0 (16988): 65|13701 [Keepalive] u.1 s.36 cu0 cs0 0 0 2994(1.3 MB|431.9 ',
+    },
+    {
+      file: 'report.notable.lynx.txt',
+      what: 'a PID that is not a number',
+      from: '(16988)',
+      to: '(pid?)',
+      entry: 'Server 3-0 (pid?): 65|13701|13701 [Keepalive] u.1 s.36 cu0 cs0 0 0 2994(1.3 MB|4',
+    },
+  ])('$file: skips an entry with $what', ({ file, from, to, entry }) => {
     // Prepare
     const text = read(`apache-2.4.71/prefork-busy/${file}`);
-    const mangled = text.replace('65|13701|13701', '65|13701');
+    const mangled = text.replace(from, to);
     // Act
     const report = parseText(mangled);
     // Assess
     expect(mangled).not.toBe(text);
     expect(report.slots).toEqual(parseText(text).slots?.filter((s) => s.srv !== '3-0'));
-    expect(report.warnings[0]).toBe(
-      'Server Details entry 4 ("Server 3-0 (16988): 65|13701 [Keepalive] u.1 s.36 cu0 cs0 0 0 2994(1.3 MB|431.9 ") could not be read; skipped',
-    );
+    expect(report.warnings[0]).toBe(`Server Details entry 4 (${JSON.stringify(entry)}) could not be read; skipped`);
   });
 });
 
