@@ -1,6 +1,6 @@
 /**
  * The CDK app: `npx cdk synth` / `npx cdk deploy`. Options come from context (see
- * docs/drafts/deploy.md); cdk-nag AwsSolutions checks every synth.
+ * docs/deploy.md); cdk-nag AwsSolutions checks every synth.
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';

@@ -3,7 +3,7 @@
  * monitor function becomes a dispatcher that sends one SQS message per shard of targets, and the
  * same function consumes them through an event source mapping (bounded by `maxConcurrency`).
  * SQS does the fan-out, retries and dead-lettering; nothing here schedules. Without the switch
- * the construct adds nothing. The handler-side contract is in docs/drafts/scale.md.
+ * the construct adds nothing. The handler side, src/shardedHandler.ts, is described in docs/scale.md.
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -15,7 +15,7 @@ import { integerReader } from '../config.ts';
 const SHARD_MODES = { none: 'none', sqs: 'sqs' } as const;
 type ShardMode = (typeof SHARD_MODES)[keyof typeof SHARD_MODES];
 
-/** Environment variables the handler reads in sharded mode (docs/drafts/scale.md). */
+/** Environment variables the handler reads in sharded mode (docs/scale.md). */
 const SHARD_ENV = {
   mode: 'SHARD_MODE',
   queueUrl: 'SHARD_QUEUE_URL',
@@ -26,7 +26,7 @@ const SHARD_ENV = {
 /**
  * Targets one consumer invocation checks. bench/e2e measured about 3.6 ms of CPU per target,
  * about 25 ms at 256 MB (1/6.9 vCPU): 500 targets take about 12 s, leaving half of a 1-minute
- * interval for targets that time out (docs/drafts/scale.md).
+ * interval for targets that time out (docs/scale.md).
  */
 const DEFAULT_TARGETS_PER_SHARD = 500;
 /** Consumers in flight at once; the event source mapping's minimum is 2. */

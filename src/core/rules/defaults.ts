@@ -1,5 +1,5 @@
 /**
- * The built-in rules, used when no rules are given. Why each threshold: docs/drafts/rules-alerts.md.
+ * The built-in rules, used when no rules are given. Why each threshold: docs/rules-alerts.md.
  */
 
 const DEFAULT_RULES_DOCUMENT = {
