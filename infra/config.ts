@@ -39,6 +39,8 @@ interface AlertsConfig {
   fetchConcurrency: number;
   /** Publish in the AWS Chatbot custom-notification format. */
   chatbotFormat: boolean;
+  /** Targets that get per-target CloudWatch metrics (`TARGET_METRICS`): all, none, or these names. */
+  targetMetrics: 'all' | 'none' | string[];
 }
 
 const DEFAULT_CONFIG: AlertsConfig = {
@@ -59,7 +61,10 @@ const DEFAULT_CONFIG: AlertsConfig = {
   configMaxAgeSeconds: 60,
   fetchConcurrency: 16,
   chatbotFormat: false,
+  targetMetrics: 'all',
 };
+
+const TARGET_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 
 /** Values CloudWatch Logs accepts for retention (days). */
 const RETENTION_DAYS = [
@@ -168,7 +173,7 @@ function readConfig(get: Lookup): AlertsConfig {
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
       for (const [name, target] of Object.entries(parsed)) {
         const url = (target as { url?: unknown } | null)?.url;
-        if (!/^[A-Za-z0-9_.-]{1,100}$/.test(name))
+        if (!TARGET_NAME.test(name))
           problems.push(`targets: name ${JSON.stringify(name)} may use only A-Z a-z 0-9 _ . -`);
         else if (typeof url !== 'string' || !/^https?:\/\//.test(url))
           problems.push(`targets.${name}.url: expected an http(s) URL`);
@@ -178,8 +183,14 @@ function readConfig(get: Lookup): AlertsConfig {
       problems.push('targets: expected a JSON object {"<name>": {"url": "..."}}');
     }
   }
-  const extra = strings('dashboardTargets', /^[A-Za-z0-9_.-]{1,100}$/, 'a target name');
+  const extra = strings('dashboardTargets', TARGET_NAME, 'a target name');
   c.dashboardTargets = [...new Set([...Object.keys(c.targets), ...extra])];
+  // Why: custom metrics are billed per metric, six per target; large fleets keep them to a few.
+  const metrics = get('targetMetrics');
+  if (metrics === 'all' || metrics === 'none') c.targetMetrics = metrics;
+  else if (metrics === 'dashboard') c.targetMetrics = c.dashboardTargets;
+  else if (metrics !== undefined)
+    c.targetMetrics = strings('targetMetrics', TARGET_NAME, 'a target name (or all, none, dashboard)');
 
   const keyArn = get('secretsKeyArn');
   if (keyArn !== undefined) {

@@ -23,6 +23,7 @@ describe('readConfig', () => {
       configMaxAgeSeconds: 60,
       fetchConcurrency: 16,
       chatbotFormat: false,
+      targetMetrics: 'all',
     });
   });
 
@@ -43,6 +44,7 @@ describe('readConfig', () => {
       securityGroupIds: 'sg-01234567',
       repeatInterval: '30m',
       chatbotFormat: 'true',
+      targetMetrics: 'dashboard',
     };
     // Act
     const config = from(context);
@@ -65,6 +67,7 @@ describe('readConfig', () => {
       },
       repeatInterval: '30m',
       chatbotFormat: true,
+      targetMetrics: ['web-1', 'web-2'],
     });
     expect(DEFAULT_CONFIG.targets).toEqual({});
   });
@@ -91,6 +94,7 @@ describe('readConfig', () => {
       secretsKeyArn: 'alias/aws/ssm',
       subnetIds: 'subnet-01234567',
       repeatInterval: '4 hours',
+      targetMetrics: 'web-1,every target',
     };
     // Act
     let error: unknown;
@@ -110,6 +114,7 @@ describe('readConfig', () => {
       'httpsEndpoints: "http://insecure.example/" is not an https:// URL',
       'targets: name "web 1" may use only A-Z a-z 0-9 _ . -',
       'targets.web-2.url: expected an http(s) URL',
+      'targetMetrics: "every target" is not a target name (or all, none, dashboard)',
       'secretsKeyArn: expected a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), found "alias/aws/ssm"',
       'vpcId: required with subnetIds or securityGroupIds',
       'repeatInterval: expected a duration like 30m or 4h, found "4 hours"',

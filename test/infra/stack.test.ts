@@ -87,6 +87,7 @@ describe('HttpdStatusAlertsStack with default context', () => {
           CONFIG_MAX_AGE_SECONDS: '60',
           FETCH_CONCURRENCY: '16',
           CHATBOT_FORMAT: 'false',
+          TARGET_METRICS: 'all',
           NODE_OPTIONS: '--enable-source-maps',
         },
       },
@@ -523,5 +524,28 @@ describe('HttpdStatusAlertsStack in sharded mode (-c shardMode=sqs)', () => {
     const env = { ...(fn.Properties.Environment.Variables as Record<string, string>), ...resolved };
     expect(readRuntimeConfig(env)).toMatchObject({ shardMode: 'sqs', targetsPerShard: 200, shardMaxAgeSeconds: 60 });
     expect(findings).toEqual([]);
+  });
+});
+
+describe('per-target metrics from -c targetMetrics', () => {
+  it.each([
+    { context: {}, env: 'all', read: 'all' },
+    { context: { targetMetrics: 'none' }, env: 'none', read: 'none' },
+    { context: { targetMetrics: 'web-1, web-2' }, env: 'web-1,web-2', read: ['web-1', 'web-2'] },
+    { context: { targetMetrics: 'dashboard', dashboardTargets: 'web-3' }, env: 'web-3', read: ['web-3'] },
+    // No dashboard target: an empty list, which must not read back as `all`.
+    { context: { targetMetrics: 'dashboard' }, env: 'none', read: 'none' },
+  ])('$context -> TARGET_METRICS=$env', ({ context, env, read }) => {
+    const { template } = synth(context);
+    const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0] as {
+      Properties: { Environment: { Variables: Record<string, string> } };
+    };
+    const variables: Record<string, string> = {
+      ...fn.Properties.Environment.Variables,
+      TOPIC_ARN: 'arn:aws:sns:eu-west-1:1:t',
+      STATE_TABLE: 'state',
+    };
+    expect(variables.TARGET_METRICS).toBe(env);
+    expect(readRuntimeConfig(variables).targetMetrics).toEqual(read);
   });
 });
