@@ -3,7 +3,8 @@
  * requests, and the scoreboard as a small map.
  */
 import { SCOREBOARD_MAP_MAX_LINES, SCOREBOARD_MAP_WIDTH, TOP_OFFENDERS } from '../constants.ts';
-import { MODE_CHARS, type Slot } from '../report/types.ts';
+import { MODE_SET, type Slot } from '../report/types.ts';
+import { countsMode } from '../rules/metrics.ts';
 import { cleanReportText } from './sanitize.ts';
 
 interface Count {
@@ -43,7 +44,7 @@ function top(slots: readonly Slot[], key: 'client' | 'vhost' | 'request', n: num
  */
 function findOffenders(slots: readonly Slot[] | null, modes: string, n = TOP_OFFENDERS): Offenders | null {
   if (slots === null) return null;
-  const counted = slots.filter((s) => s.mode.length === 1 && modes.includes(s.mode));
+  const counted = slots.filter((s) => countsMode(modes, s.mode));
   const oldest = counted
     .filter((s) => s.request !== '')
     .sort((a, b) => b.ss - a.ss)
@@ -63,8 +64,6 @@ function findOffenders(slots: readonly Slot[] | null, modes: string, n = TOP_OFF
     oldest,
   };
 }
-
-const MODE_SET: ReadonlySet<string> = new Set(MODE_CHARS);
 
 /**
  * The scoreboard in lines of 64 positions; the trailing run of open positions (`.`) is counted

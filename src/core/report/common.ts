@@ -3,9 +3,7 @@
  * (also found, as plain lines, in text dumps), the SSL/TLS session cache prose, request truncation
  * and the scoreboard/column-M cross-check.
  */
-import { MODE_CHARS, type ModeCounts, type ServerInfo, type Slot, type SslCache } from './types.ts';
-
-const MODE_SET: ReadonlySet<string> = new Set(MODE_CHARS);
+import { MODE_SET, type ModeCounts, type ServerInfo, type Slot, type SslCache } from './types.ts';
 
 function emptyServer(): ServerInfo {
   return {
@@ -53,12 +51,12 @@ function parseUptime(text: string): number | null {
   if (t === '') return 0;
   let total = 0;
   const re = /(\d+)\s+(day|hour|minute|second)s?\b/g;
-  let matched = '';
+  let matched = false;
   for (let m = re.exec(t); m !== null; m = re.exec(t)) {
     total += Number(m[1]) * (UPTIME_UNITS[m[2] as string] as number);
-    matched += m[0];
+    matched = true;
   }
-  return matched === '' ? null : total;
+  return matched ? total : null;
 }
 
 /**
@@ -108,6 +106,9 @@ function readHeaderSentence(sentence: string, server: ServerInfo): boolean {
   }
   return false;
 }
+
+/** The heading line before the SSL/TLS session cache prose (HTML page and text dumps alike). */
+const SSL_HEADING = 'SSL/TLS Session Cache Status:';
 
 /** The SSL/TLS session cache fields while they are being read; `null` = not seen yet. */
 type SslCacheDraft = { [K in keyof SslCache]: SslCache[K] | null };
@@ -173,8 +174,8 @@ function readSslCacheText(text: string, draft: SslCacheDraft): boolean {
  * other missing field means the block was not an SHMCB-style one: then it is `null` with a warning.
  */
 function finishSslCache(draft: SslCacheDraft, warnings: string[]): SslCache | null {
+  if (Object.values(draft).every((v) => v === null)) return null;
   const missing = (Object.keys(draft) as Array<keyof SslCache>).filter((k) => k !== 'replaced' && draft[k] === null);
-  if (missing.length === Object.keys(draft).length - 1 && draft.replaced === null) return null;
   if (missing.length > 0) {
     warnings.push(`SSL/TLS session cache block lacks ${missing.join(', ')}; not reported`);
     return null;
@@ -233,7 +234,7 @@ export {
   finishSslCache,
   isRequestTruncated,
   parseAprNumber,
-  parseUptime,
   readHeaderSentence,
   readSslCacheText,
+  SSL_HEADING,
 };

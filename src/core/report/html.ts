@@ -15,13 +15,14 @@ import {
   finishSslCache,
   readHeaderSentence,
   readSslCacheText,
+  SSL_HEADING,
 } from './common.ts';
 import { readNotableSlots } from './htmlNotable.ts';
 import { type ScanHandler, scanHtml, tagId } from './htmlScanner.ts';
 import { type ColumnMap, mapColumns, RowCells, readSlotRow } from './htmlSlots.ts';
 import {
   type LegendEntry,
-  MODE_CHARS,
+  MODE_SET,
   type ModeCounts,
   type ServerInfo,
   type Slot,
@@ -33,7 +34,6 @@ const EXPECTED = 'an Apache server-status HTML page with a scoreboard of mode ch
 const EXPECTED_CLOSED = 'an Apache server-status HTML page whose scoreboard <pre> block is closed by </pre>';
 
 const Tag = {
-  b: tagId('b'),
   body: tagId('body'),
   dl: tagId('dl'),
   dt: tagId('dt'),
@@ -50,9 +50,7 @@ const Tag = {
 const TableKind = { None: 0, Unknown: 1, Slots: 2, Legend: 3, Other: 4 } as const;
 type TableKind = (typeof TableKind)[keyof typeof TableKind];
 
-const SSL_HEADING = 'SSL/TLS Session Cache Status:';
 const SOCACHE_HEADING = 'mod_cache_socache Status:';
-const MODE_SET: ReadonlySet<string> = new Set(MODE_CHARS);
 
 /** Text of `[start, end)` with tags removed (`<br>` kept as a line break) and entities decoded. */
 function plainText(text: string, start: number, end: number): string {

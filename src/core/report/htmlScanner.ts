@@ -202,4 +202,4 @@ function rawTextEnd(text: string, tag: number, from: number): number {
 }
 
 export type { ScanHandler };
-export { isWhitespace, scanHtml, tagId, UNKNOWN_TAG };
+export { isWhitespace, scanHtml, tagId };

@@ -5,9 +5,7 @@
  */
 import { decodeEntities, isRequestTruncated, parseAprNumber } from './common.ts';
 import { isWhitespace } from './htmlScanner.ts';
-import { MODE_CHARS, SLOT_COLUMNS, type Slot } from './types.ts';
-
-const MODE_SET: ReadonlySet<string> = new Set(MODE_CHARS);
+import { MODE_SET, SLOT_COLUMN_SET, SLOT_COLUMNS, type Slot, type SlotColumn } from './types.ts';
 
 /**
  * The cells of the current row. Each cell keeps the span from its first to its last non-blank
@@ -117,26 +115,23 @@ function rangeNumber(text: string, start: number, end: number): number {
   return negative && value !== 0 ? -value : value;
 }
 
-const COLUMNS = SLOT_COLUMNS;
-type Column = (typeof COLUMNS)[number];
 // Absent in some versions or builds: CPU (no times(), e.g. Windows), Protocol (< 2.4.19), Dur (< 2.4.35).
-const OPTIONAL_COLUMNS: ReadonlySet<Column> = new Set(['CPU', 'Protocol', 'Dur']);
-const COLUMN_SET: ReadonlySet<string> = new Set(COLUMNS);
+const OPTIONAL_COLUMNS: ReadonlySet<SlotColumn> = new Set(['CPU', 'Protocol', 'Dur']);
 
 /** Cell index of each column in the table's rows, -1 where the header lacks it. */
-type ColumnMap = Record<Column, number>;
+type ColumnMap = Record<SlotColumn, number>;
 
 /**
  * Map the header names (`Srv`, `PID`, ...) to cell positions. Unknown names are warned about and
  * ignored; a header that lacks a column every version prints gives `null` (rows unreadable).
  */
 function mapColumns(names: readonly string[], warnings: string[]): ColumnMap | null {
-  const map = Object.fromEntries(COLUMNS.map((c) => [c, -1])) as ColumnMap;
+  const map = Object.fromEntries(SLOT_COLUMNS.map((c) => [c, -1])) as ColumnMap;
   names.forEach((name, i) => {
-    if (COLUMN_SET.has(name)) map[name as Column] = i;
+    if (SLOT_COLUMN_SET.has(name)) map[name as SlotColumn] = i;
     else warnings.push(`slot table column ${i + 1} "${name}" is not a known column; ignored`);
   });
-  const missing = COLUMNS.filter((c) => map[c] < 0 && !OPTIONAL_COLUMNS.has(c));
+  const missing = SLOT_COLUMNS.filter((c) => map[c] < 0 && !OPTIONAL_COLUMNS.has(c));
   if (missing.length === 0) return map;
   warnings.push(`slot table header lacks ${missing.join(', ')} (found ${names.join(' ')}); slots not reported`);
   return null;
@@ -220,5 +215,5 @@ function readSlotRow(
   };
 }
 
-export type { Column, ColumnMap };
-export { COLUMNS, mapColumns, RowCells, rangeNumber, readSlotRow };
+export type { ColumnMap };
+export { mapColumns, RowCells, readSlotRow };

@@ -82,4 +82,4 @@ function slotFromNotableEntry(m: RegExpExecArray, warnings: string[], decode: (t
   };
 }
 
-export { parseBytes, STATE_MODES, slotFromNotableEntry, sumCpu };
+export { slotFromNotableEntry };

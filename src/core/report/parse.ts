@@ -43,4 +43,4 @@ function parseReport(text: string, options: { format?: ReportFormat } = {}): Sta
   }
 }
 
-export { detectFormat, EXPECTED, parseReport };
+export { detectFormat, parseReport };

@@ -12,10 +12,18 @@ import {
   finishSslCache,
   readHeaderSentence,
   readSslCacheText,
+  SSL_HEADING,
 } from './common.ts';
 import { readNotableText } from './textNotable.ts';
-import { indentOf, isHeader, KNOWN_COLUMNS, readTextTable, unitsOf } from './textTable.ts';
-import type { LegendEntry, ServerInfo, Slot, SslCache, StatusReport } from './types.ts';
+import { indentOf, isHeader, readTextTable, unitsOf } from './textTable.ts';
+import {
+  type LegendEntry,
+  type ServerInfo,
+  SLOT_COLUMN_SET,
+  type Slot,
+  type SslCache,
+  type StatusReport,
+} from './types.ts';
 
 const EXPECTED = 'a text dump of an Apache server-status page (a scoreboard after the header lines)';
 const SCOREBOARD_LINE = /^[_SRWKDCLGI.]+( +[_SRWKDCLGI.]+)*$/;
@@ -81,7 +89,7 @@ function readLegend(lines: readonly string[], start: number): { legend: LegendEn
     const m = cells === null ? /^\s*(\S+)\s+(\S.*?)\s*$/.exec(line) : null;
     const abbreviation = cells?.[0] ?? m?.[1];
     const meaning = cells ? cells.slice(1).join(' ') : m?.[2];
-    if (abbreviation === undefined || meaning === undefined || !KNOWN_COLUMNS.has(abbreviation)) break;
+    if (abbreviation === undefined || meaning === undefined || !SLOT_COLUMN_SET.has(abbreviation)) break;
     legend.push({ abbreviation, meaning });
   }
   return { legend, next: i };
@@ -136,7 +144,7 @@ function parseText(text: string): StatusReport {
       const read = readLegend(lines, i);
       legend = read.legend;
       i = read.next - 1;
-    } else if (sslCache === null && line.includes('SSL/TLS Session Cache Status:')) {
+    } else if (sslCache === null && line.includes(SSL_HEADING)) {
       sslCache = readSsl(lines, i + 1, warnings);
     }
   }

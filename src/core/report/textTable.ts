@@ -3,20 +3,16 @@
  * of a tab-separated browser copy). Columns cannot be cut by position: `lynx -dump` at 80 columns
  * wraps rows and drops empty cells, links centres multi-line Request cells around the row line.
  */
-import { isRequestTruncated } from './common.ts';
-import { SLOT_COLUMNS, type Slot } from './types.ts';
+import { isRequestTruncated, parseAprNumber } from './common.ts';
+import { SLOT_COLUMN_SET, type Slot } from './types.ts';
 
 const SRV = /^\d+-\d+$/;
 const PID = /^(\d+|-)$/;
 const ACC = /^(\d+)\/(\d+)\/(\d+)$/;
-const APR_NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[+-]\d+)?$/;
 const PROTOCOL = /^(https?\/\d(\.\d)?|h2c?|HTTP\/\d(\.\d)?|spdy\/\S+)$/i;
 const REQUEST_END = /^(HTTP|HTTPS|RTSP)\/\d+(\.\d+)?$/;
 const METHOD = /^[A-Z][A-Z-]*$/;
 const VHOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_][A-Za-z0-9_.-]*)(:\d+)?$/;
-
-/** Columns before Client, in the order mod_status prints them; the header says which exist. */
-const KNOWN_COLUMNS: ReadonlySet<string> = new Set(SLOT_COLUMNS);
 
 /** Where each numeric column sits in a row's units (-1: not printed), from the header words. */
 interface Layout {
@@ -90,7 +86,7 @@ function layoutOf(columns: readonly string[]): Layout {
 /** An APR-printed number (`.36`, `3.e+5`) at `index`; `null` when absent or not a number. */
 function numberAt(units: readonly string[], index: number): number | null {
   const unit = units[index];
-  return unit !== undefined && APR_NUMBER.test(unit) ? Number(unit) : null;
+  return unit === undefined ? null : parseAprNumber(unit);
 }
 
 /**
@@ -107,12 +103,12 @@ function readTextTable(
   let i = start + 1;
   // lynx at 80 columns wraps the header: "Request" alone on the next line.
   const wrapped = unitsOf(lines[i] ?? '');
-  if (wrapped.length > 0 && wrapped.every((u) => KNOWN_COLUMNS.has(u)) && !isRowStart(wrapped)) {
+  if (wrapped.length > 0 && wrapped.every((u) => SLOT_COLUMN_SET.has(u)) && !isRowStart(wrapped)) {
     columns.push(...wrapped);
     i++;
   }
   columns.forEach((column, k) => {
-    if (!KNOWN_COLUMNS.has(column))
+    if (!SLOT_COLUMN_SET.has(column))
       warnings.push(`slot table column ${k + 1} "${column}" is not a known column; ignored`);
   });
   const layout = layoutOf(columns);
@@ -174,7 +170,7 @@ function problemOf(units: readonly string[], layout: Layout): string {
   if ((units[3] as string).length !== 1) return `M is ${JSON.stringify(units[3])}, expected one mode character`;
   for (let k = 4; k < layout.numeric; k++) {
     const name = layout.names[k] as string;
-    if (KNOWN_COLUMNS.has(name) && numberAt(units, k) === null) {
+    if (SLOT_COLUMN_SET.has(name) && numberAt(units, k) === null) {
       return `${name} is ${JSON.stringify(units[k])}, expected a number`;
     }
   }
@@ -230,4 +226,4 @@ function readRow(row: RowDraft, layout: Layout): Slot | null {
   };
 }
 
-export { indentOf, isHeader, KNOWN_COLUMNS, readTextTable, unitsOf };
+export { indentOf, isHeader, readTextTable, unitsOf };

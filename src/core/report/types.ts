@@ -6,6 +6,8 @@
 /** The 11 scoreboard mode characters, in the order mod_status prints its key. */
 const MODE_CHARS = ['_', 'S', 'R', 'W', 'K', 'D', 'C', 'L', 'G', 'I', '.'] as const;
 type ModeChar = (typeof MODE_CHARS)[number];
+/** `MODE_CHARS` as a set, for membership tests on any string. */
+const MODE_SET: ReadonlySet<string> = new Set(MODE_CHARS);
 
 const REPORT_FORMATS = ['html', 'auto', 'text'] as const;
 
@@ -28,6 +30,8 @@ const SLOT_COLUMNS = [
   'Request',
 ] as const;
 type SlotColumn = (typeof SLOT_COLUMNS)[number];
+/** `SLOT_COLUMNS` as a set, for membership tests on any header word. */
+const SLOT_COLUMN_SET: ReadonlySet<string> = new Set(SLOT_COLUMNS);
 type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 type ModeCounts = Record<ModeChar, number>;
@@ -98,4 +102,4 @@ interface StatusReport {
 }
 
 export type { LegendEntry, ModeChar, ModeCounts, ReportFormat, ServerInfo, Slot, SlotColumn, SslCache, StatusReport };
-export { MODE_CHARS, REPORT_FORMATS, SLOT_COLUMNS };
+export { MODE_CHARS, MODE_SET, REPORT_FORMATS, SLOT_COLUMN_SET, SLOT_COLUMNS };
