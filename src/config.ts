@@ -89,8 +89,8 @@ const ENV_SCHEMA = z.object({
   DOWN_AFTER_FAILURES: integer('DOWN_AFTER_FAILURES', 1, 100, DEFAULT_DOWN_AFTER_FAILURES),
   CONFIG_MAX_AGE_SECONDS: integer('CONFIG_MAX_AGE_SECONDS', 0, 86_400, DEFAULT_CONFIG_MAX_AGE_SECONDS),
   FETCH_CONCURRENCY: integer('FETCH_CONCURRENCY', 1, 1000, DEFAULT_FETCH_CONCURRENCY),
-  CHATBOT_FORMAT: z.optional(z.enum(['true', 'false', ''])),
-  SHARD_MODE: z.optional(z.enum(['none', 'sqs', ''])),
+  CHATBOT_FORMAT: z.optional(z.enum(['true', 'false', ''], { error: 'CHATBOT_FORMAT expects true or false' })),
+  SHARD_MODE: z.optional(z.enum(['none', 'sqs', ''], { error: 'SHARD_MODE expects none or sqs' })),
   SHARD_QUEUE_URL: z.optional(z.string()),
   TARGETS_PER_SHARD: integer('TARGETS_PER_SHARD', 10, 1000, 500),
   SHARD_MAX_AGE_SECONDS: integer('SHARD_MAX_AGE_SECONDS', 10, 86_400, 60),
@@ -115,13 +115,7 @@ const ENV_SCHEMA = z.object({
  */
 function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConfig {
   const parsed = ENV_SCHEMA.safeParse(env);
-  const problems = parsed.success
-    ? []
-    : parsed.error.issues.map((issue) =>
-        issue.code === 'invalid_value'
-          ? `${issue.path.join('.')} expects ${issue.path[0] === 'SHARD_MODE' ? 'none or sqs' : 'true or false'}`
-          : issue.message,
-      );
+  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => issue.message);
   if (env.SHARD_MODE === 'sqs' && !env.SHARD_QUEUE_URL)
     problems.push('SHARD_QUEUE_URL is required when SHARD_MODE is sqs');
   if (!parsed.success || problems.length > 0) throw new EnvironmentError(problems);
@@ -150,4 +144,11 @@ function wantsTargetMetrics(setting: RuntimeConfig['targetMetrics'], target: str
   return setting === 'all' || (Array.isArray(setting) && setting.includes(target));
 }
 
-export { DEFAULT_SSM_PREFIX, EnvironmentError, readRuntimeConfig, wantsTargetMetrics };
+export {
+  DEFAULT_CONFIG_MAX_AGE_SECONDS,
+  DEFAULT_FETCH_CONCURRENCY,
+  DEFAULT_SSM_PREFIX,
+  EnvironmentError,
+  readRuntimeConfig,
+  wantsTargetMetrics,
+};

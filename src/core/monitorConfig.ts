@@ -3,8 +3,9 @@
  * `silences/*`): validated whole, every problem naming its parameter and field.
  */
 
-import { parseSilencesDocuments, type Silence, SilencesValidationError } from './alerts/silences.ts';
-import { DEFAULT_RULES, parseRulesDocuments, RulesValidationError } from './rules/document.ts';
+import { parseSilencesDocuments, type Silence } from './alerts/silences.ts';
+import { DEFAULT_RULES, parseRulesDocuments } from './rules/document.ts';
+import { DocumentsValidationError } from './rules/problems.ts';
 import type { Rule, ValidationProblem } from './rules/types.ts';
 import { z } from './zod.ts';
 
@@ -114,6 +115,24 @@ function fromValidationProblem(p: ValidationProblem): ConfigProblem {
   };
 }
 
+/** A folder's parameters as documents, sorted by parameter name. */
+function toDocs(record: Record<string, string>): Array<{ source: string; text: string }> {
+  return Object.entries(record)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([source, text]) => ({ source, text }));
+}
+
+/** The parsed documents, or `fallback` after adding the problems of a rejected set to `problems`. */
+function parseOrCollect<T>(parse: () => T, fallback: T, problems: ConfigProblem[]): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof DocumentsValidationError)) throw error;
+    problems.push(...error.problems.map(fromValidationProblem));
+    return fallback;
+  }
+}
+
 /** The last path segment of a parameter name: `/p/targets/web-1` -> `web-1`. */
 function leaf(parameter: string): string {
   return parameter.slice(parameter.lastIndexOf('/') + 1);
@@ -127,7 +146,7 @@ function leaf(parameter: string): string {
 function buildMonitorConfig(raw: RawConfig): MonitorConfig {
   const problems: ConfigProblem[] = [];
   const targets: TargetConfig[] = [];
-  for (const [parameter, text] of Object.entries(raw.targets).sort(([a], [b]) => a.localeCompare(b))) {
+  for (const { source: parameter, text } of toDocs(raw.targets)) {
     const target = readTarget(parameter, leaf(parameter), text, problems);
     if (target === null) continue;
     const twin = targets.find((t) => t.name === target.name);
@@ -139,24 +158,11 @@ function buildMonitorConfig(raw: RawConfig): MonitorConfig {
       });
     } else targets.push(target);
   }
-  const toDocs = (record: Record<string, string>) =>
-    Object.entries(record)
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([source, text]) => ({ source, text }));
-  let rules: Rule[] = DEFAULT_RULES;
-  let silences: Silence[] = [];
-  try {
-    if (Object.keys(raw.rules).length > 0) rules = parseRulesDocuments(toDocs(raw.rules));
-  } catch (error) {
-    if (!(error instanceof RulesValidationError)) throw error;
-    problems.push(...error.problems.map(fromValidationProblem));
-  }
-  try {
-    silences = parseSilencesDocuments(toDocs(raw.silences));
-  } catch (error) {
-    if (!(error instanceof SilencesValidationError)) throw error;
-    problems.push(...error.problems.map(fromValidationProblem));
-  }
+  const rules =
+    Object.keys(raw.rules).length > 0
+      ? parseOrCollect(() => parseRulesDocuments(toDocs(raw.rules)), DEFAULT_RULES, problems)
+      : DEFAULT_RULES;
+  const silences = parseOrCollect(() => parseSilencesDocuments(toDocs(raw.silences)), [], problems);
   if (problems.length > 0) throw new ConfigurationError(problems);
   return { targets, rules, silences };
 }

@@ -90,7 +90,6 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
   const metrics = computeMetrics({
     observation,
     previous: previous?.counters ?? null,
-    down: failures >= options.downAfterFailures,
     consecutiveFailures: failures,
     downAfterFailures: options.downAfterFailures,
   });
@@ -104,10 +103,11 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
   const notifications: Notification[] = [];
   const unevaluated: EvaluateResult['unevaluated'] = [];
   for (const rule of rulesFor(input.rules, target)) {
-    const prev = previous?.alerts[fingerprint(target, rule.name)] ?? null;
+    const id = fingerprint(target, rule.name);
+    const prev = previous?.alerts[id] ?? null;
     const outcome = evaluateRule(rule, metrics, absentReason);
     if (outcome.kind === 'unevaluated') unevaluated.push({ rule: rule.name, reason: outcome.reason });
-    const next = stepAlert(prev, rule, target, outcome, now);
+    const next = stepAlert(prev, rule, target, outcome, now, id);
     const reason = decideNotification(prev, next, now, options.repeatIntervalMs);
     // While down, alerts that need the report are held back: one page per outage, not one per rule.
     const inhibited = observation.kind === 'down' && metricSpec(rule.metric)?.needsReport !== false;

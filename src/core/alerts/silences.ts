@@ -4,7 +4,7 @@
  */
 
 import { globMatch } from '../rules/glob.ts';
-import { formatProblems, issuesToProblems, readItems } from '../rules/problems.ts';
+import { DocumentsValidationError, issuesToProblems, readItems } from '../rules/problems.ts';
 import { globSchema } from '../rules/schema.ts';
 import type { ValidationProblem } from '../rules/types.ts';
 import { z } from '../zod.ts';
@@ -36,16 +36,10 @@ const silenceSchema = z.strictObject(
 const SILENCE_FIELDS = Object.keys(silenceSchema.shape);
 
 /** The silences documents are invalid; `problems` lists every problem (rule = `#n`, the silence's position). */
-class SilencesValidationError extends Error {
-  readonly problems: ValidationProblem[];
-
+class SilencesValidationError extends DocumentsValidationError {
   constructor(problems: ValidationProblem[], options?: ErrorOptions) {
-    super(
-      `expected valid silences documents, found ${problems.length} problem(s):\n${formatProblems(problems)}`,
-      options,
-    );
+    super('silences', problems, options);
     this.name = 'SilencesValidationError';
-    this.problems = problems;
   }
 }
 

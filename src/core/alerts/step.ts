@@ -7,9 +7,9 @@ import type { Rule } from '../rules/types.ts';
 import { fingerprint } from './fingerprint.ts';
 import type { AlertRecord } from './types.ts';
 
-function newRecord(target: string, rule: Rule): AlertRecord {
+function newRecord(target: string, rule: Rule, id = fingerprint(target, rule.name)): AlertRecord {
   return {
-    fingerprint: fingerprint(target, rule.name),
+    fingerprint: id,
     target,
     rule: rule.name,
     severity: rule.severity,
@@ -34,12 +34,20 @@ function elapsedMs(now: Date, since: string | null | undefined): number {
  * resolve). The alert fires once the condition has held for `for` (`now - activeAt >= for`); a
  * firing alert whose condition stops holding stays firing for `keepFiringFor`, then resolves.
  *
+ * @param id - the alert's fingerprint when the caller already has it; hashed from target and rule if not
  * @example
  * stepAlert(null, rule, 'web-1', { kind: 'value', value: 2, holds: true }, now).state // 'pending' (or 'firing' when for is 0s)
  */
-function stepAlert(prev: AlertRecord | null, rule: Rule, target: string, outcome: RuleOutcome, now: Date): AlertRecord {
+function stepAlert(
+  prev: AlertRecord | null,
+  rule: Rule,
+  target: string,
+  outcome: RuleOutcome,
+  now: Date,
+  id?: string,
+): AlertRecord {
   const next: AlertRecord = {
-    ...(prev ?? newRecord(target, rule)),
+    ...(prev ?? newRecord(target, rule, id)),
     severity: rule.severity,
     threshold: rule.threshold,
   };
@@ -77,4 +85,4 @@ function stepAlert(prev: AlertRecord | null, rule: Rule, target: string, outcome
   return next;
 }
 
-export { newRecord, stepAlert };
+export { stepAlert };

@@ -176,4 +176,4 @@ function buildNotification(input: NotificationInput): Notification {
 }
 
 export type { NotificationInput };
-export { buildNotification, buildSubject };
+export { buildNotification };

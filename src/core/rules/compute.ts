@@ -3,8 +3,8 @@
  * previous good report of the target and detect restarts (counters or uptime going down).
  */
 import type { Observation, TargetState } from '../alerts/types.ts';
-import type { ModeChar, StatusReport } from '../report/types.ts';
-import { BUSY_MODES, SLOT_MODES } from './metrics.ts';
+import type { ModeChar, Slot, StatusReport } from '../report/types.ts';
+import { BUSY_MODES, countsMode, SLOT_MODES } from './metrics.ts';
 
 type Counters = NonNullable<TargetState['counters']>;
 
@@ -15,8 +15,7 @@ interface MetricInput {
   observation: Observation;
   /** Counters of the previous good report of this target; null on the first evaluation. */
   previous: Counters | null;
-  /** Whether the target counts as down (enough consecutive failures); only read for `down`. */
-  down: boolean;
+  /** The target counts as down once `consecutiveFailures` reaches `downAfterFailures`. */
   consecutiveFailures: number;
   downAfterFailures: number;
 }
@@ -60,13 +59,13 @@ function slotMetrics(report: StatusReport, out: Map<string, MetricResult>): void
   }
 }
 
-function topShare(report: StatusReport, key: 'client' | 'vhost', out: Map<string, MetricResult>): void {
-  if (report.slots === null) {
+/** `busy`: the busy slots of the per-slot table, or null when the report has none. */
+function topShare(busy: readonly Slot[] | null, key: 'client' | 'vhost', out: Map<string, MetricResult>): void {
+  if (busy === null) {
     out.set(`top_${key}_busy_slots`, missing(NO_SLOT_TABLE));
     out.set(`top_${key}_busy_ratio`, missing(NO_SLOT_TABLE));
     return;
   }
-  const busy = report.slots.filter((s) => BUSY_MODES.includes(s.mode) && s.mode.length === 1);
   const perKey = new Map<string, number>();
   // Slots still reading a request have no vhost yet: they count as busy but belong to no vhost.
   for (const s of busy) if (s[key] !== '') perKey.set(s[key], (perKey.get(s[key]) ?? 0) + 1);
@@ -125,7 +124,7 @@ function requestsPerSecond(now: Counters, before: Counters | null): MetricResult
  * Every metric of the catalogue for one observation.
  *
  * @example
- * computeMetrics({ observation: { kind: 'report', report }, previous: null, down: false,
+ * computeMetrics({ observation: { kind: 'report', report }, previous: null,
  *   consecutiveFailures: 0, downAfterFailures: 2 }).get('slots_idle') // { ok: true, value: 5, samples: null }
  */
 function computeMetrics(input: MetricInput): Map<string, MetricResult> {
@@ -134,7 +133,7 @@ function computeMetrics(input: MetricInput): Map<string, MetricResult> {
   if (observation.kind === 'down') {
     out.set(
       'target_up',
-      input.down
+      input.consecutiveFailures >= input.downAfterFailures
         ? value(0)
         : missing(
             `failure ${input.consecutiveFailures} of ${input.downAfterFailures} before the target counts as down`,
@@ -146,8 +145,9 @@ function computeMetrics(input: MetricInput): Map<string, MetricResult> {
   const now = countersOf(report);
   out.set('target_up', value(1));
   slotMetrics(report, out);
-  topShare(report, 'client', out);
-  topShare(report, 'vhost', out);
+  const busy = report.slots === null ? null : report.slots.filter((s) => countsMode(BUSY_MODES, s.mode));
+  topShare(busy, 'client', out);
+  topShare(busy, 'vhost', out);
   out.set('oldest_busy_request_seconds', oldestRequest(report));
   out.set('ssl_cache_miss_ratio', sslMissRatio(report, now, input.previous));
   out.set(

@@ -6,18 +6,15 @@ import { SEVERITIES, type Severity } from '../alerts/types.ts';
 import { DEFAULT_RULES_DOCUMENT } from './defaults.ts';
 import { parseDuration } from './duration.ts';
 import { metricSpec } from './metrics.ts';
-import { formatProblems, issuesToProblems, itemLabel, readItems } from './problems.ts';
+import { DocumentsValidationError, issuesToProblems, itemLabel, readItems } from './problems.ts';
 import { RULE_FIELDS, type RuleInput, ruleSchema } from './schema.ts';
 import type { Rule, ValidationProblem } from './types.ts';
 
 /** The rules documents are invalid; `problems` lists every problem, each with source, rule and field. */
-class RulesValidationError extends Error {
-  readonly problems: ValidationProblem[];
-
+class RulesValidationError extends DocumentsValidationError {
   constructor(problems: ValidationProblem[], options?: ErrorOptions) {
-    super(`expected valid rules documents, found ${problems.length} problem(s):\n${formatProblems(problems)}`, options);
+    super('rules', problems, options);
     this.name = 'RulesValidationError';
-    this.problems = problems;
   }
 }
 

@@ -73,15 +73,10 @@ function metricSpec(name: string): MetricSpec | undefined {
   return CATALOGUE.get(name);
 }
 
-/** Every metric name, in catalogue order. */
-function metricNames(): string[] {
-  return [...CATALOGUE.keys()];
-}
-
 /** Whether `mode` (one scoreboard character) is among `modes`. */
 function countsMode(modes: string, mode: string): mode is ModeChar {
   return mode.length === 1 && modes.includes(mode);
 }
 
 export type { MetricSpec };
-export { BUSY_MODES, countsMode, metricNames, metricSpec, SLOT_MODES };
+export { BUSY_MODES, countsMode, metricSpec, SLOT_MODES };

@@ -3,6 +3,7 @@
  * that name source, rule and field, with what was expected and what was found.
  */
 import type * as z from 'zod/mini';
+import { RULE_NAME } from './schema.ts';
 import type { ValidationProblem } from './types.ts';
 
 /** A short, one-line rendering of a found value (report and config text is never trusted). */
@@ -81,7 +82,7 @@ function readItems(source: string, text: string, key: string, problems: Validati
 /** The name an item is known by in problems: its `name` when it is a usable string, else `#n`. */
 function itemLabel(raw: unknown, index: number, nameField: string): string {
   const name = valueAt(raw, [nameField]);
-  return typeof name === 'string' && /^[a-z0-9-]{1,64}$/.test(name) ? name : `#${index + 1}`;
+  return typeof name === 'string' && RULE_NAME.test(name) ? name : `#${index + 1}`;
 }
 
 /** One line per problem: `source: rule "x" field "y": message`. */
@@ -94,4 +95,20 @@ function formatProblems(problems: readonly ValidationProblem[]): string {
     .join('\n');
 }
 
-export { describeFound, formatProblems, issuesToProblems, itemLabel, readItems };
+/**
+ * A set of documents (`what`: rules, silences) is invalid; `problems` lists every problem, each
+ * with source, rule and field. Subclasses name the kind of document.
+ */
+class DocumentsValidationError extends Error {
+  readonly problems: ValidationProblem[];
+
+  constructor(what: string, problems: ValidationProblem[], options?: ErrorOptions) {
+    super(
+      `expected valid ${what} documents, found ${problems.length} problem(s):\n${formatProblems(problems)}`,
+      options,
+    );
+    this.problems = problems;
+  }
+}
+
+export { DocumentsValidationError, issuesToProblems, itemLabel, readItems };

@@ -11,7 +11,6 @@ function metricsOf(report: StatusReport, previous: StatusReport | null = null) {
   return computeMetrics({
     observation: { kind: 'report', report },
     previous: previous === null ? null : countersOf(previous),
-    down: false,
     consecutiveFailures: 0,
     downAfterFailures: 2,
   });
@@ -160,13 +159,12 @@ describe('Function: computeMetrics', () => {
   });
 
   it.each([
-    [false, 1, { ok: false, reason: 'failure 1 of 2 before the target counts as down' }],
-    [true, 2, { ok: true, value: 0, samples: null }],
-  ])('target_up while down (counted as down: %s, failure %i)', (down, failures, expected) => {
+    [1, { ok: false, reason: 'failure 1 of 2 before the target counts as down' }],
+    [2, { ok: true, value: 0, samples: null }],
+  ])('target_up while down (failure %i of 2 before it counts as down)', (failures, expected) => {
     const metrics = computeMetrics({
       observation: { kind: 'down', reason: 'timeout', detail: 'no answer in 10 s' },
       previous: null,
-      down,
       consecutiveFailures: failures,
       downAfterFailures: 2,
     });
