@@ -55,23 +55,22 @@ async function commitEvaluation(
         outcome.skipped.push(notification);
         continue;
       }
+      let written = record;
       try {
         await notifier.publish(notification);
+        outcome.sent.push(notification);
       } catch (error) {
         outcome.failed.push({ notification, error });
         // The state advances but the page is not recorded as sent: the next run sends it again.
         const before = previous[fingerprint];
-        const unsent = {
+        written = {
           ...record,
           lastSentAt: before?.lastSentAt ?? null,
           lastSentStatus: before?.lastSentStatus ?? null,
         };
-        next[fingerprint] = unsent;
-        if (!(await table.putAlert(unsent, claimed, now, options.token))) outcome.conflicts++;
-        continue;
+        next[fingerprint] = written;
       }
-      outcome.sent.push(notification);
-      if (!(await table.putAlert(record, claimed, now, options.token))) outcome.conflicts++;
+      if (!(await table.putAlert(written, claimed, now, options.token))) outcome.conflicts++;
       continue;
     }
     if (same(previous[fingerprint], record)) continue;

@@ -70,6 +70,11 @@ function versionCondition(expected: number | null): { ConditionExpression: strin
     : { ConditionExpression: 'version = :expected', values: { ':expected': expected } };
 }
 
+/** DynamoDB rejects an empty `ExpressionAttributeValues`: send none instead. */
+function attributeValues(values: Record<string, unknown>): Record<string, unknown> | undefined {
+  return Object.keys(values).length === 0 ? undefined : values;
+}
+
 /**
  * @example
  * const table = createDynamoStateTable(DynamoDBDocumentClient.from(new DynamoDBClient({})), 'alerts');
@@ -126,7 +131,7 @@ function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: strin
     },
 
     async claimAlert(fingerprint, expectedVersion, token, now, leaseMs) {
-      const base = expectedVersion === null ? 'attribute_not_exists(pk)' : 'version = :expected';
+      const { ConditionExpression, values } = versionCondition(expectedVersion);
       const next = (expectedVersion ?? 0) + 1;
       const ok = await conditional(() =>
         client.send(
@@ -134,14 +139,14 @@ function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: strin
             TableName: tableName,
             Key: { pk: `alert#${fingerprint}` },
             UpdateExpression: 'SET claimToken = :token, claimExpires = :expires, version = :next, expiresAt = :ttl',
-            ConditionExpression: `${base} AND (attribute_not_exists(claimToken) OR claimExpires < :now)`,
+            ConditionExpression: `${ConditionExpression} AND (attribute_not_exists(claimToken) OR claimExpires < :now)`,
             ExpressionAttributeValues: {
               ':token': token,
               ':expires': now.getTime() + leaseMs,
               ':now': now.getTime(),
               ':next': next,
               ':ttl': epoch(now, TARGET_TTL_SECONDS),
-              ...(expectedVersion === null ? {} : { ':expected': expectedVersion }),
+              ...values,
             },
           }),
         ),
@@ -164,12 +169,9 @@ function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: strin
               expiresAt: epoch(now, ttl),
             },
             ConditionExpression: `${ConditionExpression}${claim}`,
-            ExpressionAttributeValues:
-              claimToken === undefined
-                ? expectedVersion === null
-                  ? undefined
-                  : values
-                : { ...values, ':token': claimToken },
+            ExpressionAttributeValues: attributeValues(
+              claimToken === undefined ? values : { ...values, ':token': claimToken },
+            ),
           }),
         ),
       );
@@ -204,7 +206,7 @@ function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: strin
               expiresAt: epoch(now, TARGET_TTL_SECONDS),
             },
             ConditionExpression,
-            ExpressionAttributeValues: expectedVersion === null ? undefined : values,
+            ExpressionAttributeValues: attributeValues(values),
           }),
         ),
       );
@@ -230,7 +232,7 @@ function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: strin
             Item: { pk: `meta#${key}`, value, version: (expectedVersion ?? 0) + 1 },
             ...(expectedVersion === undefined
               ? {}
-              : { ConditionExpression, ExpressionAttributeValues: expectedVersion === null ? undefined : values }),
+              : { ConditionExpression, ExpressionAttributeValues: attributeValues(values) }),
           }),
         ),
       );

@@ -20,7 +20,7 @@ class FetchAllError extends AggregateError {
  * anyway, every other call still finishes, then `FetchAllError` is thrown.
  *
  * @example
- * const results = await fetchAll(targets, DEFAULT_FETCH_CONCURRENCY, (t) => fetchStatusPage(t));
+ * const results = await fetchAll(targets, 16, (t) => fetchStatusPage(t));
  */
 async function fetchAll<T, R>(items: readonly T[], concurrency: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   if (!Number.isInteger(concurrency) || concurrency < 1) {

@@ -1,6 +1,6 @@
 /**
  * Defaults of the status-page fetcher, in one place. A target may override the timeout and the
- * size cap; the redirect limit and the concurrency are the same for every target.
+ * size cap; the redirect limit and the user agent are the same for every target.
  */
 
 /** Whole-request limit: connect, headers and body together, redirects included. */
@@ -12,10 +12,7 @@ const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
 /** Same-host redirects followed before giving up. */
 const MAX_REDIRECTS = 3;
 
-/** Targets fetched at once by a run. */
-const DEFAULT_FETCH_CONCURRENCY = 16;
-
 /** Sent with every request, so server logs show who asks. */
 const USER_AGENT = 'httpd-status-alerts/0.1';
 
-export { DEFAULT_FETCH_CONCURRENCY, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, MAX_REDIRECTS, USER_AGENT };
+export { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, MAX_REDIRECTS, USER_AGENT };

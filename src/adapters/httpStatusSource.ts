@@ -314,4 +314,4 @@ function nextUrl(from: URL, location: string | undefined, status: number, redire
 }
 
 export type { FetchFailureReason, FetchOptions, FetchResult, FetchTarget };
-export { FETCH_FAILURE_REASONS, fetchStatusPage, StatusFetchError };
+export { fetchStatusPage };

@@ -37,4 +37,4 @@ function createSqsShardQueue(client: SQSClient, queueUrl: string): ShardQueue {
   };
 }
 
-export { createSqsShardQueue, ShardSendError };
+export { createSqsShardQueue };

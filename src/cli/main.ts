@@ -97,4 +97,4 @@ async function main(argv: string[], io: CliIo): Promise<number> {
 }
 
 export type { CliIo };
-export { main, USAGE };
+export { main };

@@ -2,7 +2,9 @@
  * The `parse` command's view for a person: scoreboard map, counts per mode, busiest clients and
  * vhosts, SSL cache figures. Pure: takes the report and whether to colour, returns text.
  */
+import { SCOREBOARD_MAP_WIDTH } from '../core/constants.ts';
 import { MODE_CHARS, type ModeChar, type Slot, type StatusReport } from '../core/report/types.ts';
+import { BUSY_MODES, countsMode } from '../core/rules/metrics.ts';
 
 const MODE_NAMES: Record<ModeChar, string> = {
   _: 'waiting for connection',
@@ -33,8 +35,6 @@ const MODE_COLOURS: Record<ModeChar, string> = {
   '.': '2',
 };
 
-const BUSY_MODES: ReadonlySet<string> = new Set(['S', 'R', 'W', 'K', 'D', 'C', 'L', 'I']);
-const MAP_WIDTH = 64;
 const TOP_N = 5;
 
 /** Strip control characters from report text before it reaches a terminal. */
@@ -50,8 +50,8 @@ function paint(text: string, code: string, colour: boolean): string {
 
 function scoreboardMap(scoreboard: string, colour: boolean): string[] {
   const lines: string[] = [];
-  for (let start = 0; start < scoreboard.length; start += MAP_WIDTH) {
-    const chunk = scoreboard.slice(start, start + MAP_WIDTH);
+  for (let start = 0; start < scoreboard.length; start += SCOREBOARD_MAP_WIDTH) {
+    const chunk = scoreboard.slice(start, start + SCOREBOARD_MAP_WIDTH);
     let line = '';
     for (const c of chunk) line += paint(c, MODE_COLOURS[c as ModeChar] ?? '0', colour);
     lines.push(`  ${String(start).padStart(5)}  ${line}`);
@@ -103,7 +103,7 @@ function renderSummary(report: StatusReport, options: { colour: boolean }): stri
   if (slots === null) {
     out.push('', 'No per-slot table in this report (?auto page or ExtendedStatus Off).');
   } else {
-    const busy = slots.filter((s) => BUSY_MODES.has(s.mode));
+    const busy = slots.filter((s) => countsMode(BUSY_MODES, s.mode));
     out.push('', paint(`Busiest clients (${busy.length} busy slots in the table)`, '1', colour));
     for (const [client, n] of topBy(busy, (s) => s.client))
       out.push(`  ${String(n).padStart(6)}  ${printable(client)}`);
@@ -136,4 +136,4 @@ function renderSummary(report: StatusReport, options: { colour: boolean }): stri
   return `${out.join('\n')}\n`;
 }
 
-export { printable, renderSummary };
+export { renderSummary };

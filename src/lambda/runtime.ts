@@ -18,14 +18,14 @@ import { fetchStatusPage } from '../adapters/httpStatusSource.ts';
 import { createSnsNotifier } from '../adapters/snsNotifier.ts';
 import { createSsmConfigSource } from '../adapters/ssmConfigSource.ts';
 import { readRuntimeConfig, wantsTargetMetrics } from '../config.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../core/constants.ts';
+import type { ModeChar } from '../core/report/types.ts';
+import { BUSY_MODES } from '../core/rules/metrics.ts';
 import type { CycleDeps, MetricsSink, TargetMetrics } from '../run.ts';
 
-const NAMESPACE = 'HttpdStatusAlerts';
-const SERVICE = 'httpd-status-alerts';
-
 const env = readRuntimeConfig(process.env);
-const logger = new Logger({ serviceName: SERVICE });
-const metrics = new Metrics({ namespace: NAMESPACE, serviceName: SERVICE });
+const logger = new Logger({ serviceName: SERVICE_NAME });
+const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
 const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
   marshallOptions: { removeUndefinedValues: true },
 });
@@ -40,12 +40,17 @@ const config = createSsmConfigSource(new SSMProvider(), env.ssmPrefix, env.confi
 const metricsSink: MetricsSink = {
   target({ target, up, fetchLatencyMs, report }: TargetMetrics) {
     if (!wantsTargetMetrics(env.targetMetrics, target)) return;
-    const perTarget = new Metrics({ namespace: NAMESPACE, serviceName: SERVICE, defaultDimensions: { target } });
+    const perTarget = new Metrics({
+      namespace: METRICS_NAMESPACE,
+      serviceName: SERVICE_NAME,
+      defaultDimensions: { target },
+    });
     perTarget.addMetric('TargetUp', MetricUnit.Count, up ? 1 : 0);
     perTarget.addMetric('FetchLatency', MetricUnit.Milliseconds, fetchLatencyMs);
     if (report !== null) {
       const c = report.counts;
-      perTarget.addMetric('BusySlots', MetricUnit.Count, c.S + c.R + c.W + c.K + c.D + c.C + c.L + c.I);
+      const busy = [...BUSY_MODES].reduce((sum, m) => sum + c[m as ModeChar], 0);
+      perTarget.addMetric('BusySlots', MetricUnit.Count, busy);
       perTarget.addMetric('IdleSlots', MetricUnit.Count, c._);
       perTarget.addMetric('ClosingSlots', MetricUnit.Count, c.C);
       const ssl = report.sslCache;
@@ -88,4 +93,4 @@ function asLambdaHandler(check: (event: unknown) => Promise<unknown>) {
   return middy(check).use(injectLambdaContext(logger)).use(logMetrics(metrics));
 }
 
-export { asLambdaHandler, deps, env, isSqsEvent, type SqsEvent };
+export { asLambdaHandler, deps, env, isSqsEvent };
