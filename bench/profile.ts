@@ -67,5 +67,4 @@ function profileParser(inputFile: string, iterations: number, top = 12): HotSpot
   }
 }
 
-export type { HotSpot };
 export { profileParser };

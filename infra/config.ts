@@ -3,6 +3,8 @@
  * Values given with `-c` arrive as strings, so lists accept "a,b" and objects accept JSON text.
  * Every problem is collected and thrown together, each naming its context key.
  */
+import { DEFAULT_CONFIG_MAX_AGE_SECONDS, DEFAULT_FETCH_CONCURRENCY, DEFAULT_SSM_PREFIX } from '../src/config.ts';
+import { DEFAULT_DOWN_AFTER_FAILURES } from '../src/core/constants.ts';
 
 /** One example target seeded into `<prefix>/targets/<name>` (the Lambda's target contract). */
 type SeedTarget = { url: string } & Record<string, unknown>;
@@ -44,7 +46,7 @@ interface AlertsConfig {
 }
 
 const DEFAULT_CONFIG: AlertsConfig = {
-  prefix: '/httpd-status-alerts',
+  prefix: DEFAULT_SSM_PREFIX,
   scheduleMinutes: 1,
   memoryMb: 256,
   timeoutSeconds: 60,
@@ -57,9 +59,9 @@ const DEFAULT_CONFIG: AlertsConfig = {
   secretsKeyArn: null,
   vpc: null,
   repeatInterval: '4h',
-  downAfterFailures: 2,
-  configMaxAgeSeconds: 60,
-  fetchConcurrency: 16,
+  downAfterFailures: DEFAULT_DOWN_AFTER_FAILURES,
+  configMaxAgeSeconds: DEFAULT_CONFIG_MAX_AGE_SECONDS,
+  fetchConcurrency: DEFAULT_FETCH_CONCURRENCY,
   chatbotFormat: false,
   targetMetrics: 'all',
 };

@@ -9,22 +9,26 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { type BuildOptions, build } from 'esbuild';
-import { BUNDLE_ALIASES } from '../../infra/constructs/monitorFunction.ts';
+import {
+  BUNDLE_ALIASES,
+  BUNDLE_BANNER,
+  BUNDLE_MAIN_FIELDS,
+  BUNDLE_MINIFY,
+  BUNDLE_TARGET,
+  HANDLER_ENTRY,
+  SHARDED_HANDLER_ENTRY,
+} from '../../infra/constructs/monitorFunction.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const ENTRY = join(ROOT, 'src/handler.ts');
-const SHARDED_ENTRY = join(ROOT, 'src/shardedHandler.ts');
-/** The banner NodejsFunction adds (infra/constructs/monitorFunction.ts). */
-const BANNER = "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
 /** esbuild options equal to the stack's bundling (infra/constructs/monitorFunction.ts). */
 const STACK_OPTIONS = {
   bundle: true,
   platform: 'node',
-  target: 'node22',
+  target: BUNDLE_TARGET,
   format: 'esm',
-  minify: true,
-  mainFields: ['module', 'main'],
+  minify: BUNDLE_MINIFY,
+  mainFields: BUNDLE_MAIN_FIELDS,
   alias: BUNDLE_ALIASES,
   absWorkingDir: ROOT,
   logLevel: 'error',
@@ -92,11 +96,11 @@ async function buildBundle(): Promise<Bundle> {
   const file = join(dir, 'index.mjs');
   await build({
     ...STACK_OPTIONS,
-    entryPoints: [ENTRY],
+    entryPoints: [HANDLER_ENTRY],
     outfile: file,
     sourcemap: true,
     sourcesContent: false,
-    banner: { js: BANNER },
+    banner: { js: BUNDLE_BANNER },
   });
   return {
     source: 'esbuild (stack options)',
@@ -115,12 +119,12 @@ async function buildExternal(): Promise<string> {
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   const file = join(dir, 'index.mjs');
   await build({
-    entryPoints: [ENTRY],
+    entryPoints: [HANDLER_ENTRY],
     outfile: file,
     bundle: true,
     packages: 'external',
     platform: 'node',
-    target: 'node22',
+    target: BUNDLE_TARGET,
     format: 'esm',
     logLevel: 'error',
   });
@@ -156,7 +160,7 @@ async function sizeBreakdown(): Promise<SizeBreakdown> {
     if (output === undefined) throw new Error('expected one esbuild output, found none');
     return output;
   };
-  const main = await measure({ entryPoints: [ENTRY] });
+  const main = await measure({ entryPoints: [HANDLER_ENTRY] });
   const byOwner: Record<string, number> = {};
   for (const [input, { bytesInOutput }] of Object.entries(main.inputs)) {
     const owner = ownerOf(input);
@@ -165,9 +169,9 @@ async function sizeBreakdown(): Promise<SizeBreakdown> {
   const stdin = { contents: SDK_CLIENTS_ONLY, resolveDir: ROOT, loader: 'js' as const };
   return {
     byOwner,
-    shardedBytes: (await measure({ entryPoints: [SHARDED_ENTRY] })).bytes,
+    shardedBytes: (await measure({ entryPoints: [SHARDED_HANDLER_ENTRY] })).bytes,
     sdkClientsOnlyBytes: (await measure({ stdin })).bytes,
-    withoutAliasBytes: (await measure({ entryPoints: [ENTRY], alias: {} })).bytes,
+    withoutAliasBytes: (await measure({ entryPoints: [HANDLER_ENTRY], alias: {} })).bytes,
   };
 }
 
@@ -202,13 +206,4 @@ async function importTiming(
   return out;
 }
 
-export {
-  type Bundle,
-  buildBundle,
-  buildExternal,
-  ENTRY,
-  type ImportTiming,
-  importTiming,
-  type SizeBreakdown,
-  sizeBreakdown,
-};
+export { buildBundle, buildExternal, importTiming, sizeBreakdown };

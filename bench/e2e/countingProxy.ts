@@ -60,4 +60,4 @@ async function startCountingProxy(upstream: string): Promise<CountingProxy> {
   };
 }
 
-export { type CountingProxy, startCountingProxy };
+export { startCountingProxy };

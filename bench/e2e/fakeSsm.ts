@@ -89,4 +89,4 @@ async function startFakeSsm(): Promise<FakeSsm> {
   };
 }
 
-export { type FakeSsm, startFakeSsm };
+export { startFakeSsm };

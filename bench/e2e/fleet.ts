@@ -6,9 +6,8 @@
  * about 1.2 s for `?auto`), some broken (a refused port, a 404).
  */
 import { appendFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { type ApacheInstance, startApache } from '../../test/support/apache.ts';
+import { type ApacheInstance, freePorts, startApache } from '../../test/support/apache.ts';
 
 /** Appended to each instance's httpd.conf, then picked up by a graceful restart (SIGUSR1). */
 const EXTRA_LOCATIONS = `
@@ -41,17 +40,6 @@ interface Fleet {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      s.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
-
 async function waitFor(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (let i = 0; i < 200 && Date.now() < deadline; i++) {
@@ -81,7 +69,7 @@ async function startFleet(count: number): Promise<Fleet> {
     throw error;
   }
   // Nothing listens here: connections are refused.
-  const refusedPort = await freePort();
+  const [refusedPort = 0] = await freePorts(1);
 
   return {
     instances,
@@ -113,4 +101,4 @@ async function startFleet(count: number): Promise<Fleet> {
   };
 }
 
-export { type BenchTarget, type Fleet, startFleet, TARGET_KINDS, type TargetKind };
+export { type BenchTarget, startFleet, TARGET_KINDS };

@@ -175,4 +175,4 @@ async function startLocalLambda(options: LocalLambdaOptions): Promise<LocalLambd
   };
 }
 
-export { type Invocation, type LocalLambda, startLocalLambda };
+export { startLocalLambda };

@@ -10,20 +10,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { DEFAULT_CONFIG } from '../../infra/config.ts';
+import { HANDLER_ENTRY } from '../../infra/constructs/monitorFunction.ts';
 import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import { parseReport } from '../../src/core/report/parse.ts';
 import { region, startDynalite, startSns } from '../../test/support/emulators.ts';
-import { buildBundle, buildExternal, ENTRY, importTiming, sizeBreakdown } from './bundle.ts';
+import { buildBundle, buildExternal, importTiming, sizeBreakdown } from './bundle.ts';
 import { startCountingProxy } from './countingProxy.ts';
 import { startFakeSsm } from './fakeSsm.ts';
 import { type BenchTarget, startFleet, TARGET_KINDS } from './fleet.ts';
 import { startLocalLambda } from './lambdaRuntime.ts';
 
 /** The stack's function settings (infra/config.ts defaults), so figures match a deployment. */
-const MEMORY_MB = 256;
+const MEMORY_MB = DEFAULT_CONFIG.memoryMb;
 const APACHE_INSTANCES = 4;
 /** Whole benchmark budget; a run that would pass it is skipped, not waited for. */
 const BUDGET_MS = 20 * 60_000;
@@ -98,8 +100,8 @@ async function main(): Promise<void> {
   } = {
     machine: {
       node: process.version,
-      cpus: (await import('node:os')).cpus().length,
-      loadavg: (await import('node:os')).loadavg(),
+      cpus: cpus().length,
+      loadavg: loadavg(),
     },
     bundle: {},
     imports: {},
@@ -138,7 +140,7 @@ async function main(): Promise<void> {
       'bundle (SDK inside)': [bundle.file, [], importEnv],
       'bundle + --enable-source-maps (as deployed)': [bundle.file, ['--enable-source-maps'], importEnv],
       'our code bundled, packages from node_modules': [external, [], importEnv],
-      'unbundled: src/handler.ts via tsx': [ENTRY, ['--import', 'tsx'], importEnv],
+      'unbundled: src/handler.ts via tsx': [HANDLER_ENTRY, ['--import', 'tsx'], importEnv],
     };
     for (const name of Object.keys(variants)) results.imports[name] = { importMs: [], processMs: [] };
     for (let i = 0; i < IMPORT_RUNS; i++) {

@@ -51,4 +51,4 @@ class ConfigParameters extends Construct {
   }
 }
 
-export { ConfigParameters, type ConfigParametersProps, STANDARD_TIER_MAX_CHARS };
+export { ConfigParameters, type ConfigParametersProps };

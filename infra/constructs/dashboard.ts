@@ -7,7 +7,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE, SERVICE_DIMENSION } from './watchdog.ts';
+import { monitorMetric } from './watchdog.ts';
 
 /** CloudWatch allows 500 widgets per dashboard: 4 per target plus the monitor row. */
 const MAX_DASHBOARD_TARGETS = 100;
@@ -18,14 +18,7 @@ interface StatusDashboardProps {
 }
 
 function targetMetric(target: string, metricName: string, statistic: string, label: string): cloudwatch.Metric {
-  return new cloudwatch.Metric({
-    namespace: METRICS_NAMESPACE,
-    metricName,
-    dimensionsMap: { ...SERVICE_DIMENSION, target },
-    statistic,
-    label,
-    period: Duration.minutes(1),
-  });
+  return monitorMetric(metricName, { dimensionsMap: { target }, statistic, label, period: Duration.minutes(1) });
 }
 
 function targetRow(target: string): cloudwatch.IWidget[] {
@@ -56,18 +49,12 @@ class StatusDashboard extends Construct {
         `dashboardTargets: at most ${MAX_DASHBOARD_TARGETS} targets fit on one dashboard, found ${props.targets.length}`,
       );
     }
-    const heartbeat = new cloudwatch.Metric({
-      namespace: METRICS_NAMESPACE,
-      metricName: 'Heartbeat',
-      dimensionsMap: { ...SERVICE_DIMENSION },
+    const heartbeat = monitorMetric('Heartbeat', {
       statistic: 'SampleCount',
       label: 'completed runs',
       period: Duration.minutes(1),
     });
-    const alertsSent = new cloudwatch.Metric({
-      namespace: METRICS_NAMESPACE,
-      metricName: 'AlertsSent',
-      dimensionsMap: { ...SERVICE_DIMENSION },
+    const alertsSent = monitorMetric('AlertsSent', {
       statistic: 'Sum',
       label: 'alerts sent',
       period: Duration.minutes(1),
@@ -106,4 +93,4 @@ class StatusDashboard extends Construct {
   }
 }
 
-export { MAX_DASHBOARD_TARGETS, StatusDashboard, type StatusDashboardProps };
+export { StatusDashboard, type StatusDashboardProps };

@@ -17,7 +17,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { AlertsConfig } from '../config.ts';
+import type { AlertsConfig, VpcPlacement } from '../config.ts';
 import { monitorStatements } from './permissions.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -31,6 +31,12 @@ const SHARDED_HANDLER_ENTRY = fileURLToPath(new URL('../../src/shardedHandler.ts
 const BUNDLE_ALIASES = {
   '@aws-sdk/credential-provider-node': './src/lambda/credentials.ts',
 } as const;
+/** The rest of the esbuild settings bench/e2e/bundle.ts shares with the stack's bundling. */
+const BUNDLE_TARGET = 'node22';
+const BUNDLE_MINIFY = true;
+const BUNDLE_MAIN_FIELDS = ['module', 'main'];
+/** Gives the ESM bundle the `require` that bundled CommonJS packages call. */
+const BUNDLE_BANNER = "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
 
 interface MonitorFunctionProps {
   config: AlertsConfig;
@@ -106,13 +112,13 @@ class MonitorFunction extends Construct {
       },
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
+        target: BUNDLE_TARGET,
+        minify: BUNDLE_MINIFY,
         sourceMap: true,
         sourcesContent: false,
         bundleAwsSDK: true,
-        mainFields: ['module', 'main'],
-        banner: "import { createRequire } from 'module';const require = createRequire(import.meta.url);",
+        mainFields: BUNDLE_MAIN_FIELDS,
+        banner: BUNDLE_BANNER,
         forceDockerBundling: false,
         esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
       },
@@ -146,7 +152,7 @@ class MonitorFunction extends Construct {
   }
 
   /** Imports the VPC by id without a lookup, so synth stays offline. */
-  private vpcPlacement(placement: NonNullable<AlertsConfig['vpc']>): Partial<lambda.FunctionProps> {
+  private vpcPlacement(placement: VpcPlacement): Partial<lambda.FunctionProps> {
     // Why: Lambda creates its ENIs with the function's role; CDK adds this only to roles it makes.
     this.role.addManagedPolicy(
       iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'),
@@ -178,4 +184,14 @@ class MonitorFunction extends Construct {
   }
 }
 
-export { BUNDLE_ALIASES, HANDLER_ENTRY, MonitorFunction, type MonitorFunctionProps, SHARDED_HANDLER_ENTRY };
+export {
+  BUNDLE_ALIASES,
+  BUNDLE_BANNER,
+  BUNDLE_MAIN_FIELDS,
+  BUNDLE_MINIFY,
+  BUNDLE_TARGET,
+  HANDLER_ENTRY,
+  MonitorFunction,
+  type MonitorFunctionProps,
+  SHARDED_HANDLER_ENTRY,
+};

@@ -62,4 +62,4 @@ function monitorStatements(r: MonitorResources): iam.PolicyStatement[] {
   ];
 }
 
-export { type MonitorResources, monitorStatements, STATE_TABLE_ACTIONS };
+export { monitorStatements, STATE_TABLE_ACTIONS };

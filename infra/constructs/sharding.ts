@@ -45,8 +45,8 @@ interface ShardingProps {
   scheduleMinutes: number;
   /** Where shards that failed twice go; pass the monitor's alarmed failure queue. Default: a new queue. */
   deadLetterQueue?: sqs.IQueue;
-  /** Overrides of the context values (tests). */
-  settings?: Partial<ShardingSettings>;
+  /** Settings already read by the caller. Default: read from context here. */
+  settings?: ShardingSettings;
 }
 
 class ShardingConfigError extends Error {
@@ -88,7 +88,7 @@ class Sharding extends Construct {
 
   constructor(scope: Construct, id: string, props: ShardingProps) {
     super(scope, id);
-    this.settings = { ...readShardingSettings((key) => this.node.tryGetContext(key)), ...props.settings };
+    this.settings = props.settings ?? readShardingSettings((key) => this.node.tryGetContext(key));
     if (this.settings.mode === SHARD_MODES.none) return;
     const { fn } = props;
     const { maxConcurrency, targetsPerShard } = this.settings;
@@ -150,11 +150,9 @@ export {
   DEFAULT_SHARD_CONCURRENCY,
   DEFAULT_TARGETS_PER_SHARD,
   readShardingSettings,
-  SHARD_ENV,
   SHARD_MODES,
   Sharding,
   ShardingConfigError,
   type ShardingProps,
   type ShardingSettings,
-  type ShardMode,
 };

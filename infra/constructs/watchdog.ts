@@ -9,11 +9,23 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../src/core/constants.ts';
 
-const METRICS_NAMESPACE = 'HttpdStatusAlerts';
-const SERVICE_DIMENSION = { service: 'httpd-status-alerts' } as const;
 /** Duration alarm threshold, as a share of the timeout. */
 const NEAR_TIMEOUT = 0.8;
+
+/** A metric the monitor emits (EMF): its namespace and `service` dimension, then `dimensionsMap`. */
+function monitorMetric(
+  metricName: string,
+  props: Omit<cloudwatch.MetricProps, 'namespace' | 'metricName'>,
+): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    ...props,
+    namespace: METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap: { service: SERVICE_NAME, ...props.dimensionsMap },
+  });
+}
 
 interface WatchdogProps {
   fn: lambda.IFunction;
@@ -58,13 +70,7 @@ class Watchdog extends Construct {
     // Why: no heartbeat means no run completed: the monitor is down, so silence is breaching.
     const heartbeatMinutes = Math.max(5, 2 * props.scheduleMinutes);
     this.add('HeartbeatMissing', {
-      metric: new cloudwatch.Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: 'Heartbeat',
-        dimensionsMap: { ...SERVICE_DIMENSION },
-        period: Duration.minutes(heartbeatMinutes),
-        statistic: 'SampleCount',
-      }),
+      metric: monitorMetric('Heartbeat', { period: Duration.minutes(heartbeatMinutes), statistic: 'SampleCount' }),
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
@@ -91,4 +97,4 @@ class Watchdog extends Construct {
   }
 }
 
-export { METRICS_NAMESPACE, SERVICE_DIMENSION, Watchdog, type WatchdogProps };
+export { monitorMetric, Watchdog, type WatchdogProps };

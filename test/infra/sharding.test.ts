@@ -168,20 +168,8 @@ describe('Sharding with a dead-letter queue passed in', () => {
 
 describe('Sharding in the real stack', () => {
   it('passes cdk-nag with the monitor failure queue as its dead-letter queue', () => {
-    const { template, findings } = synth(
-      { shardMode: 'sqs' },
-      {
-        // Until infra/stack.ts wires the construct itself; then the context alone turns it on.
-        extend: (stack) => {
-          if (stack.node.tryFindChild('Sharding') !== undefined) return;
-          new Sharding(stack, 'Sharding', {
-            fn: stack.monitor.fn,
-            scheduleMinutes: 1,
-            deadLetterQueue: stack.monitor.failures,
-          });
-        },
-      },
-    );
+    // infra/stack.ts wires the construct itself: the context alone turns it on.
+    const { template, findings } = synth({ shardMode: 'sqs' });
     expect(findings).toEqual([]);
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
     template.hasResourceProperties('AWS::Lambda::Function', {

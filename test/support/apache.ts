@@ -445,4 +445,4 @@ async function startApache(options: StartApacheOptions = {}): Promise<ApacheInst
 }
 
 export type { ApacheInstance, StartApacheOptions };
-export { ApacheNotInstalledError, ApacheStartError, apacheSkipReason, findApacheBinary, startApache };
+export { ApacheNotInstalledError, ApacheStartError, apacheSkipReason, findApacheBinary, freePorts, startApache };
