@@ -59,6 +59,7 @@ function keep(alert: AlertRecord, now: Date, retentionMs: number): boolean {
 }
 
 function view(alert: AlertRecord, rule: Rule): AlertView {
+  const keepFiringSince = alert.keepFiringSince ?? null;
   return {
     fingerprint: alert.fingerprint,
     rule: rule.name,
@@ -70,6 +71,9 @@ function view(alert: AlertRecord, rule: Rule): AlertView {
     severity: alert.severity,
     activeAt: alert.activeAt,
     firedAt: alert.firedAt,
+    keepFiringSince,
+    resolvesAt:
+      keepFiringSince === null ? null : new Date(Date.parse(keepFiringSince) + rule.keepFiringForMs).toISOString(),
   };
 }
 

@@ -107,6 +107,10 @@ interface AlertView {
   severity: Severity;
   activeAt: string | null;
   firedAt: string | null;
+  /** When the condition stopped holding while `keepFiringFor` keeps the alert firing; null otherwise. */
+  keepFiringSince: string | null;
+  /** When a kept-firing alert resolves unless its condition returns (`keepFiringSince + keepFiringFor`). */
+  resolvesAt: string | null;
 }
 
 export type {

@@ -44,4 +44,48 @@ function cleanConfigText(text: string, max = 500): string {
   return out.length <= max ? out : `${out.slice(0, max - 3)}...`;
 }
 
-export { cleanConfigText, cleanReportText, cleanSubjectText };
+const COLON = 0x3a;
+const SLASH = 0x2f;
+const AT = 0x40;
+
+/** Where a URL's authority ends: the first `/ ? #`, white space or quote after `from`. */
+function authorityEnd(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === SLASH || c === 0x3f || c === 0x23 || c <= 0x20 || c === 0x22 || c === 0x27 || c === 0x3e) return i;
+  }
+  return text.length;
+}
+
+/**
+ * Credentials in URLs hidden wherever they appear in `text`: `https://user:pass@host/` becomes
+ * `https://user:***@host/`, `https://token@host/` becomes `https://***@host/`. One forward scan,
+ * no regex: the text may be untrusted and long. The one redaction every log line, error, page,
+ * state item and CLI output goes through.
+ *
+ * @example
+ * redactCredentials('GET https://ops:s3cret@web-1/server-status failed') // 'GET https://ops:***@web-1/server-status failed'
+ */
+function redactCredentials(text: string): string {
+  let out = '';
+  let copied = 0;
+  let from = 0;
+  for (;;) {
+    const scheme = text.indexOf('://', from);
+    if (scheme < 0) break;
+    const start = scheme + 3;
+    const end = authorityEnd(text, start);
+    const at = text.lastIndexOf('@', end - 1);
+    if (at >= start && text.charCodeAt(at) === AT) {
+      const userinfo = text.slice(start, at);
+      const colon = userinfo.indexOf(String.fromCharCode(COLON));
+      const shown = colon < 0 ? '***' : `${userinfo.slice(0, colon)}:***`;
+      out += `${text.slice(copied, start)}${shown}`;
+      copied = at;
+    }
+    from = Math.max(end, start);
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+export { cleanConfigText, cleanReportText, cleanSubjectText, redactCredentials };

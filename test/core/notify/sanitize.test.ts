@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanReportText, cleanSubjectText } from '../../../src/core/notify/sanitize.ts';
+import { cleanReportText, cleanSubjectText, redactCredentials } from '../../../src/core/notify/sanitize.ts';
 
 describe('Function: cleanReportText', () => {
   it.each([
@@ -30,5 +30,21 @@ describe('Function: cleanSubjectText', () => {
     ['w\u00e9b\n1', 'w?b1'],
   ])('%j -> %j', (input, expected) => {
     expect(cleanSubjectText(input)).toBe(expected);
+  });
+});
+
+describe('Function: redactCredentials', () => {
+  it.each([
+    ['user and password', 'https://ops:s3cret@web-1/server-status', 'https://ops:***@web-1/server-status'],
+    ['token as user', 'http://tok3n@web-1:8080/x', 'http://***@web-1:8080/x'],
+    ['inside a sentence', 'GET https://a:b@h/ failed; retry', 'GET https://a:***@h/ failed; retry'],
+    ['two URLs', 'http://a:b@h1/ and http://c:d@h2', 'http://a:***@h1/ and http://c:***@h2'],
+    ['@ in the path is not userinfo', 'https://web-1/u@x', 'https://web-1/u@x'],
+    ['@ in the query is not userinfo', 'https://web-1?to=a@b', 'https://web-1?to=a@b'],
+    ['password with @', 'https://u:p@ss@host/', 'https://u:***@host/'],
+    ['no URL', 'user:pass@host', 'user:pass@host'],
+    ['quoted URL', '"https://u:p@h"', '"https://u:***@h"'],
+  ])('%s', (_, input, expected) => {
+    expect(redactCredentials(input)).toBe(expected);
   });
 });
