@@ -461,6 +461,8 @@ describe('Function: evaluateTarget, results', () => {
         severity: 'warning',
         activeAt: iso(0),
         firedAt: iso(0),
+        keepFiringSince: null,
+        resolvesAt: null,
       },
     ]);
     expect(result.state.alerts[fp]).toMatchObject({ lastSentAt: iso(0), lastSentStatus: 'firing' });
@@ -469,5 +471,57 @@ describe('Function: evaluateTarget, results', () => {
     expect(fp).toMatch(/^[0-9a-f]{16}$/);
     expect(fingerprint('web-1', 'closing')).toBe(fp);
     expect(fingerprint('web-2', 'closing')).not.toBe(fp);
+  });
+});
+
+describe('Function: evaluateTarget, kept firing (keepFiringFor)', () => {
+  it.each([
+    ['condition holds: nothing kept', [[0, 25]], { keepFiringSince: null, resolvesAt: null }],
+    [
+      'cleared at 2m: resolves at 7m unless it returns',
+      [
+        [0, 25],
+        [2, 0],
+      ],
+      { keepFiringSince: iso(2), resolvesAt: iso(7) },
+    ],
+    [
+      'cleared at 2m, still clear at 4m: the same end',
+      [
+        [0, 25],
+        [2, 0],
+        [4, 0],
+      ],
+      { keepFiringSince: iso(2), resolvesAt: iso(7) },
+    ],
+    [
+      'cleared then returned: nothing kept',
+      [
+        [0, 25],
+        [2, 0],
+        [3, 25],
+      ],
+      { keepFiringSince: null, resolvesAt: null },
+    ],
+  ] as Array<[string, Array<[number, number]>, object]>)('%s', (_, steps, expected) => {
+    // Prepare
+    let previous: TargetState | null = null;
+    let views: ReturnType<typeof evaluateTarget>['alerts'] = [];
+    // Act
+    for (const [m, closingSlots] of steps) {
+      const result = evaluateTarget({
+        target: 'web-1',
+        observation: observe(closingSlots),
+        rules: rules(closing({ keepFiringFor: '5m' })),
+        silences: [],
+        previous,
+        now: minute(m),
+      });
+      previous = result.state;
+      views = result.alerts;
+    }
+    // Assess
+    expect(views).toHaveLength(1);
+    expect(views[0]).toMatchObject({ state: 'firing', ...expected });
   });
 });
