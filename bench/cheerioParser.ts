@@ -123,6 +123,8 @@ function parseWithCheerio(html: string): StatusReport {
     slots: readSlots($),
     legend: legend.length === 0 ? null : legend,
     sslCache: readSslCache($),
+    connections: null,
+    processes: null,
     warnings: [],
   };
 }

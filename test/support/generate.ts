@@ -148,6 +148,8 @@ function modelOf(
       busyWorkers: scoreboard.length - counts._ - counts['.'] - counts.S - counts.I - counts.G,
       idleWorkers: counts._,
       gracefulWorkers: counts.G,
+      processes: null,
+      stoppingProcesses: null,
     },
     scoreboard,
     slots,
@@ -156,17 +158,56 @@ function modelOf(
   };
 }
 
+/** The event MPM's part of the report for `model`: the process table's rows and its Sum row. */
+function expectedEvent(model: ReportModel, auto: boolean): Pick<StatusReport, 'connections' | 'processes'> {
+  if (model.server.mpm !== 'event') return { connections: null, processes: null };
+  const rows = processRows(model);
+  const sum = (rows.pop() as string[]).map(Number);
+  const at = (i: number): number => sum[i] as number;
+  const connections = {
+    total: at(3),
+    asyncWaitIo: at(8),
+    asyncWriting: at(9),
+    asyncKeepAlive: at(10),
+    asyncClosing: at(11),
+  };
+  const processes = rows.map((r) => {
+    const n = r.map(Number);
+    return {
+      slot: n[0] as number,
+      pid: n[1] as number,
+      stopping: r[2] as string,
+      connections: n[3] as number,
+      accepting: r[4] === 'yes',
+      busyThreads: n[5] as number,
+      gracefulThreads: n[6] as number,
+      idleThreads: n[7] as number,
+      asyncWaitIo: n[8] as number,
+      asyncWriting: n[9] as number,
+      asyncKeepAlive: n[10] as number,
+      asyncClosing: n[11] as number,
+    };
+  });
+  return { connections, processes: auto ? null : processes };
+}
+
 /** What `parseReport` must return for `model` rendered in `format`. */
 function expectedReport(model: ReportModel, format: 'html' | 'auto' | 'text'): StatusReport {
   const auto = format === 'auto';
+  const event = model.server.mpm === 'event';
   return {
     format,
-    server: { ...model.server },
+    server: {
+      ...model.server,
+      processes: event ? processRows(model).length - 1 : null,
+      stoppingProcesses: event ? 0 : null,
+    },
     scoreboard: model.scoreboard,
     counts: countModes(model.scoreboard),
     slots: auto ? null : model.slots,
     legend: auto ? null : LEGEND.map((e) => ({ ...e })),
     sslCache: model.sslCache,
+    ...expectedEvent(model, auto),
     warnings: [],
   };
 }

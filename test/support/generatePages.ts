@@ -120,7 +120,7 @@ function renderAuto(model: ReportModel): string {
   const perReq = accesses > 0 ? 'BytesPerReq: 28572.6\nDurationPerReq: .197141\n' : '';
   const event =
     s.mpm === 'event'
-      ? `Processes: ${processRows(model).length - 1}\nStopping: 0\nConnsTotal: 60\nConnsAsyncWaitIO: 0\nConnsAsyncWriting: 0\nConnsAsyncKeepAlive: 11\nConnsAsyncClosing: 5\n`
+      ? `Processes: ${processRows(model).length - 1}\nStopping: 0\nConnsTotal: 0\nConnsAsyncWaitIO: 0\nConnsAsyncWriting: 0\nConnsAsyncKeepAlive: 0\nConnsAsyncClosing: 0\n`
       : '';
   return (
     `${model.host}\nServerVersion: ${s.version}\nServerMPM: ${s.mpm}\nServer Built: 2026-11-12T08:58:41\n` +

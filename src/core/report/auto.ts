@@ -12,7 +12,8 @@ import {
   parseAprNumber,
   type SslCacheDraft,
 } from './common.ts';
-import type { ServerInfo, SslCache, StatusReport } from './types.ts';
+import { readEventAutoKey } from './eventProcesses.ts';
+import type { ConnectionTotals, ServerInfo, SslCache, StatusReport } from './types.ts';
 
 const EXPECTED = 'an Apache server-status ?auto page with a "Scoreboard:" line';
 
@@ -64,6 +65,8 @@ interface AutoState {
   uptimeFallback: number | null;
   seenWorkerKeys: Set<string>;
   lighttpd: boolean;
+  /** The event MPM's `Conns*` keys, once one is seen. */
+  event: { connections: ConnectionTotals | null };
 }
 
 /** A number, or a percentage (`12%`); `null` with a warning when the value is neither. */
@@ -96,6 +99,7 @@ function readKeyValue(state: AutoState, key: string, value: string): void {
     }
     return;
   }
+  if (readEventAutoKey(key, () => readNumber(key, value, warnings), server, state.event)) return;
   const workerField = WORKER_KEYS[key];
   if (workerField !== undefined) {
     readWorkerKey(state, key, workerField, value);
@@ -146,7 +150,7 @@ function readBareLine(state: AutoState, bare: string, lineNumber: number, isFirs
 /**
  * Parse the `?auto` page (`/server-status?auto`) of Apache httpd 2.2 to 2.4.71.
  *
- * Keys it does not know (Load1, Conns*, ProxyBalancer, mod_md, mod_qos `b;...`) are ignored; keys
+ * Keys it does not know (Load1, ProxyBalancer, mod_md, mod_qos `b;...`) are ignored; keys
  * the page does not print are `null` in the result, never 0.
  *
  * @example
@@ -163,6 +167,7 @@ function parseAuto(text: string): StatusReport {
     uptimeFallback: null,
     seenWorkerKeys: new Set(),
     lighttpd: false,
+    event: { connections: null },
   };
   let seenContent = false;
 
@@ -208,6 +213,8 @@ function parseAuto(text: string): StatusReport {
     slots: null,
     legend: null,
     sslCache: finishSslCache(state.ssl, warnings),
+    connections: state.event.connections,
+    processes: null,
     warnings,
   };
 }

@@ -16,6 +16,8 @@ function emptyServer(): ServerInfo {
     busyWorkers: null,
     idleWorkers: null,
     gracefulWorkers: null,
+    processes: null,
+    stoppingProcesses: null,
   };
 }
 

@@ -17,6 +17,7 @@ import {
   readSslCacheText,
   SSL_HEADING,
 } from './common.ts';
+import { isProcessTableHeader, ProcessTableReader } from './eventProcesses.ts';
 import { readNotableSlots } from './htmlNotable.ts';
 import { type ScanHandler, scanHtml, tagId } from './htmlScanner.ts';
 import { type ColumnMap, mapColumns, RowCells, readSlotRow } from './htmlSlots.ts';
@@ -47,7 +48,7 @@ const Tag = {
   tr: tagId('tr'),
 } as const;
 
-const TableKind = { None: 0, Unknown: 1, Slots: 2, Legend: 3, Other: 4 } as const;
+const TableKind = { None: 0, Unknown: 1, Slots: 2, Legend: 3, Other: 4, Processes: 5 } as const;
 type TableKind = (typeof TableKind)[keyof typeof TableKind];
 
 const SOCACHE_HEADING = 'mod_cache_socache Status:';
@@ -91,6 +92,7 @@ class HtmlReportBuilder implements ScanHandler {
   row = 0;
   slots: Slot[] | null = null;
   legend: LegendEntry[] | null = null;
+  processTable: ProcessTableReader | null = null; // the event MPM's, before the scoreboard
 
   constructor(text: string) {
     this.text = text;
@@ -211,6 +213,9 @@ class HtmlReportBuilder implements ScanHandler {
       if (this.columns === null || this.slots === null) return;
       const slot = readSlotRow(this.text, cells, this.columns, this.width, this.row, this.warnings);
       if (slot !== null) this.slots.push(slot);
+    } else if (this.tableKind === TableKind.Processes) {
+      const texts = Array.from({ length: cells.count }, (_, i) => cells.text(this.text, i).trim());
+      this.processTable?.addRow(texts, cells.allHeaders());
     } else if (this.tableKind === TableKind.Legend) {
       if (cells.count === 2 && cells.header[0] === true && cells.header[1] === false) {
         this.legend?.push({ abbreviation: cells.text(this.text, 0), meaning: cells.text(this.text, 1) });
@@ -230,6 +235,13 @@ class HtmlReportBuilder implements ScanHandler {
       this.columns = mapColumns(names, this.warnings);
       if (this.columns !== null) this.slots = [];
       return TableKind.Slots;
+    }
+    if (this.processTable === null && this.scoreboard === null && cells.allHeaders()) {
+      const names = Array.from({ length: cells.count }, (_, i) => cells.text(text, i));
+      if (isProcessTableHeader(names)) {
+        this.processTable = new ProcessTableReader(this.warnings);
+        return TableKind.Processes;
+      }
     }
     if (this.slotTableSeen && this.legend === null && cells.header[0] === true && cells.header[1] === false) {
       this.legend = [];
@@ -255,6 +267,9 @@ class HtmlReportBuilder implements ScanHandler {
       slots = readNotableSlots(this.text.slice(this.notableStart, end), warnings);
     }
     if (slots !== null) checkModesAgainstScoreboard(slots, scoreboard, this.server.mpm, warnings);
+    const processTable = this.processTable?.finish() ?? null;
+    this.server.processes = processTable?.processCount ?? null;
+    this.server.stoppingProcesses = processTable?.stoppingCount ?? null;
     return {
       format: 'html',
       server: this.server,
@@ -263,6 +278,8 @@ class HtmlReportBuilder implements ScanHandler {
       slots,
       legend: this.legend,
       sslCache: this.sslCache,
+      connections: processTable?.connections ?? null,
+      processes: processTable?.processes ?? null,
       warnings,
     };
   }

@@ -15,6 +15,7 @@ import {
   SSL_HEADING,
 } from './common.ts';
 import { readNotableText } from './textNotable.ts';
+import { readProcessTableText } from './textProcesses.ts';
 import { indentOf, isHeader, readTextTable, unitsOf } from './textTable.ts';
 import {
   type LegendEntry,
@@ -126,6 +127,9 @@ function parseText(text: string): StatusReport {
   for (let k = sbStart; k < sbEnd; k++) scoreboard += (lines[k] as string).replace(/\s+/g, '');
   let i = sbEnd;
   readHeader(lines, sbStart, server);
+  const processTable = readProcessTableText(lines, sbStart, isScoreboardLine, warnings);
+  server.processes = processTable?.processCount ?? null;
+  server.stoppingProcesses = processTable?.stoppingCount ?? null;
 
   let slots: Slot[] | null = null;
   let legend: LegendEntry[] | null = null;
@@ -158,6 +162,8 @@ function parseText(text: string): StatusReport {
     slots,
     legend,
     sslCache,
+    connections: processTable?.connections ?? null,
+    processes: processTable?.processes ?? null,
     warnings,
   };
 }

@@ -46,6 +46,10 @@ interface ServerInfo {
   busyWorkers: number | null;
   idleWorkers: number | null;
   gracefulWorkers: number | null;
+  /** Event MPM: `Processes`, or the process table's `Sum` row. */
+  processes: number | null;
+  /** Event MPM: `Stopping`, or the process table's `Sum` row (old generations still finishing). */
+  stoppingProcesses: number | null;
 }
 
 interface Slot {
@@ -90,6 +94,31 @@ interface SslCache {
   removeMisses: number;
 }
 
+/** The event MPM's connection totals (`Conns*` keys, or the process table's `Sum` row). */
+interface ConnectionTotals {
+  total: number | null;
+  asyncWaitIo: number | null;
+  asyncWriting: number | null;
+  asyncKeepAlive: number | null;
+  asyncClosing: number | null;
+}
+
+/** One row of the event MPM's per-process table; `null` where the page has no such column. */
+interface ProcessRow {
+  slot: number | null;
+  pid: number | null;
+  stopping: string | null;
+  connections: number | null;
+  accepting: boolean | null;
+  busyThreads: number | null;
+  gracefulThreads: number | null;
+  idleThreads: number | null;
+  asyncWaitIo: number | null;
+  asyncWriting: number | null;
+  asyncKeepAlive: number | null;
+  asyncClosing: number | null;
+}
+
 interface StatusReport {
   format: ReportFormat;
   server: ServerInfo;
@@ -98,8 +127,22 @@ interface StatusReport {
   slots: Slot[] | null;
   legend: LegendEntry[] | null;
   sslCache: SslCache | null;
+  connections: ConnectionTotals | null;
+  processes: ProcessRow[] | null;
   warnings: string[];
 }
 
-export type { LegendEntry, ModeChar, ModeCounts, ReportFormat, ServerInfo, Slot, SlotColumn, SslCache, StatusReport };
+export type {
+  ConnectionTotals,
+  LegendEntry,
+  ModeChar,
+  ModeCounts,
+  ProcessRow,
+  ReportFormat,
+  ServerInfo,
+  Slot,
+  SlotColumn,
+  SslCache,
+  StatusReport,
+};
 export { MODE_CHARS, MODE_SET, REPORT_FORMATS, SLOT_COLUMN_SET, SLOT_COLUMNS };
