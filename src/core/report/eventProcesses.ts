@@ -179,11 +179,17 @@ class ProcessTableReader {
       if (field === 'stopping') {
         entry.stopping = cell;
       } else if (field === 'accepting') {
-        if (cell !== 'yes' && cell !== 'no') return this.skip(`accepting is ${JSON.stringify(cell)}, expected yes or no`);
+        if (cell !== 'yes' && cell !== 'no') {
+          this.skip(`accepting is ${JSON.stringify(cell)}, expected yes or no`);
+          return;
+        }
         entry.accepting = cell === 'yes';
       } else {
         const n = wholeNumber(cell);
-        if (n === null) return this.skip(`${field} is ${JSON.stringify(cell.slice(0, 40))}, expected a whole number`);
+        if (n === null) {
+          this.skip(`${field} is ${JSON.stringify(cell.slice(0, 40))}, expected a whole number`);
+          return;
+        }
         entry[field] = n;
       }
     }
@@ -201,7 +207,10 @@ class ProcessTableReader {
     const sum: Partial<Record<ProcessField, number | null>> = {};
     for (let i = 0; i < sumFields.length; i++) {
       const n = wholeNumber(values[i] as string);
-      if (n === null) return this.skip(`Sum row cell ${JSON.stringify(values[i])} is not a whole number`);
+      if (n === null) {
+        this.skip(`Sum row cell ${JSON.stringify(values[i])} is not a whole number`);
+        return;
+      }
       sum[sumFields[i] as ProcessField] = n;
     }
     this.sum = sum;

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { NotAStatusReportError } from '../../../src/core/errors.ts';
 import { parseAuto } from '../../../src/core/report/auto.ts';
 import {
+  type ConnectionTotals,
   MODE_CHARS,
   type ModeCounts,
   type ServerInfo,
@@ -32,6 +33,17 @@ const serverArb: fc.Arbitrary<ServerInfo> = fc.record({
   busyWorkers: fc.option(fc.nat(20000)),
   idleWorkers: fc.option(fc.nat(20000)),
   gracefulWorkers: fc.option(fc.nat(20000)),
+  processes: fc.option(fc.nat(64)),
+  stoppingProcesses: fc.option(fc.nat(64)),
+});
+
+/** The event MPM's `Conns*` keys; wait-io only from 2.4.63. */
+const connectionsArb: fc.Arbitrary<ConnectionTotals> = fc.record({
+  total: fc.nat(100000),
+  asyncWaitIo: fc.option(fc.nat(100000)),
+  asyncWriting: fc.nat(100000),
+  asyncKeepAlive: fc.nat(100000),
+  asyncClosing: fc.nat(100000),
 });
 
 const cacheArb: fc.Arbitrary<SslCache> = fc.record({
@@ -62,7 +74,6 @@ const unknownLineArb = fc.oneof(
     'Server Built: Nov 12 2026 08:58:41',
     'ServerUptime: 1 day 2 hours',
     'ServerUptime:',
-    'ConnsAsyncWaitIO: 0',
     'b;system.load: 0.06',
     'ProxyBalancer[0]Worker[1]Status: Init Ok ',
     'ManagedCertificatesTotal: 1',
@@ -79,6 +90,7 @@ interface AutoModel {
   /** The second Busy/Idle pair of 2.4.35-2.4.57 event pages. */
   duplicate: { busy: number; idle: number } | null;
   scoreboard: string;
+  connections: ConnectionTotals | null;
   sslCache: SslCache | null;
   socache: SslCache | null;
   socacheFirst: boolean;
@@ -96,6 +108,7 @@ const modelArb: fc.Arbitrary<AutoModel> = fc.record({
     { weight: 4, arbitrary: fc.string({ unit: fc.constantFrom(...MODE_CHARS), minLength: 1, maxLength: 400 }) },
     { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(...MODE_CHARS), minLength: 1, maxLength: 20000 }) },
   ),
+  connections: fc.option(connectionsArb),
   sslCache: fc.option(cacheArb),
   socache: fc.option(cacheArb),
   socacheFirst: fc.boolean(),
@@ -144,7 +157,14 @@ function renderAuto(m: AutoModel): string {
     ...line('BusyWorkers', s.busyWorkers),
     ...line('GracefulWorkers', s.gracefulWorkers),
     ...line('IdleWorkers', s.idleWorkers),
+    ...line('Processes', s.processes),
+    ...line('Stopping', s.stoppingProcesses),
     ...(m.duplicate === null ? [] : [`BusyWorkers: ${m.duplicate.busy}`, `IdleWorkers: ${m.duplicate.idle}`]),
+    ...line('ConnsTotal', m.connections?.total ?? null),
+    ...line('ConnsAsyncWaitIO', m.connections?.asyncWaitIo ?? null),
+    ...line('ConnsAsyncWriting', m.connections?.asyncWriting ?? null),
+    ...line('ConnsAsyncKeepAlive', m.connections?.asyncKeepAlive ?? null),
+    ...line('ConnsAsyncClosing', m.connections?.asyncClosing ?? null),
     `Scoreboard: ${m.scoreboard}`,
     ...(m.socacheFirst ? [...socache, ...tls] : [...tls, ...socache]),
     ...m.unknownAfter,
@@ -188,6 +208,8 @@ function expectedReport(m: AutoModel): StatusReport {
     slots: null,
     legend: null,
     sslCache: m.sslCache,
+    connections: m.connections,
+    processes: null,
     warnings: duplicateWarnings(m),
   };
 }

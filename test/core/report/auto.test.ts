@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { NotAStatusReportError } from '../../../src/core/errors.ts';
 import { parseAuto } from '../../../src/core/report/auto.ts';
@@ -34,6 +34,8 @@ const server = (given: Partial<ServerInfo>): ServerInfo => ({
   busyWorkers: null,
   idleWorkers: null,
   gracefulWorkers: null,
+  processes: null,
+  stoppingProcesses: null,
   ...given,
 });
 
@@ -43,7 +45,11 @@ describe('parseAuto on the real 2.4.71 captures', () => {
   const scenarios = readdirSync(new URL('apache-2.4.71/', FIXTURES));
   const files = scenarios.flatMap((dir) =>
     readdirSync(new URL(`apache-2.4.71/${dir}/`, FIXTURES))
-      .filter((name) => name.endsWith('.auto.txt'))
+      // Captures with a reference parse beside them (event-closing is checked value by value in eventMpm.test.ts).
+      .filter(
+        (name) =>
+          name.endsWith('.auto.txt') && existsSync(new URL(`apache-2.4.71/${dir}/${name}.expected.json`, FIXTURES)),
+      )
       .map((name) => `apache-2.4.71/${dir}/${name}`),
   );
 
@@ -121,6 +127,8 @@ describe('parseAuto on public captures', () => {
         busyWorkers: 1,
         idleWorkers: 49,
         gracefulWorkers: null,
+        processes: null,
+        stoppingProcesses: null,
       },
       counts({ _: 49, W: 1, '.': 100 }),
       null,
@@ -137,6 +145,8 @@ describe('parseAuto on public captures', () => {
         busyWorkers: 1,
         idleWorkers: 74,
         gracefulWorkers: 0,
+        processes: 3,
+        stoppingProcesses: 0,
       },
       counts({ _: 74, W: 1, '.': 325 }),
       null,
@@ -153,6 +163,8 @@ describe('parseAuto on public captures', () => {
         busyWorkers: 1,
         idleWorkers: 74,
         gracefulWorkers: null,
+        processes: 3,
+        stoppingProcesses: 0,
       },
       counts({ _: 74, W: 1, '.': 325 }),
       null,
@@ -169,6 +181,8 @@ describe('parseAuto on public captures', () => {
         busyWorkers: 1,
         idleWorkers: 99,
         gracefulWorkers: null,
+        processes: null,
+        stoppingProcesses: null,
       },
       counts({ _: 99, W: 1, '.': 300 }),
       TLS_2_4_48,
@@ -185,6 +199,8 @@ describe('parseAuto on public captures', () => {
         busyWorkers: 1,
         idleWorkers: 74,
         gracefulWorkers: 0,
+        processes: 6,
+        stoppingProcesses: 3,
       },
       counts({ _: 74, W: 1, G: 20, '.': 305 }),
       null,
@@ -201,6 +217,8 @@ describe('parseAuto on public captures', () => {
         busyWorkers: 1,
         idleWorkers: 4,
         gracefulWorkers: 0,
+        processes: null,
+        stoppingProcesses: null,
       },
       counts({ _: 4, W: 1, '.': 251 }),
       null,
@@ -217,6 +235,8 @@ describe('parseAuto on public captures', () => {
         busyWorkers: 1,
         idleWorkers: 49,
         gracefulWorkers: 0,
+        processes: 2,
+        stoppingProcesses: 0,
       },
       counts({ _: 49, W: 1, '.': 100 }),
       null,
@@ -233,6 +253,8 @@ describe('parseAuto on public captures', () => {
         busyWorkers: 1,
         idleWorkers: 49,
         gracefulWorkers: 0,
+        processes: 2,
+        stoppingProcesses: 0,
       },
       counts({ _: 49, W: 1, '.': 100 }),
       null,
@@ -259,7 +281,32 @@ describe('parseAuto on public captures', () => {
     expect(report.slots).toBeNull();
     expect(report.legend).toBeNull();
     expect(report.sslCache).toEqual(expectedSsl);
+    expect(report.processes).toBeNull();
     expect(report.warnings).toEqual([]);
+  });
+
+  it.each([
+    // file, connections (total, wait-io, writing, keep-alive, closing; null: no Conns* keys)
+    ['auto-2.2.15-prefork-extoff.txt', null],
+    ['auto-2.2.15-prefork-exton.txt', null],
+    ['auto-2.4.6-prefork-exton.txt', null],
+    ['auto-2.4.10-event-exton.txt', [0, null, 0, 0, 0]], // before ConnsAsyncWaitIO (2.4.63)
+    ['auto-2.4.25-event-exton.txt', [0, null, 0, 0, 0]],
+    ['auto-2.4.37rhel8-event-exton-gracefulworkers-backport.txt', [0, null, 0, 0, 0]],
+    ['auto-2.4.48-event-exton-duplicate-busyidle-modqos.txt', [2, null, 0, 1, 0]],
+    ['auto-2.4.48-worker-exton-tls-modqos.txt', null],
+    ['auto-2.4.62-event-exton-graceful-restart.txt', [20, null, 20, 0, 0]],
+    ['auto-2.4.62-prefork-exton-no-cpuload.txt', null],
+    ['auto-2.4.66-event-extoff.txt', [0, 0, 0, 0, 0]],
+    ['auto-2.4.66-event-exton-waitio.txt', [0, 0, 0, 0, 0]],
+  ] as const)('reads the event MPM connection totals of %s', (file, expected) => {
+    // Act
+    const { connections } = parseAuto(read(`public/${file}`));
+    // Assess
+    const [total, asyncWaitIo, asyncWriting, asyncKeepAlive, asyncClosing] = expected ?? [];
+    expect(connections).toEqual(
+      expected === null ? null : { total, asyncWaitIo, asyncWriting, asyncKeepAlive, asyncClosing },
+    );
   });
 
   it('reads a capture with CRLF line endings exactly as with LF', () => {

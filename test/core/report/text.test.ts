@@ -102,6 +102,8 @@ describe('parseText on the ?notable lynx dumps (no reference parse: values read 
       busyWorkers: 28,
       idleWorkers: 5,
       gracefulWorkers: 0,
+      processes: null,
+      stoppingProcesses: null,
     });
     expect(report.slots?.map((s) => s.srv)).toEqual(Array.from({ length: 33 }, (_, n) => `${n}-0`));
     expect(report.legend).toBeNull();

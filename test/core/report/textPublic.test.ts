@@ -36,6 +36,8 @@ describe('parseText on public dumps', () => {
       busyWorkers: 1,
       idleWorkers: 4,
       gracefulWorkers: null,
+      processes: null,
+      stoppingProcesses: null,
     });
     expect(report.slots?.map((s) => [s.srv, s.mode, s.request])).toEqual([
       ['0-0', '.', 'OPTIONS * HTTP/1.0'],
@@ -89,6 +91,8 @@ describe('parseText on public dumps', () => {
       busyWorkers: 3,
       idleWorkers: 2,
       gracefulWorkers: null,
+      processes: null,
+      stoppingProcesses: null,
     });
     expect(report.slots?.map((s) => [s.srv, s.mode, s.vhost])).toEqual([
       ['0-0', '_', 'rsr.linge-ma.ws'],
@@ -158,6 +162,8 @@ describe('parseText on public dumps', () => {
       busyWorkers: 8,
       idleWorkers: 2,
       gracefulWorkers: null,
+      processes: null,
+      stoppingProcesses: null,
     });
     expect(report.slots?.map((s) => s.srv)).toEqual([
       ...Array.from({ length: 10 }, (_, n) => `${n + 1}-11`),
