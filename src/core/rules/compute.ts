@@ -4,7 +4,7 @@
  */
 import type { Observation, TargetState } from '../alerts/types.ts';
 import type { ModeChar, Slot, StatusReport } from '../report/types.ts';
-import { BUSY_MODES, countsMode, SLOT_MODES } from './metrics.ts';
+import { BUSY_MODES, CONNECTION_METRICS, countsMode, SLOT_MODES } from './metrics.ts';
 
 type Counters = NonNullable<TargetState['counters']>;
 
@@ -18,10 +18,16 @@ interface MetricInput {
   /** The target counts as down once `consecutiveFailures` reaches `downAfterFailures`. */
   consecutiveFailures: number;
   downAfterFailures: number;
+  /**
+   * The target's declared capacity (MaxRequestWorkers), or null: the printed positions then. With
+   * it, ratios divide by it and free slots are the capacity less the positions in use.
+   */
+  maxRequestWorkers?: number | null;
 }
 
 const NO_SLOT_TABLE = 'the report has no per-slot table (?auto or ExtendedStatus Off)';
 const NO_SSL = 'the report has no SSL/TLS session cache block';
+const NO_CONNECTIONS = 'the report has no event MPM connection counts (Conns* keys or the process table)';
 
 function value(v: number, samples: number | null = null): MetricResult {
   return { ok: true, value: v, samples };
@@ -50,13 +56,43 @@ function restarted(now: Counters, before: Counters): boolean {
   return wentDown(now.uptimeSeconds, before.uptimeSeconds) || wentDown(now.totalAccesses, before.totalAccesses);
 }
 
-function slotMetrics(report: StatusReport, out: Map<string, MetricResult>): void {
-  const total = report.scoreboard.length;
+function slotMetrics(report: StatusReport, capacity: number | null, out: Map<string, MetricResult>): void {
+  // Ratios divide by the declared capacity where there is one: prefork prints ServerLimit positions.
+  const total = capacity ?? report.scoreboard.length;
+  const count = (modes: string) => [...modes].reduce((sum, m) => sum + report.counts[m as ModeChar], 0);
+  const inUse = report.scoreboard.length - count(SLOT_MODES.slots_free);
   for (const [name, modes] of Object.entries(SLOT_MODES)) {
-    const count = [...modes].reduce((sum, m) => sum + report.counts[m as ModeChar], 0);
-    out.set(name, value(count));
-    out.set(`${name}_ratio`, total > 0 ? value(count / total, total) : missing('the scoreboard is empty'));
+    const n = capacity !== null && name === 'slots_free' ? Math.max(0, capacity - inUse) : count(modes);
+    out.set(name, value(n));
+    out.set(`${name}_ratio`, total > 0 ? value(n / total, total) : missing('the scoreboard is empty'));
   }
+}
+
+/** Whether the report comes from an event MPM server (the MPM line, or connection data 2.4.0-2.4.5 print without one). */
+function isEventReport(report: StatusReport): boolean {
+  return report.server.mpm === 'event' || report.connections !== null || report.processes !== null;
+}
+
+/** The event MPM's listener-held connections, and every connection in lingering close. */
+function connectionMetrics(report: StatusReport, out: Map<string, MetricResult>): void {
+  const connections = report.connections;
+  for (const [name, field] of Object.entries(CONNECTION_METRICS)) {
+    const n = connections?.[field];
+    if (n === undefined) out.set(name, missing(NO_CONNECTIONS));
+    else out.set(name, n === null ? missing(`the report has no ${field} count (older httpd)`) : value(n));
+  }
+  const stopping = report.server.stoppingProcesses;
+  out.set(
+    'processes_stopping',
+    stopping === null ? missing('the report has no Stopping count (event MPM, httpd 2.4.25+)') : value(stopping),
+  );
+  // Prefork and worker keep no connection outside a slot: their async part is a measured 0.
+  const closing = report.counts.C;
+  const async = connections?.asyncClosing ?? null;
+  if (!isEventReport(report)) out.set('connections_closing', value(closing));
+  else if (async === null) {
+    out.set('connections_closing', missing('an event MPM report without its async closing count: only part is known'));
+  } else out.set('connections_closing', value(closing + async));
 }
 
 /** `busy`: the busy slots of the per-slot table, or null when the report has none. */
@@ -144,7 +180,8 @@ function computeMetrics(input: MetricInput): Map<string, MetricResult> {
   const report = observation.report;
   const now = countersOf(report);
   out.set('target_up', value(1));
-  slotMetrics(report, out);
+  slotMetrics(report, input.maxRequestWorkers ?? null, out);
+  connectionMetrics(report, out);
   const busy = report.slots === null ? null : report.slots.filter((s) => countsMode(BUSY_MODES, s.mode));
   topShare(busy, 'client', out);
   topShare(busy, 'vhost', out);

@@ -16,12 +16,12 @@ const DEFAULT_RULES_DOCUMENT = {
     },
     {
       name: 'closing-pileup',
-      metric: 'slots_closing',
+      metric: 'connections_closing',
       op: '>=',
       threshold: 20,
       for: '3m',
       severity: 'warning',
-      summary: '{{value}} slots of {{target}} are stuck closing connections',
+      summary: '{{value}} connections of {{target}} are stuck in lingering close',
     },
     {
       name: 'ssl-cache-misses',
@@ -49,6 +49,15 @@ const DEFAULT_RULES_DOCUMENT = {
       for: '10m',
       severity: 'warning',
       summary: '{{value}} of the slots of {{target}} are stuck gracefully finishing after a reload',
+    },
+    {
+      name: 'stopping-processes',
+      metric: 'processes_stopping',
+      op: '>=',
+      threshold: 1,
+      for: '15m',
+      severity: 'warning',
+      summary: '{{value}} old-generation processes of {{target}} are still stopping after a graceful restart',
     },
     {
       name: 'stuck-requests',

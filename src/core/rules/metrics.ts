@@ -1,7 +1,7 @@
 /**
  * The metric catalogue: every name a rule may use, what it counts, and what it needs from the report.
  */
-import type { ModeChar } from '../report/types.ts';
+import type { ConnectionTotals, ModeChar } from '../report/types.ts';
 
 /** Slot metrics and the scoreboard modes they count (contract: `slots_busy` is `S R W K D C L I`). */
 const SLOT_MODES = {
@@ -23,6 +23,15 @@ const SLOT_MODES = {
 } as const satisfies Record<string, string>;
 
 const BUSY_MODES = SLOT_MODES.slots_busy;
+
+/** Event MPM metrics and the `connections` field each reads (contract: `report-json.md`). */
+const CONNECTION_METRICS = {
+  conns_total: 'total',
+  async_wait_io: 'asyncWaitIo',
+  async_writing: 'asyncWriting',
+  async_keepalive: 'asyncKeepAlive',
+  async_closing: 'asyncClosing',
+} as const satisfies Record<string, keyof ConnectionTotals>;
 
 interface MetricSpec {
   name: string;
@@ -52,6 +61,15 @@ const CATALOGUE: ReadonlyMap<string, MetricSpec> = new Map(
       null,
       true,
     ),
+    ...Object.entries(CONNECTION_METRICS).map(([name, field]) =>
+      spec(name, `the event MPM's connections.${field} (listener-held connections, in no worker slot)`, null),
+    ),
+    spec(
+      'connections_closing',
+      'every connection in lingering close: slots_closing plus async_closing (0 on prefork and worker)',
+      SLOT_MODES.slots_closing,
+    ),
+    spec('processes_stopping', 'old-generation processes still finishing after a graceful restart (event)', null),
     spec('ssl_cache_usage_ratio', 'SSL session cache usage percent / 100', null),
     spec('target_up', '1 when the report was fetched and parsed, 0 after downAfterFailures failures', null),
     spec('requests_per_second', 'Total accesses delta / server uptime delta since the last evaluation', null),
@@ -79,4 +97,4 @@ function countsMode(modes: string, mode: string): mode is ModeChar {
 }
 
 export type { MetricSpec };
-export { BUSY_MODES, countsMode, metricSpec, SLOT_MODES };
+export { BUSY_MODES, CONNECTION_METRICS, countsMode, metricSpec, SLOT_MODES };

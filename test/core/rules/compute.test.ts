@@ -1,26 +1,39 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parseReport } from '../../../src/core/report/parse.ts';
 import type { StatusReport } from '../../../src/core/report/types.ts';
 import { computeMetrics, countersOf } from '../../../src/core/rules/compute.ts';
 import { DEFAULT_RULES } from '../../../src/core/rules/document.ts';
 import { evaluateRule } from '../../../src/core/rules/evaluate.ts';
 import { loadReport } from '../support/reports.ts';
 
+/** A real capture of the event-closing scenario, parsed (it has no reference parse beside it). */
+const eventClosing = (file: string): StatusReport =>
+  parseReport(readFileSync(new URL(`../../fixtures/apache-2.4.71/event-closing/${file}`, import.meta.url), 'latin1'));
+
 const NO_TABLE = 'the report has no per-slot table (?auto or ExtendedStatus Off)';
 
-function metricsOf(report: StatusReport, previous: StatusReport | null = null) {
+function metricsOf(
+  report: StatusReport,
+  previous: StatusReport | null = null,
+  maxRequestWorkers: number | null = null,
+) {
   return computeMetrics({
     observation: { kind: 'report', report },
     previous: previous === null ? null : countersOf(previous),
     consecutiveFailures: 0,
     downAfterFailures: 2,
+    maxRequestWorkers,
   });
 }
 
-function outcome(fixture: string, ruleName: string) {
+function outcome(fixture: string | StatusReport, ruleName: string) {
   const rule = DEFAULT_RULES.find((r) => r.name === ruleName);
   if (rule === undefined) throw new Error(`no default rule ${ruleName}`);
-  return evaluateRule(rule, metricsOf(loadReport(fixture)), 'unused');
+  return evaluateRule(rule, metricsOf(typeof fixture === 'string' ? loadReport(fixture) : fixture), 'unused');
 }
+
+const NO_STOPPING = 'the report has no Stopping count (event MPM, httpd 2.4.25+)';
 
 const value = (v: number, holds: boolean) => ({ kind: 'value', value: v, holds });
 const unevaluated = (reason: string) => ({ kind: 'unevaluated', reason });
@@ -36,13 +49,14 @@ describe('Default rules on the real Apache 2.4.71 captures', () => {
     ['prefork-busy/report.html', 'stuck-requests', value(4, false)],
     ['prefork-busy/report.html', 'client-concentration', value(28, true)],
     // The same server through ?auto: no slot table, so the slot-table rules are not evaluated.
+    // prefork keeps no connection outside a slot: connections_closing is its 3 C slots.
     ['prefork-busy/report.auto.txt', 'idle-slots-low', value(227 / 256, false)],
     ['prefork-busy/report.auto.txt', 'closing-pileup', value(3, false)],
     ['prefork-busy/report.auto.txt', 'stuck-requests', unevaluated(NO_TABLE)],
     ['prefork-busy/report.auto.txt', 'client-concentration', unevaluated(NO_TABLE)],
     // event MPM, 10 s of load: 27 idle + 75 open of 150; 332 -> 545 SSL cache hits, no miss.
     ['event-busy/report.late.html', 'idle-slots-low', value(102 / 150, false)],
-    ['event-busy/report.late.html', 'closing-pileup', value(0, false)],
+    ['event-busy/report.late.html', 'closing-pileup', value(4, false)], // no C slot, 4 in async closing
     ['event-busy/report.late.html', 'ssl-cache-misses', value(0, false)],
     ['event-busy/report.late.html', 'graceful-pileup', value(0, false)],
     ['event-busy/report.late.html', 'stuck-requests', value(9, false)],
@@ -51,11 +65,99 @@ describe('Default rules on the real Apache 2.4.71 captures', () => {
     // ExtendedStatus Off: scoreboard only, and the SSL cache never retrieved.
     ['noextended/report.html', 'idle-slots-low', value(243 / 256, false)],
     ['noextended/report.html', 'closing-pileup', value(2, false)],
+    ['prefork-busy/report.html', 'stopping-processes', unevaluated(NO_STOPPING)],
+    ['event-busy/report.late.html', 'stopping-processes', value(0, false)],
+    ['event-busy/report.late.auto.txt', 'stopping-processes', value(0, false)],
     ['noextended/report.html', 'ssl-cache-misses', unevaluated('no SSL session cache retrieves since start')],
     ['noextended/report.html', 'stuck-requests', unevaluated(NO_TABLE)],
     ['prefork-idle/report.html', 'stuck-requests', value(0, false)],
   ])('%s: %s', (fixture, rule, expected) => {
     expect(outcome(fixture, rule)).toEqual(expected);
+  });
+});
+
+describe('Default rules on the event-closing captures (lingering close the scoreboard cannot see)', () => {
+  it.each([
+    // 50 connections in async closing, not one C slot: only connections_closing sees them.
+    ['report.html', 'closing-pileup', value(50, true)],
+    ['report.auto.txt', 'closing-pileup', value(50, true)],
+    ['report.lynx80.txt', 'closing-pileup', value(50, true)],
+    ['report.html', 'stopping-processes', value(0, false)],
+    // After a graceful restart: the old generation is stopping, the pile-up is gone.
+    ['report.graceful.html', 'closing-pileup', value(2, false)],
+    ['report.graceful.html', 'stopping-processes', value(1, true)],
+    ['report.graceful.auto.txt', 'stopping-processes', value(1, true)],
+  ])('%s: %s', (file, rule, expected) => {
+    expect(outcome(eventClosing(file), rule)).toEqual(expected);
+  });
+
+  it('would not see the pile-up through slots_closing, the metric closing-pileup watched before', () => {
+    expect(metricsOf(eventClosing('report.html')).get('slots_closing')).toEqual({ ok: true, value: 0, samples: null });
+  });
+});
+
+describe('Function: computeMetrics, event MPM metrics', () => {
+  const NO_CONNECTIONS = 'the report has no event MPM connection counts (Conns* keys or the process table)';
+  const ok = (v: number) => ({ ok: true, value: v, samples: null });
+  const no = (reason: string) => ({ ok: false, reason });
+
+  it.each([
+    // event-busy/report.html Sum row: total 60, wait-io 0, writing 0, keep-alive 11, closing 5.
+    ['event-busy/report.html', 'conns_total', ok(60)],
+    ['event-busy/report.html', 'async_wait_io', ok(0)],
+    ['event-busy/report.html', 'async_writing', ok(0)],
+    ['event-busy/report.html', 'async_keepalive', ok(11)],
+    ['event-busy/report.html', 'async_closing', ok(5)],
+    ['event-busy/report.html', 'connections_closing', ok(5)],
+    ['event-busy/report.html', 'processes_stopping', ok(0)],
+    ['event-busy/report.auto.txt', 'async_closing', ok(5)],
+    // prefork: no async connections at all; connections_closing is the C slots, a measured value.
+    ['prefork-busy/report.html', 'async_closing', no(NO_CONNECTIONS)],
+    ['prefork-busy/report.html', 'conns_total', no(NO_CONNECTIONS)],
+    ['prefork-busy/report.html', 'processes_stopping', no(NO_STOPPING)],
+    ['prefork-busy/report.html', 'connections_closing', ok(3)],
+    ['noextended/report.auto.txt', 'connections_closing', ok(2)],
+  ])('%s: %s', (fixture, metric, expected) => {
+    expect(metricsOf(loadReport(fixture)).get(metric)).toEqual(expected);
+  });
+
+  it('leaves async_wait_io unevaluated on a page from before 2.4.63, which does not print it', () => {
+    // Prepare
+    const base = loadReport('event-busy/report.html');
+    const report = {
+      ...base,
+      connections: { ...(base.connections as NonNullable<StatusReport['connections']>), asyncWaitIo: null },
+    };
+    // Act / Assess
+    expect(metricsOf(report).get('async_wait_io')).toEqual(no('the report has no asyncWaitIo count (older httpd)'));
+    expect(metricsOf(report).get('async_closing')).toEqual(ok(5));
+  });
+
+  it('leaves connections_closing unevaluated on an event report without connection data', () => {
+    // Prepare: the MPM line says event, but neither Conns* keys nor a process table were read.
+    const base = loadReport('event-busy/report.html');
+    const report = { ...base, connections: null, processes: null };
+    // Act / Assess
+    expect(metricsOf(report).get('connections_closing')).toEqual(
+      no('an event MPM report without its async closing count: only part is known'),
+    );
+  });
+});
+
+describe('Function: computeMetrics with a declared capacity (maxRequestWorkers)', () => {
+  // prefork-busy/report.html: 256 positions printed, 5 idle + 223 open, so 28 in use; 12 in K.
+  it.each([
+    ['slots_free', null, { ok: true, value: 228, samples: null }],
+    ['slots_free_ratio', null, { ok: true, value: 228 / 256, samples: 256 }],
+    ['slots_free', 150, { ok: true, value: 150 - 28, samples: null }],
+    ['slots_free_ratio', 150, { ok: true, value: 122 / 150, samples: 150 }],
+    ['slots_keepalive_ratio', 150, { ok: true, value: 12 / 150, samples: 150 }],
+    ['slots_total', 150, { ok: true, value: 256, samples: null }],
+    // More in use than the declared capacity (a lowered limit not yet in force): none free.
+    ['slots_free', 20, { ok: true, value: 0, samples: null }],
+    ['slots_free_ratio', 20, { ok: true, value: 0, samples: 20 }],
+  ])('%s with maxRequestWorkers %s', (metric, capacity, expected) => {
+    expect(metricsOf(loadReport('prefork-busy/report.html'), null, capacity).get(metric)).toEqual(expected);
   });
 });
 

@@ -191,16 +191,17 @@ describe('Function: parseRulesDocuments', () => {
 });
 
 describe('Constant: DEFAULT_RULES', () => {
-  it('holds the seven built-in rules, validated from DEFAULT_RULES_DOCUMENT', () => {
+  it('holds the eight built-in rules, validated from DEFAULT_RULES_DOCUMENT', () => {
     expect(DEFAULT_RULES.map((r) => [r.name, r.metric, r.op, r.threshold, r.forMs, r.severity, r.minSamples])).toEqual([
       ['idle-slots-low', 'slots_free_ratio', '<', 0.05, 120_000, 'critical', null],
-      ['closing-pileup', 'slots_closing', '>=', 20, 180_000, 'warning', null],
+      ['closing-pileup', 'connections_closing', '>=', 20, 180_000, 'warning', null],
       ['ssl-cache-misses', 'ssl_cache_miss_ratio', '>', 0.5, 180_000, 'info', 100],
       ['target-down', 'target_up', '==', 0, 0, 'critical', null],
       ['graceful-pileup', 'slots_graceful_ratio', '>', 0.25, 600_000, 'warning', null],
+      ['stopping-processes', 'processes_stopping', '>=', 1, 900_000, 'warning', null],
       ['stuck-requests', 'oldest_busy_request_seconds', '>', 300, 60_000, 'warning', null],
       ['client-concentration', 'top_client_busy_slots', '>=', 20, 60_000, 'warning', null],
     ]);
-    expect(DEFAULT_RULES_DOCUMENT.rules).toHaveLength(7);
+    expect(DEFAULT_RULES_DOCUMENT.rules).toHaveLength(8);
   });
 });
