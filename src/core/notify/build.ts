@@ -7,6 +7,7 @@ import { MAX_MESSAGE_CHARS, MAX_SUBJECT_CHARS } from '../constants.ts';
 import { formatDuration } from '../rules/duration.ts';
 import { metricSpec } from '../rules/metrics.ts';
 import type { Rule } from '../rules/types.ts';
+import { asyncConnectionsLine } from './asyncConnections.ts';
 import { fillTemplate, formatValue } from './format.ts';
 import { findOffenders, type Offenders, scoreboardMap } from './offenders.ts';
 import { cleanConfigText, cleanReportText, cleanSubjectText } from './sanitize.ts';
@@ -70,6 +71,8 @@ function contextLines(input: NotificationInput, offenders: Offenders | null): st
     }
   }
   if (metricSpec(input.rule.metric)?.modes != null) {
+    const async = asyncConnectionsLine(observation.report);
+    if (async !== null) lines.push(async);
     const sb = observation.report.scoreboard;
     lines.push(
       `Scoreboard (${sb.length} positions, 64 per line; _ idle, . open, W sending, K keepalive, C closing, G graceful):`,
