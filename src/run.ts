@@ -158,6 +158,7 @@ async function checkTargets(
     const result = evaluateTarget({
       target: target.name,
       labels: target.labels,
+      maxRequestWorkers: target.maxRequestWorkers ?? null,
       observation,
       rules: config.rules,
       silences: config.silences,

@@ -39,6 +39,7 @@ const OPTIONS = {
   target: { type: 'string' },
   json: { type: 'boolean' },
   'repeat-interval': { type: 'string' },
+  'max-request-workers': { type: 'string' },
 } as const;
 
 /** A bad argument or configuration: reported as one line, exit 3. */
@@ -169,6 +170,11 @@ async function runCheck(args: string[], io: CheckIo): Promise<number> {
     const repeatIntervalMs = repeat === undefined ? undefined : parseDuration(repeat);
     if (repeatIntervalMs === null)
       throw new CheckUsageError(`--repeat-interval expects a duration such as 4h, found "${repeat}"`);
+    const capacity = values['max-request-workers'];
+    const maxRequestWorkers = capacity === undefined ? null : Number(capacity);
+    if (maxRequestWorkers !== null && !(Number.isInteger(maxRequestWorkers) && maxRequestWorkers >= 1)) {
+      throw new CheckUsageError(`--max-request-workers expects a whole number of 1 or more, found "${capacity}"`);
+    }
     let target = values.target;
     if (target === undefined) {
       try {
@@ -189,6 +195,7 @@ async function runCheck(args: string[], io: CheckIo): Promise<number> {
       previous,
       now,
       options: repeatIntervalMs === undefined ? {} : { repeatIntervalMs },
+      maxRequestWorkers,
     });
     await store.save(result.state);
     io.stdout(values.json ? renderJson(target, now, result) : renderText(target, now, result));

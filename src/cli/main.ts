@@ -23,7 +23,7 @@ const USAGE = `Usage:
   httpd-status-alerts parse <file-or-url> [--json] [--format html|auto|text]
   httpd-status-alerts check (--file <path> | --url <url>) [--rules <file>] [--silences <file>]
                             [--state <file>] [--now <ISO-8601>] [--target <name>] [--json]
-                            [--repeat-interval <duration>]
+                            [--repeat-interval <duration>] [--max-request-workers <n>]
 `;
 
 const EXIT = { ok: 0, failed: 1, usage: 2 } as const;

@@ -26,6 +26,8 @@ interface TargetConfig {
   authParameter?: string;
   /** SSM parameter holding a PEM CA bundle. */
   caBundleParameter?: string;
+  /** The server's MaxRequestWorkers: slot ratios divide by it instead of the printed positions. */
+  maxRequestWorkers?: number;
 }
 
 interface MonitorConfig {
@@ -63,6 +65,7 @@ const TARGET_SCHEMA = z.strictObject({
   labels: z.optional(z.record(z.string(), z.string().check(z.maxLength(256)))),
   authParameter: z.optional(SSM_NAME),
   caBundleParameter: z.optional(SSM_NAME),
+  maxRequestWorkers: z.optional(z.int().check(z.gte(1), z.lte(1_000_000))),
 });
 
 function describe(value: unknown): string {

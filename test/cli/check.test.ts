@@ -165,6 +165,12 @@ describe('Function: runCheck', () => {
       'check: --repeat-interval expects a duration such as 4h, found "4 hours"\n',
     ],
     [
+      'a bad --max-request-workers',
+      ['--file', 'web-1.html', '--max-request-workers', '0'],
+      3,
+      'check: --max-request-workers expects a whole number of 1 or more, found "0"\n',
+    ],
+    [
       'a missing rules file',
       ['--file', 'web-1.html', '--rules', 'nope.json'],
       3,
@@ -181,6 +187,16 @@ describe('Function: runCheck', () => {
   ])('%s', async (_, args, code, err) => {
     const result = await check(args as string[]);
     expect([result.code, result.err]).toEqual([code, err]);
+  });
+
+  it('computes free slots against --max-request-workers, not the printed positions', async () => {
+    // web-1.html: 256 positions printed, 28 in use. Declared 29 workers: 1 free, 1/29 < 0.05.
+    const alert = async (args: string[]) =>
+      JSON.parse((await check(['--file', 'web-1.html', '--json', ...args])).out).alerts.find(
+        (a: { rule: string }) => a.rule === 'idle-slots-low',
+      );
+    expect(await alert([])).toBeUndefined();
+    expect(await alert(['--max-request-workers', '29'])).toMatchObject({ state: 'pending', value: 1 / 29 });
   });
 
   it('prints no notification while a silence matches', async () => {

@@ -12,6 +12,7 @@ describe('buildMonitorConfig', () => {
         timeoutMs: 2000,
         labels: { env: 'prod' },
         authParameter: '/p/secrets/web-1',
+        maxRequestWorkers: 150,
       }),
       rules: {},
       silences: {},
@@ -23,6 +24,7 @@ describe('buildMonitorConfig', () => {
         timeoutMs: 2000,
         labels: { env: 'prod' },
         authParameter: '/p/secrets/web-1',
+        maxRequestWorkers: 150,
       },
     ]);
     expect(config.rules).toBe(DEFAULT_RULES);
@@ -45,6 +47,13 @@ describe('buildMonitorConfig', () => {
       /expected an http:\/\/ or https:\/\/ URL, found "ftp:\/\/x\/status"/,
     ],
     ['a timeout too small', target({ url: 'http://x/', timeoutMs: 5 }), '/p/targets/web-1', 'timeoutMs', /found 5$/],
+    [
+      'a capacity that is not a whole number',
+      target({ url: 'http://x/', maxRequestWorkers: 2.5 }),
+      '/p/targets/web-1',
+      'maxRequestWorkers',
+      /found 2.5$/,
+    ],
     ['an unknown field', target({ url: 'http://x/', user: 'me' }), '/p/targets/web-1', null, /user/],
     ['a bad name', { '/p/targets/web 1': '{"url":"http://x/"}' }, '/p/targets/web 1', null, /expected a target name/],
     [

@@ -30,6 +30,8 @@ interface EvaluateInput {
   previous: TargetState | null;
   now: Date;
   options?: Partial<EvaluateOptions>;
+  /** The target's declared MaxRequestWorkers: slot ratios divide by it (see computeMetrics). */
+  maxRequestWorkers?: number | null;
 }
 
 interface EvaluateResult {
@@ -96,6 +98,7 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
     previous: previous?.counters ?? null,
     consecutiveFailures: failures,
     downAfterFailures: options.downAfterFailures,
+    maxRequestWorkers: input.maxRequestWorkers ?? null,
   });
   const absentReason =
     observation.kind === 'down'
