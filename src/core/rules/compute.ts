@@ -27,6 +27,7 @@ interface MetricInput {
 
 const NO_SLOT_TABLE = 'the report has no per-slot table (?auto or ExtendedStatus Off)';
 const NO_SSL = 'the report has no SSL/TLS session cache block';
+const NOT_EVENT = 'the server does not run the event MPM';
 const NO_CONNECTIONS = 'the report has no event MPM connection counts (Conns* keys or the process table)';
 
 function value(v: number, samples: number | null = null): MetricResult {
@@ -76,20 +77,23 @@ function isEventReport(report: StatusReport): boolean {
 /** The event MPM's listener-held connections, and every connection in lingering close. */
 function connectionMetrics(report: StatusReport, out: Map<string, MetricResult>): void {
   const connections = report.connections;
+  const event = isEventReport(report);
   for (const [name, field] of Object.entries(CONNECTION_METRICS)) {
     const n = connections?.[field];
-    if (n === undefined) out.set(name, missing(NO_CONNECTIONS));
+    if (n === undefined) out.set(name, missing(event ? NO_CONNECTIONS : `no ${field} count: ${NOT_EVENT}`));
     else out.set(name, n === null ? missing(`the report has no ${field} count (older httpd)`) : value(n));
   }
   const stopping = report.server.stoppingProcesses;
   out.set(
     'processes_stopping',
-    stopping === null ? missing('the report has no Stopping count (event MPM, httpd 2.4.25+)') : value(stopping),
+    stopping !== null
+      ? value(stopping)
+      : missing(event ? 'the report has no Stopping count (httpd before 2.4.25)' : `no Stopping count: ${NOT_EVENT}`),
   );
   // Prefork and worker keep no connection outside a slot: their async part is a measured 0.
   const closing = report.counts.C;
   const async = connections?.asyncClosing ?? null;
-  if (!isEventReport(report)) out.set('connections_closing', value(closing));
+  if (!event) out.set('connections_closing', value(closing));
   else if (async === null) {
     out.set('connections_closing', missing('an event MPM report without its async closing count: only part is known'));
   } else out.set('connections_closing', value(closing + async));
