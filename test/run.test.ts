@@ -156,6 +156,21 @@ describe('runCycle with dynalite and fauxqs', () => {
     expect(payload.runbook).toBe('https://wiki.example/closing');
   });
 
+  it("computes free slots against the target's declared maxRequestWorkers", async () => {
+    // prefork-busy: 256 positions printed, 28 in use; with 29 declared workers only 1 is free.
+    const rule = { name: 'free-low', metric: 'slots_free_ratio', op: '<', threshold: 0.05, severity: 'critical' };
+    const raw = (target: object) => ({
+      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, ...target }) },
+      rules: { '/hsa/rules/free': JSON.stringify({ rules: [rule] }) },
+      silences: {},
+    });
+    await runCycle(deps({ raw: raw({}) }), at(0));
+    expect(subjects(await sns.drain())).toEqual([]);
+    await runCycle(deps({ raw: raw({ maxRequestWorkers: 29 }) }), at(1));
+    const [message] = await sns.drain();
+    expect(JSON.parse(message?.body as string)).toMatchObject({ rule: 'free-low', value: 1 / 29 });
+  });
+
   it('two overlapping runs send one page', async () => {
     const [a, b] = await Promise.all([runCycle(deps(), at(0)), runCycle(deps(), at(0))]);
     expect(a.sent + b.sent).toBe(1);
