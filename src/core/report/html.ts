@@ -1,9 +1,9 @@
 /**
  * `parseHtml`: the HTML `server-status` page (also `?notable`, also browser-saved copies) into a
  * `StatusReport`. One pass of `scanHtml`; this file turns its tokens into the page's parts: header
- * `<dt>` sentences, the scoreboard `<pre>`, the slot table and its legend (found by their header
- * cells), the "Server Details" list and the SSL/TLS session cache block. Everything is detected
- * from the page itself, never from the version string.
+ * `<dt>` sentences, the event MPM's process table, the scoreboard `<pre>`, the slot table and its
+ * legend (found by their header cells), the "Server Details" list and the SSL/TLS session cache
+ * block. Everything is detected from the page itself, never from the version string.
  */
 import { describeInput, NotAStatusReportError } from '../errors.ts';
 import {

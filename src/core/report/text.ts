@@ -1,7 +1,8 @@
 /**
  * Text dumps of the HTML page: `lynx -dump` (`apachectl fullstatus`) at 80 columns or wider,
  * links/w3m-style dumps and text copied from a browser (tabs). One pass over the lines, in the
- * page's order: header sentences, scoreboard, slot table or `?notable` list, legend, SSL block.
+ * page's order: header sentences, the event MPM's process table, scoreboard, slot table or
+ * `?notable` list, legend, SSL block.
  */
 import { describeInput, NotAStatusReportError } from '../errors.ts';
 import {
