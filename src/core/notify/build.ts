@@ -175,7 +175,9 @@ function buildMessage(input: NotificationInput, status: Status, offenders: Offen
   const { rule, alert } = input;
   const target = cleanConfigText(input.target, 200);
   const lines = [`${status.toUpperCase()} ${rule.severity}: ${rule.name} on ${target}`];
-  if (rule.summary !== null) {
+  // A kept-firing alert's summary would describe a condition that no longer holds.
+  const keptFiring = status === 'firing' && alert.keepFiringSince != null;
+  if (rule.summary !== null && !keptFiring) {
     const value = formatValue(alert.value);
     lines.push(fillTemplate(rule.summary, { value, threshold: formatValue(rule.threshold), target, rule: rule.name }));
   }

@@ -81,34 +81,24 @@ function stripInvisible(text: string): string {
 }
 
 /**
- * Whether a word names a host (or could be read as one by a client that links bare domains): two
- * or more non-empty dot-separated labels, one with a letter or `_`. `evil.example`, `page.html` yes;
- * `10.0.0.7` and `1.1` no, so addresses and versions stay as they are.
+ * Whether a word's dots are bracketed: any word with a letter (or `_`, shown as `%5F`) could end
+ * in a top-level domain (`evil.example`, `page.html`, `.com` after an escape), so its dots are;
+ * words of digits, dots and `-` (`10.0.0.7`, `1.1`) cannot, and stay as they are.
  */
-function isHostLike(word: string): boolean {
-  let labels = 0;
-  let labelLength = 0;
-  let letter = false;
-  for (let i = 0; i <= word.length; i++) {
-    const c = i < word.length ? word.charCodeAt(i) : CharCodes.Dot;
-    if (c === CharCodes.Dot) {
-      if (labelLength > 0) labels++;
-      labelLength = 0;
-    } else {
-      labelLength++;
-      // `_` counts as a letter: it is shown as `%5F`, which has one.
-      letter ||= isLetter(c) || c === CharCodes.Underscore;
-    }
+function bracketsDots(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (isLetter(c) || c === CharCodes.Underscore) return true;
   }
-  return labels >= 2 && letter;
+  return false;
 }
 
 /**
- * The pieces a word is shown as: dots of host-like words bracketed (`evil[.]example`), `_`
+ * The pieces a word is shown as: dots of words with a letter bracketed (`evil[.]example`), `_`
  * percent-encoded (emphasis), everything else as is. Pieces are never split by the cap.
  */
 function wordPieces(word: string, pieces: string[], room: number): void {
-  const bracket = isHostLike(word);
+  const bracket = bracketsDots(word);
   // Every piece is at least one character: past `room` pieces the cap is passed anyway.
   for (let i = 0; i < word.length && i <= room; i++) {
     const c = word.charCodeAt(i);
@@ -185,7 +175,7 @@ function capCodeUnits(text: string, max: number): string {
  * characters are removed (no forged lines, no reordered text) and URL credentials redacted; then,
  * for `use: 'page'` (the default; every human-readable variant):
  * - schemes defanged: `https://` -> `hxxps://`, `ftp://` -> `ftp[:]//`;
- * - dots of host-like words bracketed: `evil.example` -> `evil[.]example` (`10.0.0.7` stays);
+ * - dots of words with a letter bracketed: `evil.example` -> `evil[.]example` (`10.0.0.7` stays);
  * - markup and mention characters (`< > [ ] ( ) \` * _ ~ | { } \ " @ ! #`) and everything outside
  *   printable ASCII (homoglyphs included) percent-encoded, so the text reads the same in every
  *   client and none turns it into a link, markup or formatting.
