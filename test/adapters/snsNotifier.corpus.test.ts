@@ -125,7 +125,7 @@ function variantsOf(input: PublishCommandInput): Variants {
 function publishBytes(input: PublishCommandInput): number {
   let bytes = Buffer.byteLength(input.Message as string) + Buffer.byteLength(input.Subject ?? '');
   for (const [name, a] of Object.entries(input.MessageAttributes ?? {})) {
-    bytes += Buffer.byteLength(name) + Buffer.byteLength(a.DataType) + Buffer.byteLength(a.StringValue ?? '');
+    bytes += Buffer.byteLength(name) + Buffer.byteLength(a.DataType ?? '') + Buffer.byteLength(a.StringValue ?? '');
   }
   return bytes;
 }
