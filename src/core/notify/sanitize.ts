@@ -35,7 +35,7 @@ const CharCodes = {
   Del: 0x7f,
 } as const;
 
-/** Invisible or line-breaking: C0, DEL, C1, soft hyphen, zero-width, bidi controls, separators, BOM. */
+/** Invisible or line-breaking: C0, DEL, C1, soft hyphen, zero-width, bidi controls, separators, variation selectors, BOM. */
 function isInvisible(c: number): boolean {
   return (
     c < CharCodes.Space ||
@@ -68,13 +68,20 @@ function percentEncode(c: string): string {
   return out;
 }
 
-/** Text without invisible characters (surrogate pairs and every other code point kept). */
+/** Tag characters and supplementary variation selectors (U+E0000-E01EF): invisible, used to smuggle text. */
+function isInvisiblePair(high: number, low: number): boolean {
+  return high === 0xdb40 && low >= 0xdc00 && low <= 0xddef;
+}
+
+/** Text without invisible characters (every other code point kept). */
 function stripInvisible(text: string): string {
   let out = '';
   let copied = 0;
   for (let i = 0; i < text.length; i++) {
-    if (!isInvisible(text.charCodeAt(i))) continue;
+    const pair = isInvisiblePair(text.charCodeAt(i), text.charCodeAt(i + 1));
+    if (!pair && !isInvisible(text.charCodeAt(i))) continue;
     out += text.slice(copied, i);
+    if (pair) i++;
     copied = i + 1;
   }
   return copied === 0 ? text : out + text.slice(copied);

@@ -63,6 +63,7 @@ describe('Function: cleanReportText, as data', () => {
     ['a URL kept for machines', 'GET https://evil.example/_x_ HTTP/1.1', 'GET https://evil.example/_x_ HTTP/1.1'],
     ['line breaks and bidi stripped', 'GET /caf\u00e9\r\n\u202e', 'GET /caf\u00e9'],
     ['credentials redacted', 'https://ops:s3cret@h.example/', 'https://ops:***@h.example/'],
+    ['tag characters (hidden text) stripped', 'ok\u{E0041}\u{E0042}!', 'ok!'],
   ])('%s', (_, input, expected) => {
     expect(data(input)).toBe(expected);
   });
@@ -120,6 +121,7 @@ describe('Function: cleanReportText, properties', () => {
           '\uff0e',
           '1',
           'u:p@',
+          '\u{E0041}',
         ),
         { maxLength: 60 },
       )
@@ -148,6 +150,7 @@ describe('Function: cleanReportText, properties', () => {
         expect(out.length).toBeLessThanOrEqual(max);
         // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting they are gone
         expect(out).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/);
+        expect(out).not.toMatch(/[\u{E0000}-\u{E01EF}]/u);
       }),
       { numRuns: 500 },
     );
