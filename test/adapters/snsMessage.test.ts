@@ -7,7 +7,7 @@
 import type { PublishCommandInput } from '@aws-sdk/client-sns';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildPublishInput } from '../../src/adapters/snsNotifier.ts';
+import { buildPublishInput } from '../../src/adapters/snsMessage.ts';
 import { stepAlert } from '../../src/core/alerts/step.ts';
 import type { Notification, Observation } from '../../src/core/alerts/types.ts';
 import { MAX_SNS_PUBLISH_BYTES } from '../../src/core/constants.ts';
