@@ -201,8 +201,8 @@ describe('runCycle with dynalite and fauxqs', () => {
 
   const big = BUSY_HTML.repeat(10);
   it.each([
-    ['timeout', { status: 200, body: BUSY_HTML, hang: true }, 'timeout', /timed out after 500 ms/],
-    ['401', { status: 401, body: 'Unauthorized' }, 'http-status', /HTTP 401/],
+    ['timeout', { status: 200, body: BUSY_HTML, hang: true }, 'timeout', /timed out after 500 ms/, 'timeout'],
+    ['401', { status: 401, body: 'Unauthorized' }, 'http-status', /HTTP 401/, 'HTTP 401'],
     [
       'a 404 page',
       {
@@ -214,18 +214,26 @@ describe('runCycle with dynalite and fauxqs', () => {
       },
       'http-status',
       /HTTP 404/,
+      'HTTP 404',
     ],
     [
       'garbage',
       { status: 200, body: '\x00\x01garbage<<<' },
       'not-a-report',
-      /not a server-status report.*%5Cx00%5Cx01garbage/,
+      /not a server-status report.*\\x00\\x01garbage/,
+      'not a report',
     ],
-    ['a truncated page', { status: 200, body: BUSY_HTML, cutAfter: 700 }, 'network', /closed after 700 of/],
-    ['a body over the size cap', { status: 200, body: big }, 'too-large', /larger than the 100000-byte cap/],
+    ['a truncated page', { status: 200, body: BUSY_HTML, cutAfter: 700 }, 'network', /closed after 700 of/, 'network'],
+    [
+      'a body over the size cap',
+      { status: 200, body: big },
+      'too-large',
+      /larger than the 100000-byte cap/,
+      'too large',
+    ],
   ])(
     '%s: one target-down page after two failed runs, then quiet, then resolved',
-    async (_name, answer, reason, detail) => {
+    async (_name, answer, reason, detail, label) => {
       const d = deps();
       await runCycle(d, at(0));
       expect(await sns.drain()).toHaveLength(1); // closing-seen fires on the healthy page
@@ -235,8 +243,9 @@ describe('runCycle with dynalite and fauxqs', () => {
       await runCycle(d, at(2));
       const [down, ...rest] = await sns.drain();
       expect(rest).toEqual([]);
-      expect(down?.subject).toBe(`[FIRING critical] web-1: target-down (${reason})`);
+      expect(down?.subject).toBe(`[FIRING critical] web-1: target-down (${label})`);
       expect(JSON.parse(down?.body as string).down.detail).toMatch(detail);
+      expect(JSON.parse(down?.body as string).down.reason).toBe(reason);
       await runCycle(d, at(3));
       expect(await sns.drain()).toEqual([]); // no second page, closing-seen neither resolved nor re-sent
       page.answer = { status: 200, body: BUSY_HTML };

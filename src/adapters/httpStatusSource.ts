@@ -1,12 +1,14 @@
 /**
  * Fetches one server-status page over HTTP(S) with `node:http`/`node:https` (global fetch cannot
  * take a CA per request without undici). Never rejects: every failure becomes a result with a
- * reason and a one-line detail a person understands. Credentials never appear in a result.
+ * reason and a one-line detail a person understands. Credentials never appear in a result, and
+ * the Authorization header goes only to the origin (scheme, host and port) the target names.
  */
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, STATUS_CODES } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { urlToHttpOptions } from 'node:url';
+import { redactCredentials } from '../core/notify/sanitize.ts';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, MAX_REDIRECTS, USER_AGENT } from './httpDefaults.ts';
 
 /** One status page to fetch. */
@@ -97,22 +99,35 @@ function withoutCredentials(url: URL): string {
   return copy.href;
 }
 
-function basicAuth(target: FetchTarget, url: URL): string | undefined {
+/**
+ * The configured credentials as an Authorization header, with the one origin they belong to: the
+ * target's own URL. A redirect elsewhere (even another port of the same host) is fetched without them.
+ */
+function credentialsFor(target: FetchTarget, url: URL): { origin: string; authorization: string } | undefined {
   const auth =
     target.auth ??
     (url.username === ''
       ? undefined
       : { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) });
-  return auth && `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+  if (auth === undefined) return undefined;
+  const token = Buffer.from(`${auth.username}:${auth.password}`).toString('base64');
+  return { origin: url.origin, authorization: `Basic ${token}` };
 }
 
 /** Send one GET; resolves with the response head. */
-function exchange(url: URL, target: FetchTarget, signal: AbortSignal, progress: Progress, lookup?: LookupFunction) {
+function exchange(
+  url: URL,
+  target: FetchTarget,
+  credentials: ReturnType<typeof credentialsFor>,
+  signal: AbortSignal,
+  progress: Progress,
+  lookup?: LookupFunction,
+) {
   return new Promise<IncomingMessage>((resolve, reject) => {
     const { auth: _userinfo, ...base } = urlToHttpOptions(url);
     const headers: OutgoingHttpHeaders = { 'user-agent': USER_AGENT, accept: 'text/html, text/plain' };
-    const authorization = basicAuth(target, url);
-    if (authorization) headers.authorization = authorization;
+    if (credentials !== undefined && url.origin === credentials.origin)
+      headers.authorization = credentials.authorization;
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     // agent: false: a fresh connection per fetch, closed afterwards; nothing pooled between targets.
     const req = send({
@@ -223,7 +238,9 @@ async function fetchStatusPage(target: FetchTarget, options: FetchOptions = {}):
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new TypeError(`unsupported protocol ${url.protocol}`);
   } catch (error) {
-    const detail = `expected an http:// or https:// URL for target "${target.name}", found an invalid one (${(error as Error).message})`;
+    const detail = redactCredentials(
+      `expected an http:// or https:// URL for target "${target.name}", found an invalid one (${(error as Error).message})`,
+    );
     return { ok: false, reason: 'network', detail, latencyMs: elapsed(), url: '' };
   }
   const timeoutMs = target.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -235,10 +252,11 @@ async function fetchStatusPage(target: FetchTarget, options: FetchOptions = {}):
   }, timeoutMs);
   const signal = options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal;
   const progress: Progress = { phase: 'connecting to', bytes: 0 };
+  const credentials = credentialsFor(target, url);
   try {
     for (let redirects = 0; ; redirects++) {
       progress.phase = 'connecting to';
-      const res = await exchange(url, target, signal, progress, options.lookup);
+      const res = await exchange(url, target, credentials, signal, progress, options.lookup);
       const status = res.statusCode ?? 0;
       if (REDIRECT_STATUSES.has(status)) {
         res.on('error', () => {}).destroy();
@@ -266,7 +284,8 @@ async function fetchStatusPage(target: FetchTarget, options: FetchOptions = {}):
     return {
       ok: false,
       reason: failure.reason,
-      detail: failure.message,
+      // Socket and TLS messages are Node's; whatever they quote, no password leaves here.
+      detail: redactCredentials(failure.message),
       ...status,
       latencyMs: elapsed(),
       url: withoutCredentials(url),

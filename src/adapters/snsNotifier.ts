@@ -1,10 +1,10 @@
 /**
- * Publishes a notification to SNS: one message per protocol (`MessageStructure: json`: text for
- * e-mail and SMS, JSON for SQS/Lambda/HTTPS subscribers, optionally AWS Chatbot's custom format for
- * HTTPS), message attributes for subscription filter policies, retries on throttling and 5xx.
+ * Publishes a notification to SNS (the request from `buildPublishInput`: one message per protocol,
+ * every variant within its budget), retrying on throttling and 5xx.
  */
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { Notification } from '../core/alerts/types.ts';
+import { buildPublishInput } from './snsMessage.ts';
 
 interface Notifier {
   publish(notification: Notification): Promise<void>;
@@ -46,39 +46,6 @@ function isRetryable(error: unknown): boolean {
   return e.code !== undefined || /Timeout|Network|Socket/i.test(e.name ?? '');
 }
 
-/** AWS Chatbot custom notification: https://docs.aws.amazon.com/chatbot/latest/adminguide/custom-notifs.html */
-function chatbotMessage(n: Notification): Record<string, unknown> {
-  const runbook = typeof n.payload.runbook === 'string' ? [`Runbook: ${n.payload.runbook}`] : [];
-  return {
-    version: '1.0',
-    source: 'custom',
-    id: `${n.fingerprint}-${n.status}`,
-    content: {
-      textType: 'client-markdown',
-      title: n.subject,
-      description: n.message.slice(0, 8000),
-      nextSteps: runbook,
-    },
-    metadata: { threadId: n.fingerprint, summary: n.subject, enableCustomActions: false },
-  };
-}
-
-function messageFor(n: Notification, chatbot: boolean): string {
-  const json = JSON.stringify(n.payload);
-  return JSON.stringify({
-    default: n.message,
-    email: n.message,
-    'email-json': json,
-    sms: n.subject,
-    sqs: json,
-    lambda: json,
-    http: json,
-    https: chatbot ? JSON.stringify(chatbotMessage(n)) : json,
-  });
-}
-
-const attribute = (value: string) => ({ DataType: 'String', StringValue: value === '' ? '-' : value });
-
 /**
  * @example
  * const notifier = createSnsNotifier(new SNSClient({}), process.env.TOPIC_ARN);
@@ -90,18 +57,7 @@ function createSnsNotifier(client: SNSClient, topicArn: string, options: Notifie
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   return {
     async publish(n) {
-      const command = new PublishCommand({
-        TopicArn: topicArn,
-        Subject: n.subject,
-        Message: messageFor(n, options.chatbotFormat === true),
-        MessageStructure: 'json',
-        MessageAttributes: {
-          severity: attribute(n.severity),
-          status: attribute(n.status),
-          target: attribute(n.target),
-          rule: attribute(n.rule),
-        },
-      });
+      const command = new PublishCommand(buildPublishInput(n, topicArn, options));
       for (let attempt = 1; ; attempt++) {
         try {
           await client.send(command);

@@ -26,9 +26,24 @@ const TOP_OFFENDERS = 3;
 /** Scoreboard map: characters per line, and at most this many lines before it is cut. */
 const SCOREBOARD_MAP_WIDTH = 64;
 const SCOREBOARD_MAP_MAX_LINES = 16;
-/** Caps on report-sourced text (client, vhost, request) and on the whole message. */
+/** Cap on each report-sourced text (client, vhost, request) in a notification. */
 const MAX_REPORT_TEXT_CHARS = 80;
-const MAX_MESSAGE_CHARS = 16_000;
+/** Target labels listed in a notification; the rest are counted (`and N more`). */
+const MAX_LABELS_SHOWN = 20;
+
+/**
+ * SNS limits. A publish carries one JSON envelope holding every variant (`MessageStructure: json`),
+ * and the whole request (envelope, subject, attributes) must stay under 256 KB. Budgets are bytes
+ * of each variant as a JSON string inside the envelope (`jsonStringBytes`): the text twice
+ * (default, email), the JSON payload up to five times (email-json, sqs, lambda, http, https) and
+ * Chatbot's message once instead of one of them: 2 x 32 + 4 x 24 + 40 = 200 KB, the rest spare
+ * for the subject (< 100), SMS (the subject) and attributes (each value at most 256 characters).
+ */
+const MAX_SNS_PUBLISH_BYTES = 262_144;
+const MAX_TEXT_MESSAGE_BYTES = 32_768;
+const MAX_PAYLOAD_BYTES = 24_576;
+const MAX_CHATBOT_BYTES = 40_960;
+const MAX_ATTRIBUTE_CHARS = 256;
 
 /** CloudWatch namespace of the monitor's metrics, and the service name its logs and metrics carry. */
 const METRICS_NAMESPACE = 'HttpdStatusAlerts';
@@ -38,9 +53,14 @@ export {
   DEFAULT_DOWN_AFTER_FAILURES,
   DEFAULT_EVALUATE_OPTIONS,
   DEFAULT_REPEAT_INTERVAL_MS,
-  MAX_MESSAGE_CHARS,
+  MAX_ATTRIBUTE_CHARS,
+  MAX_CHATBOT_BYTES,
+  MAX_LABELS_SHOWN,
+  MAX_PAYLOAD_BYTES,
   MAX_REPORT_TEXT_CHARS,
+  MAX_SNS_PUBLISH_BYTES,
   MAX_SUBJECT_CHARS,
+  MAX_TEXT_MESSAGE_BYTES,
   METRICS_NAMESPACE,
   SCOREBOARD_MAP_MAX_LINES,
   SCOREBOARD_MAP_WIDTH,

@@ -4,6 +4,7 @@
  */
 
 import { parseSilencesDocuments, type Silence } from './alerts/silences.ts';
+import { redactCredentials } from './notify/sanitize.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from './rules/document.ts';
 import { DocumentsValidationError } from './rules/problems.ts';
 import type { Rule, ValidationProblem } from './rules/types.ts';
@@ -68,9 +69,10 @@ const TARGET_SCHEMA = z.strictObject({
   maxRequestWorkers: z.optional(z.int().check(z.gte(1), z.lte(1_000_000))),
 });
 
+/** A found value for a message: JSON, credentials in URLs redacted before it is shortened. */
 function describe(value: unknown): string {
-  const text = JSON.stringify(value);
-  return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  const text = redactCredentials(JSON.stringify(value) ?? String(value));
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
 function readTarget(parameter: string, name: string, text: string, problems: ConfigProblem[]): TargetConfig | null {
@@ -157,7 +159,7 @@ function buildMonitorConfig(raw: RawConfig): MonitorConfig {
       problems.push({
         parameter,
         field: null,
-        message: `expected a unique target name, found "${target.name}" again (also ${twin.url})`,
+        message: `expected a unique target name, found "${target.name}" again (also ${redactCredentials(twin.url)})`,
       });
     } else targets.push(target);
   }

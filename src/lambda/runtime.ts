@@ -19,12 +19,17 @@ import { createSnsNotifier } from '../adapters/snsNotifier.ts';
 import { createSsmConfigSource } from '../adapters/ssmConfigSource.ts';
 import { readRuntimeConfig, wantsTargetMetrics } from '../config.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../core/constants.ts';
+import { redactCredentials } from '../core/notify/sanitize.ts';
 import type { ModeChar } from '../core/report/types.ts';
 import { BUSY_MODES } from '../core/rules/metrics.ts';
 import type { CycleDeps, MetricsSink, TargetMetrics } from '../run.ts';
 
 const env = readRuntimeConfig(process.env);
-const logger = new Logger({ serviceName: SERVICE_NAME });
+// Every string of every log line (messages, attributes, errors and their causes) loses URL credentials.
+const logger = new Logger({
+  serviceName: SERVICE_NAME,
+  jsonReplacerFn: (_key, value) => (typeof value === 'string' ? redactCredentials(value) : value),
+});
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
 const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
   marshallOptions: { removeUndefinedValues: true },

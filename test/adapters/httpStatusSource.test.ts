@@ -16,6 +16,10 @@ import {
 // Every byte value once: a body that is not a report and not valid UTF-8.
 const GARBAGE = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 
+/** Answers every request with the Authorization header it received (or `none`). */
+const echoAuth = createServer((req, res) => res.end(req.headers.authorization ?? 'none'));
+const echoPort = () => (echoAuth.address() as { port: number }).port;
+
 /** Routes of the fault server; `port` is filled in once it listens. */
 function faultServer(): { server: Server; port: () => number } {
   const server = createServer((req, res) => {
@@ -51,6 +55,10 @@ function faultServer(): { server: Server; port: () => number } {
       '/same-host-2': `http://127.0.0.1:${port}/ok`,
       '/loop': '/loop',
       '/no-location': '',
+      '/to-echo-auth': '/echo-auth',
+      // Same host, other port: another origin, so no credentials.
+      '/to-other-port': `http://127.0.0.1:${echoPort()}/echo-auth`,
+      '/to-credentialed': `http://intruder:pw@127.0.0.1:${port}/echo-auth`,
     };
     const location = redirects[path];
     if (location !== undefined) {
@@ -75,6 +83,7 @@ describe('fetchStatusPage against small local servers', () => {
 
   beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => echoAuth.listen(0, '127.0.0.1', resolve));
     // A port that was just free and is closed again: connections are refused.
     const probe = createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
@@ -84,7 +93,11 @@ describe('fetchStatusPage against small local servers', () => {
 
   afterAll(async () => {
     server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    echoAuth.closeAllConnections();
+    await Promise.all([
+      new Promise((resolve) => server.close(resolve)),
+      new Promise((resolve) => echoAuth.close(resolve)),
+    ]);
   });
 
   it.each([
@@ -203,6 +216,43 @@ describe('fetchStatusPage against small local servers', () => {
     expect(result).toMatchObject({ ok: true, body: `Basic ${Buffer.from('ops:p@ss:word').toString('base64')}` });
     expect(result.url).toBe(`http://127.0.0.1:${port()}${path}`);
   });
+
+  const BASIC = `Basic ${Buffer.from('ops:s3cret').toString('base64')}`;
+
+  it.each([
+    [
+      'a redirect on the same origin keeps them',
+      '/to-echo-auth',
+      { auth: { username: 'ops', password: 's3cret' } },
+      BASIC,
+    ],
+    ['URL userinfo, same origin', '/to-echo-auth', {}, BASIC],
+    [
+      'a redirect to another port of the same host drops them',
+      '/to-other-port',
+      { auth: { username: 'ops', password: 's3cret' } },
+      'none',
+    ],
+    ['URL userinfo, another port', '/to-other-port', {}, 'none'],
+    ['credentials in a Location are never used', '/to-credentialed', { auth: undefined }, 'none'],
+  ])('Authorization only for the configured origin: %s', async (_how, path, extra, expected) => {
+    // Prepare: credentials in target.auth, or in the URL when extra has no auth key
+    const url = 'auth' in extra ? target(path).url : `http://ops:s3cret@127.0.0.1:${port()}${path}`;
+    // Act
+    const result = await fetchStatusPage({ ...target(path), ...extra, url });
+    // Assess
+    expect(result).toMatchObject({ ok: true, body: expected });
+  });
+
+  it.each(['/hang', '/not-found', '/big', '/cross-host', '/loop', '/no-location', '/garbage', '/to-other-port'])(
+    'never returns the password of a credentialed URL (%s)',
+    async (path) => {
+      const url = `http://ops:s3cret@127.0.0.1:${port()}${path}`;
+      const result = await fetchStatusPage({ ...target(path, { timeoutMs: 300, maxBytes: 1024 }), url });
+      expect(JSON.stringify(result)).not.toContain('s3cret');
+      expect(result.url).not.toContain('ops:');
+    },
+  );
 
   it('rejects a URL that is not http(s) without throwing', async () => {
     // Act

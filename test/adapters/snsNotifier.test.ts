@@ -122,7 +122,8 @@ describe('snsNotifier retries', () => {
       content: {
         textType: 'client-markdown',
         title: notification.subject,
-        description: notification.message,
+        // In a code block: fixed-width layout, nothing read as markdown.
+        description: `\`\`\`\n${notification.message}\n\`\`\``,
         nextSteps: ['Runbook: https://wiki.example/closing'],
       },
       metadata: { threadId: 'abc123', summary: notification.subject, enableCustomActions: false },

@@ -238,7 +238,7 @@ describe('Function: runCheck', () => {
     expect(JSON.parse(first.out).notifications).toEqual([]);
     expect(second.code).toBe(3);
     expect(JSON.parse(second.out).notifications.map((n: { subject: string }) => n.subject)).toEqual([
-      '[FIRING critical] login.html: target-down (not-a-report)',
+      '[FIRING critical] login.html: target-down (not a report)',
     ]);
   });
 

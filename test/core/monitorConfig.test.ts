@@ -63,6 +63,28 @@ describe('buildMonitorConfig', () => {
       null,
       /expected a unique target name, found "web-1" again \(also http:\/\/a\/\)/,
     ],
+    // Credentials in URLs are redacted in every message (issue 11).
+    [
+      'a name used twice, with credentials',
+      { '/p/targets/eu/web-1': '{"url":"http://ops:s3cret@a/"}', '/p/targets/us/web-1': '{"url":"http://b/"}' },
+      '/p/targets/us/web-1',
+      null,
+      /^expected a unique target name, found "web-1" again \(also http:\/\/ops:\*\*\*@a\/\)$/,
+    ],
+    [
+      'not JSON, with credentials past the shown length',
+      { '/p/targets/web-1': `url=http://ops:${'s3cret'.repeat(20)}@web-1/` },
+      '/p/targets/web-1',
+      null,
+      /^expected JSON, found "url=http:\/\/ops:\*\*\*@web-1\/"/,
+    ],
+    [
+      'a URL that is not http, with credentials',
+      target({ url: 'ftp://ops:s3cret@x/status' }),
+      '/p/targets/web-1',
+      'url',
+      /found "ftp:\/\/ops:\*\*\*@x\/status"$/,
+    ],
   ])('rejects a target with %s, naming parameter and field', (_name, targets, parameter, field, message) => {
     let error: unknown;
     try {

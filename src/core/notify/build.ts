@@ -1,16 +1,19 @@
 /**
  * A Notification from an alert that needs sending: subject, text body and JSON payload, all
- * carrying the same facts.
+ * carrying the same facts. Text from a report or a fetched response is defanged in the subject
+ * and the text (`cleanReportText`, use `page`) and kept as data in the payload (use `data`); every
+ * part is built within its SNS budget (`src/core/constants.ts`), whatever the input.
  */
 import type { AlertRecord, Notification, NotifyReason, Observation } from '../alerts/types.ts';
-import { MAX_MESSAGE_CHARS, MAX_SUBJECT_CHARS } from '../constants.ts';
+import { MAX_LABELS_SHOWN, MAX_PAYLOAD_BYTES, MAX_SUBJECT_CHARS, MAX_TEXT_MESSAGE_BYTES } from '../constants.ts';
 import { formatDuration } from '../rules/duration.ts';
-import { metricSpec } from '../rules/metrics.ts';
+import { BUSY_MODES, metricSpec } from '../rules/metrics.ts';
 import type { Rule } from '../rules/types.ts';
 import { asyncConnectionsLine } from './asyncConnections.ts';
 import { fillTemplate, formatValue } from './format.ts';
-import { findOffenders, type Offenders, scoreboardMap } from './offenders.ts';
-import { cleanConfigText, cleanReportText, cleanSubjectText } from './sanitize.ts';
+import { fitLines, fitText, jsonStringBytes } from './limits.ts';
+import { findOffenders, type Offenders, offenderModes, scoreboardMap } from './offenders.ts';
+import { cleanConfigText, cleanReportText, cleanSubjectText, TEXT_USES } from './sanitize.ts';
 
 interface NotificationInput {
   rule: Rule;
@@ -24,15 +27,50 @@ interface NotificationInput {
   now: Date;
 }
 
-/** `[FIRING critical] web-1: idle-slots-low (2 < 5)`, under 100 ASCII characters. */
-function buildSubject(input: NotificationInput, status: 'firing' | 'resolved'): string {
+type Status = 'firing' | 'resolved';
+
+/** Subject words for each fetch failure reason (`src/adapters/httpStatusSource.ts`, `not-a-report` from the run). */
+const FAILURE_LABELS: Readonly<Record<string, string>> = {
+  timeout: 'timeout',
+  refused: 'refused',
+  dns: 'DNS',
+  tls: 'TLS',
+  'too-large': 'too large',
+  redirect: 'redirect',
+  network: 'network',
+  'not-a-report': 'not a report',
+};
+
+const pageText = (text: string, max?: number) => cleanReportText(text, { max, use: TEXT_USES.page });
+const dataText = (text: string, max?: number) => cleanReportText(text, { max, use: TEXT_USES.data });
+
+/**
+ * The failure as the subject names it: `timeout`, `refused`, `HTTP 404`, `not a report`. An
+ * `http-status` detail starts with the status line (`HTTP 404 Not Found from ...`).
+ */
+function failureLabel(reason: string, detail: string): string {
+  if (reason === 'http-status') {
+    const code = detail.slice(5, 8);
+    const digits = code.length === 3 && [...code].every((c) => c >= '0' && c <= '9');
+    return detail.startsWith('HTTP ') && digits ? `HTTP ${code}` : 'HTTP error';
+  }
+  return FAILURE_LABELS[reason] ?? cleanSubjectText(reason).slice(0, 20);
+}
+
+/** When a kept-firing alert resolves unless its condition returns; null when it is not kept firing. */
+function resolvesAt(alert: AlertRecord, rule: Rule): string | null {
+  const since = alert.keepFiringSince ?? null;
+  return since === null ? null : new Date(Date.parse(since) + rule.keepFiringForMs).toISOString();
+}
+
+/** `[FIRING critical] web-1: idle-slots-low (0.031 < 0.05)`, under 100 ASCII characters. */
+function buildSubject(input: NotificationInput, status: Status): string {
   const { rule, alert, observation } = input;
-  const detail =
-    status === 'resolved'
-      ? `now ${formatValue(alert.value)}`
-      : observation.kind === 'down' && rule.metric === 'target_up'
-        ? cleanSubjectText(observation.reason).slice(0, 20)
-        : `${formatValue(alert.value)} ${rule.op} ${formatValue(rule.threshold)}`;
+  let detail = `${formatValue(alert.value)} ${rule.op} ${formatValue(rule.threshold)}`;
+  if (status === 'resolved') detail = `now ${formatValue(alert.value)}`;
+  else if (observation.kind === 'down' && rule.metric === 'target_up')
+    detail = failureLabel(observation.reason, observation.detail);
+  else if (alert.keepFiringSince != null) detail = `cleared, now ${formatValue(alert.value)}`;
   const head = `[${status.toUpperCase()} ${rule.severity}] `;
   const tail = `: ${rule.name} (${detail})`;
   let target = cleanSubjectText(input.target);
@@ -44,32 +82,49 @@ function buildSubject(input: NotificationInput, status: 'firing' | 'resolved'): 
 function offendersOf(input: NotificationInput): Offenders | null {
   const modes = metricSpec(input.rule.metric)?.modes ?? null;
   if (modes === null || input.observation.kind !== 'report') return null;
-  return findOffenders(input.observation.report.slots, modes);
+  return findOffenders(input.observation.report.slots, offenderModes(modes));
+}
+
+/** `28 busy slots (S R W K D C L I)` or `3 slots in C`. */
+function countedSlots(offenders: Offenders): string {
+  const modes = [...offenders.modes].join(' ');
+  return offenders.modes === BUSY_MODES
+    ? `${offenders.slots} busy slots (${modes})`
+    : `${offenders.slots} slots in ${modes}`;
+}
+
+function offenderLines(offenders: Offenders): string[] {
+  const lines: string[] = [];
+  const list = (title: string, counts: Offenders['clients']) => {
+    if (counts.length === 0) return;
+    lines.push(`Top ${title} among the ${countedSlots(offenders)}:`);
+    for (const c of counts) lines.push(`  ${String(c.count).padStart(4)}  ${pageText(c.name)}`);
+  };
+  list('clients', offenders.clients);
+  list('vhosts', offenders.vhosts);
+  list('requests', offenders.requests);
+  if (offenders.oldest.length > 0) {
+    lines.push('Oldest requests among them (seconds since they started):');
+    for (const o of offenders.oldest) {
+      const vhost = o.vhost === '' ? '-' : pageText(o.vhost);
+      lines.push(`  ${`${o.ss}s`.padStart(5)}  ${pageText(o.request)}  from ${pageText(o.client)} on ${vhost}`);
+    }
+  }
+  return lines;
 }
 
 function contextLines(input: NotificationInput, offenders: Offenders | null): string[] {
-  const lines: string[] = [];
   const { observation } = input;
   if (observation.kind === 'down') {
-    lines.push(`Failure: ${cleanReportText(observation.reason, 40)}: ${cleanReportText(observation.detail, 300)}`);
-    lines.push(`Consecutive failures: ${input.consecutiveFailures}`);
-    return lines;
+    return [
+      `Failure: ${pageText(observation.reason, 40)}: ${pageText(observation.detail, 300)}`,
+      `Consecutive failures: ${input.consecutiveFailures}`,
+    ];
   }
-  if (offenders !== null && offenders.slots > 0) {
-    const list = (title: string, counts: Offenders['clients']) => {
-      if (counts.length === 0) return;
-      lines.push(`Top ${title} among the ${offenders.slots} counted slots (${[...offenders.modes].join(' ')}):`);
-      for (const c of counts) lines.push(`  ${String(c.count).padStart(4)}  ${c.name}`);
-    };
-    list('clients', offenders.clients);
-    list('vhosts', offenders.vhosts);
-    list('requests', offenders.requests);
-    if (offenders.oldest.length > 0) {
-      lines.push('Oldest counted requests (seconds since they started):');
-      for (const o of offenders.oldest)
-        lines.push(`  ${`${o.ss}s`.padStart(5)}  ${o.request}  from ${o.client} on ${o.vhost || '-'}`);
-    }
-  }
+  const lines: string[] = [];
+  // The event MPM's async connection counts (keep-alive, writing, closing: held in no slot) belong
+  // here, as one line before the slot lists, once the report carries them.
+  if (offenders !== null && offenders.slots > 0) lines.push(...offenderLines(offenders));
   if (metricSpec(input.rule.metric)?.modes != null) {
     const async = asyncConnectionsLine(observation.report);
     if (async !== null) lines.push(async);
@@ -82,39 +137,93 @@ function contextLines(input: NotificationInput, offenders: Offenders | null): st
   return lines;
 }
 
-function buildMessage(input: NotificationInput, status: 'firing' | 'resolved', offenders: Offenders | null): string {
-  const { rule, alert } = input;
-  const target = cleanConfigText(input.target, 200);
-  const value = formatValue(alert.value);
-  const condition = `${rule.metric} ${rule.op} ${formatValue(rule.threshold)}`;
-  const lines = [`${status.toUpperCase()} ${rule.severity}: ${rule.name} on ${target}`];
-  if (rule.summary !== null) {
-    lines.push(fillTemplate(rule.summary, { value, threshold: formatValue(rule.threshold), target, rule: rule.name }));
-  }
-  if (status === 'firing') {
-    lines.push(`Condition: ${condition} (value ${value}), held for ${formatDuration(rule.forMs)} or more`);
-    lines.push(`Active since ${alert.activeAt ?? 'n/a'}, firing since ${alert.firedAt ?? 'n/a'}`);
-    if (input.reason === 'repeat') lines.push(`Reminder: still firing at ${input.now.toISOString()}`);
-  } else {
-    lines.push(`Condition no longer holds: ${condition} (value now ${value})`);
-    lines.push(`Fired at ${alert.firedAt ?? 'n/a'}, resolved at ${alert.resolvedAt ?? 'n/a'}`);
-  }
-  if (rule.runbook !== null) lines.push(`Runbook: ${cleanConfigText(rule.runbook)}`);
-  const labels = Object.entries(input.labels).map(([k, v]) => `${k}=${v}`);
-  if (labels.length > 0) lines.push(`Labels: ${cleanConfigText(labels.join(', '))}`);
-  if (status === 'firing') lines.push(...contextLines(input, offenders));
-  const text = lines.join('\n');
-  return text.length <= MAX_MESSAGE_CHARS ? text : `${text.slice(0, MAX_MESSAGE_CHARS - 4)}\n...`;
+/** `env=prod, team=web`, at most `MAX_LABELS_SHOWN` of them, then `and N more`. */
+function labelsLine(labels: Record<string, string>): string | null {
+  const entries = Object.entries(labels);
+  if (entries.length === 0) return null;
+  const shown = entries
+    .slice(0, MAX_LABELS_SHOWN)
+    .map(([k, v]) => `${cleanConfigText(k, 64)}=${cleanConfigText(v, 256)}`);
+  const more = entries.length > MAX_LABELS_SHOWN ? `, and ${entries.length - MAX_LABELS_SHOWN} more` : '';
+  return `Labels: ${shown.join(', ')}${more}`;
 }
 
-function buildPayload(input: NotificationInput, status: 'firing' | 'resolved', offenders: Offenders | null) {
+function statusLines(input: NotificationInput, status: Status): string[] {
+  const { rule, alert } = input;
+  const value = formatValue(alert.value);
+  const condition = `${rule.metric} ${rule.op} ${formatValue(rule.threshold)}`;
+  if (status === 'resolved') {
+    return [
+      `Condition no longer holds: ${condition} (value now ${value})`,
+      `Fired at ${alert.firedAt ?? 'n/a'}, resolved at ${alert.resolvedAt ?? 'n/a'}`,
+    ];
+  }
+  const lines: string[] = [];
+  const clearedAt = alert.keepFiringSince ?? null;
+  if (clearedAt === null) {
+    lines.push(`Condition: ${condition} (value ${value}), held for ${formatDuration(rule.forMs)} or more`);
+  } else {
+    // Kept firing (keepFiringFor): the value no longer meets the condition; saying so keeps the page true.
+    lines.push(`Condition cleared at ${clearedAt}: ${condition} no longer holds (value now ${value})`);
+    lines.push(
+      `Still firing for keepFiringFor ${formatDuration(rule.keepFiringForMs)}: resolves at ${resolvesAt(alert, rule)} unless the condition returns`,
+    );
+  }
+  lines.push(`Active since ${alert.activeAt ?? 'n/a'}, firing since ${alert.firedAt ?? 'n/a'}`);
+  if (input.reason === 'repeat') lines.push(`Reminder: still firing at ${input.now.toISOString()}`);
+  return lines;
+}
+
+function buildMessage(input: NotificationInput, status: Status, offenders: Offenders | null): string {
+  const { rule, alert } = input;
+  const target = cleanConfigText(input.target, 200);
+  const lines = [`${status.toUpperCase()} ${rule.severity}: ${rule.name} on ${target}`];
+  // A kept-firing alert's summary would describe a condition that no longer holds.
+  const keptFiring = status === 'firing' && alert.keepFiringSince != null;
+  if (rule.summary !== null && !keptFiring) {
+    const value = formatValue(alert.value);
+    lines.push(fillTemplate(rule.summary, { value, threshold: formatValue(rule.threshold), target, rule: rule.name }));
+  }
+  lines.push(...statusLines(input, status));
+  if (rule.runbook !== null) lines.push(`Runbook: ${cleanConfigText(rule.runbook)}`);
+  const labels = labelsLine(input.labels);
+  if (labels !== null) lines.push(labels);
+  if (status === 'firing') lines.push(...contextLines(input, offenders));
+  return fitLines(lines, MAX_TEXT_MESSAGE_BYTES).join('\n');
+}
+
+function payloadBytes(payload: Record<string, unknown>): number {
+  return jsonStringBytes(JSON.stringify(payload));
+}
+
+/**
+ * The payload within `MAX_PAYLOAD_BYTES`: whole when it fits (always, unless the target has
+ * hundreds of labels), else with labels cut to `MAX_LABELS_SHOWN` (`labelsOmitted` counts the
+ * rest), else without labels and report context (`truncated: true`).
+ */
+function boundedPayload(payload: Record<string, unknown>, labels: Record<string, string>): Record<string, unknown> {
+  if (payloadBytes(payload) <= MAX_PAYLOAD_BYTES) return payload;
+  const entries = Object.entries(labels);
+  const fewer = {
+    ...payload,
+    labels: Object.fromEntries(
+      entries.slice(0, MAX_LABELS_SHOWN).map(([k, v]) => [fitText(k, 64), fitText(v, 256)] as const),
+    ),
+    labelsOmitted: Math.max(entries.length - MAX_LABELS_SHOWN, 0),
+  };
+  if (payloadBytes(fewer) <= MAX_PAYLOAD_BYTES) return fewer;
+  return { ...payload, labels: {}, labelsOmitted: entries.length, offenders: null, scoreboard: null, truncated: true };
+}
+
+function buildPayload(input: NotificationInput, status: Status, offenders: Offenders | null): Record<string, unknown> {
   const { rule, alert, observation } = input;
-  return {
+  const target = dataText(input.target, 200);
+  const payload = {
     version: 1,
     status,
     reason: input.reason,
     fingerprint: alert.fingerprint,
-    target: input.target,
+    target,
     rule: rule.name,
     severity: rule.severity,
     metric: rule.metric,
@@ -124,6 +233,8 @@ function buildPayload(input: NotificationInput, status: 'firing' | 'resolved', o
     activeAt: alert.activeAt,
     firedAt: alert.firedAt,
     resolvedAt: alert.resolvedAt,
+    keepFiringSince: status === 'firing' ? (alert.keepFiringSince ?? null) : null,
+    resolvesAt: status === 'firing' ? resolvesAt(alert, rule) : null,
     evaluatedAt: input.now.toISOString(),
     summary:
       rule.summary === null
@@ -131,10 +242,10 @@ function buildPayload(input: NotificationInput, status: 'firing' | 'resolved', o
         : fillTemplate(rule.summary, {
             value: formatValue(alert.value),
             threshold: formatValue(rule.threshold),
-            target: input.target,
+            target,
             rule: rule.name,
           }),
-    runbook: rule.runbook,
+    runbook: rule.runbook === null ? null : cleanConfigText(rule.runbook),
     labels: input.labels,
     offenders: status === 'firing' ? offenders : null,
     scoreboard:
@@ -144,12 +255,13 @@ function buildPayload(input: NotificationInput, status: 'firing' | 'resolved', o
     down:
       observation.kind === 'down'
         ? {
-            reason: cleanReportText(observation.reason, 40),
-            detail: cleanReportText(observation.detail, 300),
+            reason: dataText(observation.reason, 40),
+            detail: dataText(observation.detail, 300),
             consecutiveFailures: input.consecutiveFailures,
           }
         : null,
   };
+  return boundedPayload(payload, input.labels);
 }
 
 /**
@@ -179,4 +291,4 @@ function buildNotification(input: NotificationInput): Notification {
 }
 
 export type { NotificationInput };
-export { buildNotification };
+export { buildNotification, failureLabel };

@@ -1,11 +1,14 @@
 /**
- * Context for slot rules: who holds the counted slots (clients, vhosts, requests), the oldest
- * requests, and the scoreboard as a small map.
+ * Context for slot rules: who holds the slots in question (clients, vhosts, requests), the oldest
+ * requests, and the scoreboard as a small map. Names are kept as data (`cleanReportText` with
+ * `use: 'data'`); whoever shows them to people cleans them for a page.
  */
 import { SCOREBOARD_MAP_MAX_LINES, SCOREBOARD_MAP_WIDTH, TOP_OFFENDERS } from '../constants.ts';
 import { MODE_SET, type Slot } from '../report/types.ts';
-import { countsMode } from '../rules/metrics.ts';
-import { cleanReportText } from './sanitize.ts';
+import { BUSY_MODES, countsMode } from '../rules/metrics.ts';
+import { cleanReportText, TEXT_USES } from './sanitize.ts';
+
+const FREE_MODES = '_.';
 
 interface Count {
   name: string;
@@ -13,7 +16,7 @@ interface Count {
 }
 
 interface Offenders {
-  /** The modes of the counted slots, e.g. `SRWKDCLI`. */
+  /** The modes of the counted slots, e.g. `SRWKDCLI` (see `offenderModes`). */
   modes: string;
   /** How many rows of the slot table were counted. */
   slots: number;
@@ -24,10 +27,27 @@ interface Offenders {
   oldest: Array<{ request: string; client: string; vhost: string; ss: number }>;
 }
 
+const asData = (text: string) => cleanReportText(text, { use: TEXT_USES.data });
+
+/**
+ * The modes whose slots a page lists for a metric counting `metricModes`. Idle and open
+ * positions hold no request (their columns show the last one served), so they are left out; a
+ * metric of free positions only (`slots_free`, `slots_idle`: too few free) lists what holds the
+ * busy workers instead.
+ *
+ * @example
+ * offenderModes('_.') // 'SRWKDCLI'
+ * offenderModes('C')  // 'C'
+ */
+function offenderModes(metricModes: string): string {
+  const held = [...metricModes].filter((m) => !FREE_MODES.includes(m)).join('');
+  return held === '' ? BUSY_MODES : held;
+}
+
 function top(slots: readonly Slot[], key: 'client' | 'vhost' | 'request', n: number): Count[] {
   const counts = new Map<string, number>();
   for (const s of slots) {
-    const name = cleanReportText(s[key]);
+    const name = asData(s[key]);
     if (name !== '') counts.set(name, (counts.get(name) ?? 0) + 1);
   }
   return [...counts]
@@ -37,7 +57,7 @@ function top(slots: readonly Slot[], key: 'client' | 'vhost' | 'request', n: num
 }
 
 /**
- * The top offenders among the slots in `modes` (cleaned of untrusted text); null without a slot table.
+ * The top offenders among the slots in `modes` (text cleaned as data); null without a slot table.
  *
  * @example
  * findOffenders(report.slots, 'C')?.clients // [{ name: '10.0.0.7', count: 3 }]
@@ -50,9 +70,9 @@ function findOffenders(slots: readonly Slot[] | null, modes: string, n = TOP_OFF
     .sort((a, b) => b.ss - a.ss)
     .slice(0, n)
     .map((s) => ({
-      request: cleanReportText(s.request),
-      client: cleanReportText(s.client),
-      vhost: cleanReportText(s.vhost),
+      request: asData(s.request),
+      client: asData(s.client),
+      vhost: asData(s.vhost),
       ss: s.ss,
     }));
   return {
@@ -84,4 +104,4 @@ function scoreboardMap(scoreboard: string): string[] {
 }
 
 export type { Count, Offenders };
-export { findOffenders, scoreboardMap };
+export { findOffenders, offenderModes, scoreboardMap };

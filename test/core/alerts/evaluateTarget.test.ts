@@ -414,7 +414,7 @@ describe('Function: evaluateTarget, target down', () => {
     expect(page?.subject).toBe('[FIRING critical] web-1: target-down (timeout)');
     expect(page?.labels).toEqual({ env: 'prod' });
     expect(page?.message).toContain(
-      'Failure: timeout: no answer from http://web-1/server-status in 10 s\nConsecutive failures: 2',
+      'Failure: timeout: no answer from hxxp://web-1/server-status in 10 s\nConsecutive failures: 2',
     );
     expect(page?.payload.down).toEqual({
       reason: 'timeout',

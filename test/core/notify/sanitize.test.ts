@@ -1,26 +1,167 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cleanReportText, cleanSubjectText, redactCredentials } from '../../../src/core/notify/sanitize.ts';
+import {
+  cleanConfigText,
+  cleanReportText,
+  cleanSubjectText,
+  redactCredentials,
+} from '../../../src/core/notify/sanitize.ts';
 
-describe('Function: cleanReportText', () => {
+const page = (text: string, max?: number) => cleanReportText(text, { max, use: 'page' });
+const data = (text: string, max?: number) => cleanReportText(text, { max, use: 'data' });
+
+describe('Function: cleanReportText, for a page', () => {
   it.each([
-    ['plain request', 'GET /page20k.html?a=1&b=2 HTTP/1.1', 'GET /page20k.html?a=1&b=2 HTTP/1.1'],
-    ['forged line', 'GET /x HTTP/1.1\r\n[FIRING critical] fake', 'GET /x HTTP/1.1%5BFIRING critical%5D fake'],
-    ['HTML', 'GET /<script>alert(1)</script>', 'GET /%3Cscript%3Ealert%281%29%3C/script%3E'],
-    ['Markdown link', '[click](https://evil.example)', '%5Bclick%5D%28https://evil.example%29'],
-    ['mention and code', '<!channel> @here `x`', '%3C%21channel%3E %40here %60x%60'],
+    // Readable text stays as it is.
+    ['plain words', 'GET /index HTTP/1.1', 'GET /index HTTP/1.1'],
+    ['an address and a version', '10.0.0.7 HTTP/1.1', '10.0.0.7 HTTP/1.1'],
+    ['a query', '/s?a=1&b=2', '/s?a=1&b=2'],
+    // Links: schemes defanged, host-like dots bracketed (issue 11's attack).
+    [
+      'a URL in a request line',
+      'GET https://evil.example/oncall/ack?incident=1 HTTP/1.1',
+      'GET hxxps://evil[.]example/oncall/ack?incident=1 HTTP/1.1',
+    ],
+    ['http in capitals', 'HTTP://EVIL.example', 'hxxp://EVIL[.]example'],
+    ['another scheme', 'ftp://files.example/x', 'ftp[:]//files[.]example/x'],
+    ['a scheme-less authority', '://evil', '[:]//evil'],
+    ['a bare domain', 'see www.evil.example now', 'see www[.]evil[.]example now'],
+    ['a vhost with a port', 'www.example.test:18120', 'www[.]example[.]test:18120'],
+    ['a file name', '/page20k.html', '/page20k[.]html'],
+    ['a dotted word with _', '1_.2', '1%5F[.]2'],
+    // Markup: Markdown, Slack mrkdwn, HTML.
+    ['emphasis and strike', '_italic_ ~strike~ *bold*', '%5Fitalic%5F %7Estrike%7E %2Abold%2A'],
+    ['code', '`x` ```y```', '%60x%60 %60%60%60y%60%60%60'],
+    ['a Markdown link', '[click](https://evil.example)', '%5Bclick%5D%28hxxps://evil[.]example%29'],
+    ['a Slack link', '<https://evil.example|ack>', '%3Chxxps://evil[.]example%7Cack%3E'],
+    ['mentions', '<!channel> @here #ops', '%3C%21channel%3E %40here %23ops'],
+    ['HTML', '<script>alert(1)</script>', '%3Cscript%3Ealert%281%29%3C/script%3E'],
+    // Invisible and foreign characters.
+    ['a forged line', 'GET /x HTTP/1.1\r\n[FIRING critical] fake', 'GET /x HTTP/1.1%5BFIRING critical%5D fake'],
+    ['an ANSI escape', '\u001b[31mred', '%5B31mred'],
+    ['a bidi override', 'abc\u202Edef', 'abcdef'],
+    ['a zero-width space inside a domain', 'ev\u200bil.example', 'evil[.]example'],
+    ['a homoglyph domain', '\u0440\u0430ypal.com', '%D1%80%D0%B0ypal[.]com'],
+    ['a full-width dot', 'evil\uff0eexample', 'evil%EF%BC%8Eexample'],
     ['non-ASCII', 'caf\u00e9', 'caf%C3%A9'],
-    ['bidi override', 'abc\u202Edef', 'abcdef'],
-    ['escape sequence', '\u001b[31mred', '%5B31mred'],
   ])('%s', (_, input, expected) => {
-    expect(cleanReportText(input)).toBe(expected);
+    expect(page(input)).toBe(expected);
   });
 
   it.each([
     ['cut at the cap with an ellipsis', 'a'.repeat(100), 10, 'aaaaaaa...'],
     ['never leaves half an escape', 'aaaaa<<<<<', 9, 'aaaaa...'],
+    ['never leaves half a bracket', 'evil.example', 8, 'evil...'],
     ['short text untouched', 'abc', 10, 'abc'],
   ])('%s', (_, input, max, expected) => {
-    expect(cleanReportText(input, max)).toBe(expected);
+    expect(page(input, max)).toBe(expected);
+  });
+});
+
+describe('Function: cleanReportText, as data', () => {
+  it.each([
+    ['a URL kept for machines', 'GET https://evil.example/_x_ HTTP/1.1', 'GET https://evil.example/_x_ HTTP/1.1'],
+    ['line breaks and bidi stripped', 'GET /caf\u00e9\r\n\u202e', 'GET /caf\u00e9'],
+    ['credentials redacted', 'https://ops:s3cret@h.example/', 'https://ops:***@h.example/'],
+    ['tag characters (hidden text) stripped', 'ok\u{E0041}\u{E0042}!', 'ok!'],
+  ])('%s', (_, input, expected) => {
+    expect(data(input)).toBe(expected);
+  });
+
+  it('cuts between characters, never inside a surrogate pair', () => {
+    expect(data('\u{1F600}'.repeat(50), 10)).toBe(`${'\u{1F600}'.repeat(3)}...`);
+  });
+});
+
+/** Runs of host characters in `text` that a client could read as a domain: dotted, ending in a label with a letter. */
+function bareDomains(text: string): string[] {
+  return text.split(/[^A-Za-z0-9.-]+/).filter((w) => {
+    const labels = w.split('.').filter((l) => l !== '');
+    return w.includes('.') && labels.length >= 2 && /[A-Za-z]/.test(labels.at(-1) ?? '');
+  });
+}
+
+// Printable ASCII, without what any client reads as markup or a mention (`[` `]` only in `[.]`, `[:]`).
+const MARKUP = /[<>()`*_~|{}\\"@!#]/;
+
+describe('Function: cleanReportText, properties', () => {
+  const anyText = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 300 }),
+    // Dense in what matters: schemes, dots, markup, controls, bidi, homoglyphs.
+    fc
+      .array(
+        fc.constantFrom(
+          'https://',
+          'http://',
+          'HtTpS://',
+          '://',
+          'evil',
+          'example',
+          '.',
+          '_',
+          '~',
+          '*',
+          '`',
+          '[',
+          ']',
+          '(',
+          ')',
+          '<',
+          '>',
+          '|',
+          '@',
+          '!',
+          '#',
+          ' ',
+          '\r\n',
+          '\u001b[1m',
+          '\u202e',
+          '\u200b',
+          '\u0430',
+          '\uff0e',
+          '1',
+          'u:p@',
+          '\u{E0041}',
+        ),
+        { maxLength: 60 },
+      )
+      .map((parts) => parts.join('')),
+  );
+
+  it('a page shows printable ASCII only, without links, bare domains or markup, within the cap', () => {
+    fc.assert(
+      fc.property(anyText, fc.integer({ min: 4, max: 200 }), (text, max) => {
+        const out = page(text, max);
+        expect(out.length).toBeLessThanOrEqual(max);
+        expect(out).toMatch(/^[\x20-\x7e]*$/);
+        expect(out.toLowerCase()).not.toMatch(/https?:\/\//);
+        expect(out.replaceAll('[.]', ' ').replaceAll('[:]', ' ')).not.toMatch(/[[\]]/);
+        expect(out).not.toMatch(MARKUP);
+        expect(bareDomains(out)).toEqual([]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('data keeps the text itself, without invisible characters, within the cap', () => {
+    fc.assert(
+      fc.property(anyText, fc.integer({ min: 4, max: 200 }), (text, max) => {
+        const out = data(text, max);
+        expect(out.length).toBeLessThanOrEqual(max);
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting they are gone
+        expect(out).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/);
+        expect(out).not.toMatch(/[\u{E0000}-\u{E01EF}]/u);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('plain words and numbers read the same on a page', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z0-9 /?=&-]{0,80}$/), (text) => {
+        expect(page(text)).toBe(text);
+      }),
+    );
   });
 });
 
@@ -33,6 +174,15 @@ describe('Function: cleanSubjectText', () => {
   });
 });
 
+describe('Function: cleanConfigText', () => {
+  it.each([
+    ['a line break becomes a space', 'a\nb', 10, 'a b'],
+    ['capped', 'x'.repeat(20), 10, 'xxxxxxx...'],
+  ])('%s', (_, input, max, expected) => {
+    expect(cleanConfigText(input, max)).toBe(expected);
+  });
+});
+
 describe('Function: redactCredentials', () => {
   it.each([
     ['user and password', 'https://ops:s3cret@web-1/server-status', 'https://ops:***@web-1/server-status'],
@@ -42,9 +192,26 @@ describe('Function: redactCredentials', () => {
     ['@ in the path is not userinfo', 'https://web-1/u@x', 'https://web-1/u@x'],
     ['@ in the query is not userinfo', 'https://web-1?to=a@b', 'https://web-1?to=a@b'],
     ['password with @', 'https://u:p@ss@host/', 'https://u:***@host/'],
+    ['port after the userinfo', 'https://tok@host:8443/', 'https://***@host:8443/'],
     ['no URL', 'user:pass@host', 'user:pass@host'],
     ['quoted URL', '"https://u:p@h"', '"https://u:***@h"'],
   ])('%s', (_, input, expected) => {
     expect(redactCredentials(input)).toBe(expected);
+  });
+
+  it('never shows a password put in a URL, whatever surrounds it', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 40 }),
+        fc.stringMatching(/^[A-Za-z0-9]{1,12}$/),
+        fc.stringMatching(/^[A-Za-z0-9!$%&*+,;=]{8,24}$/),
+        fc.string({ maxLength: 40 }),
+        (before, user, password, after) => {
+          const out = redactCredentials(`${before} https://${user}:${password}@web-1.example/status ${after}`);
+          expect(out).toContain(`https://${user}:***@web-1.example/status`);
+          expect(out.includes(password) && !`${before}${after}${user}`.includes(password)).toBe(false);
+        },
+      ),
+    );
   });
 });
