@@ -34,11 +34,24 @@ const MAX_MESSAGE_CHARS = 16_000;
 const METRICS_NAMESPACE = 'HttpdStatusAlerts';
 const SERVICE_NAME = 'httpd-status-alerts';
 
+/** PagerDuty's Events API v2 endpoint (EU service regions use events.eu.pagerduty.com). */
+const DEFAULT_PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com/v2/enqueue';
+/** The forwarder's tries per event (429, 5xx, network), its backoff base and cap, and its request timeout. */
+const DEFAULT_PAGERDUTY_ATTEMPTS = 4;
+const DEFAULT_PAGERDUTY_BACKOFF_MS = 500;
+const MAX_PAGERDUTY_BACKOFF_MS = 8_000;
+const DEFAULT_PAGERDUTY_TIMEOUT_MS = 5_000;
+
 export {
   DEFAULT_DOWN_AFTER_FAILURES,
   DEFAULT_EVALUATE_OPTIONS,
+  DEFAULT_PAGERDUTY_ATTEMPTS,
+  DEFAULT_PAGERDUTY_BACKOFF_MS,
+  DEFAULT_PAGERDUTY_EVENTS_URL,
+  DEFAULT_PAGERDUTY_TIMEOUT_MS,
   DEFAULT_REPEAT_INTERVAL_MS,
   MAX_MESSAGE_CHARS,
+  MAX_PAGERDUTY_BACKOFF_MS,
   MAX_REPORT_TEXT_CHARS,
   MAX_SUBJECT_CHARS,
   METRICS_NAMESPACE,
