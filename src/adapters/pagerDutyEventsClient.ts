@@ -49,6 +49,12 @@ function retryAfterMs(response: Response): number | null {
   return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : null;
 }
 
+/** Why there was no answer: `fetch failed (ECONNREFUSED)`, or the timeout. */
+function noAnswer(error: unknown): string {
+  const e = error as Error & { cause?: { code?: string } };
+  return e.cause?.code === undefined ? e.message : `${e.message} (${e.cause.code})`;
+}
+
 /**
  * @example
  * const sender = createPagerDutySender({ url: process.env.PAGERDUTY_EVENTS_URL });
@@ -84,7 +90,7 @@ function createPagerDutySender(options: PagerDutySenderOptions = {}): PagerDutyS
           if (error instanceof PagerDutyDeliveryError) throw error;
           // No answer at all (refused, reset, timeout): worth another try.
           if (attempt >= maxAttempts)
-            throw new PagerDutyDeliveryError(event, attempt, (error as Error).message, null, { cause: error });
+            throw new PagerDutyDeliveryError(event, attempt, noAnswer(error), null, { cause: error });
         }
         await sleep(wait);
       }
