@@ -105,9 +105,10 @@ describe('Function: createPagerDutySender against a loopback Events API', () => 
     api.script({ status: 400, body: '{"status":"invalid event","message":"Event object is invalid"}' });
 
     // Act
-    const error = await createPagerDutySender({ url: api.url, sleep })
+    const error = (await createPagerDutySender({ url: api.url, sleep })
       .send(EVENT)
-      .catch((e: unknown) => e as Error);
+      .then(() => new Error('no error'))
+      .catch((e: unknown) => e)) as Error;
 
     // Assess
     expect(error.message).toBe(
@@ -129,7 +130,8 @@ describe('Function: createPagerDutySender against a loopback Events API', () => 
     await expect(sending).rejects.toMatchObject({
       name: 'PagerDutyDeliveryError',
       status: null,
-      message: 'expected PagerDuty to accept trigger 3f2a9c0d1e2b4a5c, found fetch failed (ECONNREFUSED) after 3 attempt(s)',
+      message:
+        'expected PagerDuty to accept trigger 3f2a9c0d1e2b4a5c, found fetch failed (ECONNREFUSED) after 3 attempt(s)',
     });
     expect(sleeps).toEqual([100, 200]);
   });
