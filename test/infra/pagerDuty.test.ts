@@ -3,7 +3,7 @@ import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { Capture, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { readPagerDutySettings } from '../../infra/constructs/pagerDuty.ts';
+import { readPagerDutySettings } from '../../infra/constructs/pagerDutySettings.ts';
 import { readPagerDutyConfig } from '../../src/lambda/pagerDutyForwarder.ts';
 import { synth } from './synth.ts';
 
