@@ -9,7 +9,8 @@ import type { AlertsConfig } from './config.ts';
 import { ConfigParameters } from './constructs/configParameters.ts';
 import { StatusDashboard } from './constructs/dashboard.ts';
 import { HANDLER_ENTRY, MonitorFunction, SHARDED_HANDLER_ENTRY } from './constructs/monitorFunction.ts';
-import { Notifications } from './constructs/notifications.ts';
+import { Notifications, readChatTopicFlag } from './constructs/notifications.ts';
+import { addPagerDutyForwarder } from './constructs/pagerDuty.ts';
 import { readShardingSettings, SHARD_MODES, Sharding } from './constructs/sharding.ts';
 import { Watchdog } from './constructs/watchdog.ts';
 import { defaultRulesDocument } from './defaultRules.ts';
@@ -33,6 +34,7 @@ class HttpdStatusAlertsStack extends Stack {
     this.notifications = new Notifications(this, 'Notifications', {
       emails: config.emails,
       httpsEndpoints: config.httpsEndpoints,
+      chatTopic: readChatTopicFlag((key) => this.node.tryGetContext(key)),
     });
     // Why: one item per alert fingerprint; state is recomputable, so it goes with the stack.
     this.table = new dynamodb.TableV2(this, 'StateTable', {
@@ -57,6 +59,9 @@ class HttpdStatusAlertsStack extends Stack {
       topicKey: this.notifications.key,
       entry: props.handlerEntry ?? entry,
     });
+    // Why: only the monitor publishes pages (issue 11); PagerDuty gets them through its forwarder.
+    this.notifications.restrictPublishingTo(this.monitor);
+    addPagerDutyForwarder(this, { config, notifications: this.notifications, monitor: this.monitor });
     new Sharding(this, 'Sharding', {
       fn: this.monitor.fn,
       settings: sharding,
@@ -74,6 +79,8 @@ class HttpdStatusAlertsStack extends Stack {
 
     new CfnOutput(this, 'AlertTopicArn', { value: this.notifications.alertTopic.topicArn });
     new CfnOutput(this, 'OpsTopicArn', { value: this.notifications.opsTopic.topicArn });
+    const chat = this.notifications.chatTopic;
+    if (chat !== undefined) new CfnOutput(this, 'ChatTopicArn', { value: chat.topicArn });
     new CfnOutput(this, 'FunctionName', { value: this.monitor.fn.functionName });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName });
     new CfnOutput(this, 'SsmPrefix', { value: config.prefix });

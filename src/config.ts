@@ -19,6 +19,8 @@ interface RuntimeConfig {
   configMaxAgeSeconds: number;
   fetchConcurrency: number;
   chatbotFormat: boolean;
+  /** Topic that gets a copy of every page in AWS Chatbot's format (`-c chatbotTopic=true`); null: none. */
+  chatbotTopicArn: string | null;
   /** `sqs`: the scheduled run dispatches shards to `shardQueueUrl`; the queue feeds them back. */
   shardMode: 'none' | 'sqs';
   shardQueueUrl: string | null;
@@ -90,6 +92,11 @@ const ENV_SCHEMA = z.object({
   CONFIG_MAX_AGE_SECONDS: integer('CONFIG_MAX_AGE_SECONDS', 0, 86_400, DEFAULT_CONFIG_MAX_AGE_SECONDS),
   FETCH_CONCURRENCY: integer('FETCH_CONCURRENCY', 1, 1000, DEFAULT_FETCH_CONCURRENCY),
   CHATBOT_FORMAT: z.optional(z.enum(['true', 'false', ''], { error: 'CHATBOT_FORMAT expects true or false' })),
+  CHATBOT_TOPIC_ARN: variable((v, fail) => {
+    if (v === undefined || v === '') return null;
+    if (!/^arn:[^:]+:sns:/.test(v)) fail(`CHATBOT_TOPIC_ARN expects an SNS topic ARN (arn:aws:sns:...), found "${v}"`);
+    return v;
+  }),
   SHARD_MODE: z.optional(z.enum(['none', 'sqs', ''], { error: 'SHARD_MODE expects none or sqs' })),
   SHARD_QUEUE_URL: z.optional(z.string()),
   TARGETS_PER_SHARD: integer('TARGETS_PER_SHARD', 10, 1000, 500),
@@ -129,6 +136,7 @@ function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConf
     configMaxAgeSeconds: v.CONFIG_MAX_AGE_SECONDS,
     fetchConcurrency: v.FETCH_CONCURRENCY,
     chatbotFormat: v.CHATBOT_FORMAT === 'true',
+    chatbotTopicArn: v.CHATBOT_TOPIC_ARN,
     shardMode: v.SHARD_MODE === 'sqs' ? 'sqs' : 'none',
     shardQueueUrl: v.SHARD_QUEUE_URL || null,
     targetsPerShard: v.TARGETS_PER_SHARD,

@@ -14,6 +14,7 @@ describe('readRuntimeConfig', () => {
       configMaxAgeSeconds: 60,
       fetchConcurrency: 16,
       chatbotFormat: false,
+      chatbotTopicArn: null,
       shardMode: 'none',
       shardQueueUrl: null,
       targetsPerShard: 500,
@@ -31,6 +32,7 @@ describe('readRuntimeConfig', () => {
       CONFIG_MAX_AGE_SECONDS: '0',
       FETCH_CONCURRENCY: '64',
       CHATBOT_FORMAT: 'true',
+      CHATBOT_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:chat',
       TARGET_METRICS: 'web-1, web-2',
     });
     expect(config).toMatchObject({
@@ -40,6 +42,7 @@ describe('readRuntimeConfig', () => {
       configMaxAgeSeconds: 0,
       fetchConcurrency: 64,
       chatbotFormat: true,
+      chatbotTopicArn: 'arn:aws:sns:eu-west-1:123456789012:chat',
       targetMetrics: ['web-1', 'web-2'],
     });
   });
@@ -52,6 +55,7 @@ describe('readRuntimeConfig', () => {
         REPEAT_INTERVAL: 'soon',
         FETCH_CONCURRENCY: '0',
         CHATBOT_FORMAT: 'yes',
+        CHATBOT_TOPIC_ARN: 'chat',
         SHARD_MODE: 'sqs',
       });
     } catch (e) {
@@ -64,6 +68,7 @@ describe('readRuntimeConfig', () => {
       'REPEAT_INTERVAL expects a duration like 4h or 30m, found "soon"',
       'FETCH_CONCURRENCY expects a whole number from 1 to 1000, found "0"',
       'CHATBOT_FORMAT expects true or false',
+      'CHATBOT_TOPIC_ARN expects an SNS topic ARN (arn:aws:sns:...), found "chat"',
       'SHARD_QUEUE_URL is required when SHARD_MODE is sqs',
     ]);
   });

@@ -49,14 +49,27 @@ const MAX_ATTRIBUTE_CHARS = 256;
 const METRICS_NAMESPACE = 'HttpdStatusAlerts';
 const SERVICE_NAME = 'httpd-status-alerts';
 
+/** PagerDuty's Events API v2 endpoint (EU service regions use events.eu.pagerduty.com). */
+const DEFAULT_PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com/v2/enqueue';
+/** The forwarder's tries per event (429, 5xx, network), its backoff base and cap, and its request timeout. */
+const DEFAULT_PAGERDUTY_ATTEMPTS = 4;
+const DEFAULT_PAGERDUTY_BACKOFF_MS = 500;
+const MAX_PAGERDUTY_BACKOFF_MS = 8_000;
+const DEFAULT_PAGERDUTY_TIMEOUT_MS = 5_000;
+
 export {
   DEFAULT_DOWN_AFTER_FAILURES,
   DEFAULT_EVALUATE_OPTIONS,
+  DEFAULT_PAGERDUTY_ATTEMPTS,
+  DEFAULT_PAGERDUTY_BACKOFF_MS,
+  DEFAULT_PAGERDUTY_EVENTS_URL,
+  DEFAULT_PAGERDUTY_TIMEOUT_MS,
   DEFAULT_REPEAT_INTERVAL_MS,
   MAX_ATTRIBUTE_CHARS,
   MAX_CHATBOT_BYTES,
   MAX_LABELS_SHOWN,
   MAX_PAYLOAD_BYTES,
+  MAX_PAGERDUTY_BACKOFF_MS,
   MAX_REPORT_TEXT_CHARS,
   MAX_SNS_PUBLISH_BYTES,
   MAX_SUBJECT_CHARS,

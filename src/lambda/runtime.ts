@@ -13,6 +13,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
+import { withChatCopy } from '../adapters/chatCopyNotifier.ts';
 import { createDynamoStateTable } from '../adapters/dynamoStateStore.ts';
 import { fetchStatusPage } from '../adapters/httpStatusSource.ts';
 import { createSnsNotifier } from '../adapters/snsNotifier.ts';
@@ -36,9 +37,17 @@ const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
 });
 const table = createDynamoStateTable(documentClient, env.stateTable);
 // The notifier retries throttling and 5xx itself; SDK retries on top would multiply the attempts.
-const notifier = createSnsNotifier(new SNSClient({ maxAttempts: 1 }), env.topicArn, {
-  chatbotFormat: env.chatbotFormat,
-});
+const snsClient = new SNSClient({ maxAttempts: 1 });
+const pageNotifier = createSnsNotifier(snsClient, env.topicArn, { chatbotFormat: env.chatbotFormat });
+// Why: Chatbot gets its format on a topic of its own, so webhooks keep the JSON (docs/routing.md).
+const notifier =
+  env.chatbotTopicArn === null
+    ? pageNotifier
+    : withChatCopy(
+        pageNotifier,
+        createSnsNotifier(snsClient, env.chatbotTopicArn, { chatbotFormat: true }),
+        (error, n) => logger.error('chat copy not published', { fingerprint: n.fingerprint, status: n.status, error }),
+      );
 const config = createSsmConfigSource(new SSMProvider(), env.ssmPrefix, env.configMaxAgeSeconds);
 
 /** Per-target metrics go out as one EMF document per target, with a `target` dimension. */

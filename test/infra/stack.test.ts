@@ -115,6 +115,7 @@ describe('HttpdStatusAlertsStack with default context', () => {
       configMaxAgeSeconds: 60,
       fetchConcurrency: 16,
       chatbotFormat: false,
+      chatbotTopicArn: null,
       shardMode: 'none',
       shardQueueUrl: null,
       targetsPerShard: 500,

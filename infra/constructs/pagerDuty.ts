@@ -1,0 +1,243 @@
+/**
+ * The PagerDuty forwarder, behind `-c pagerDutyRoutingKeyParameter=<name>`: a small function
+ * subscribed to the alert topic that posts each alert to the Events API v2 (src/pagerDutyHandler.ts).
+ * SNS invokes it asynchronously; Lambda retries a failed invocation twice, then keeps it in a
+ * dead-letter queue whose first message raises an alarm on the ops topic. Without the context key
+ * the construct adds nothing.
+ */
+import { fileURLToPath } from 'node:url';
+import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { AlertsConfig } from '../config.ts';
+import { BUNDLE_ALIASES, BUNDLE_BANNER, BUNDLE_MAIN_FIELDS, BUNDLE_MINIFY, BUNDLE_TARGET } from './monitorFunction.ts';
+import { type PagerDutySettings, readPagerDutySettings, SEVERITY_NAMES } from './pagerDutySettings.ts';
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const PAGERDUTY_HANDLER_ENTRY = fileURLToPath(new URL('../../src/pagerDutyHandler.ts', import.meta.url));
+/** `arn:...:parameter/name` for `/name` and for `name` alike (SSM adds the slash for the latter). */
+function parameterArn(name: string): string {
+  const path = name.startsWith('/') ? name : `/${name}`;
+  return `arn:${Aws.PARTITION}:ssm:${Aws.REGION}:${Aws.ACCOUNT_ID}:parameter${path}`;
+}
+
+interface PagerDutyForwarderProps {
+  settings: PagerDutySettings & { routingKeyParameter: string };
+  config: AlertsConfig;
+  alertTopic: sns.ITopic;
+  opsTopic: sns.ITopic;
+  /** The monitor's security groups, reused when the stack is deployed into a VPC. */
+  securityGroups: ec2.ISecurityGroup[];
+}
+
+class PagerDutyForwarder extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: iam.Role;
+  readonly deadLetters: sqs.Queue;
+  readonly alarm: cloudwatch.Alarm;
+
+  constructor(scope: Construct, id: string, props: PagerDutyForwarderProps) {
+    super(scope, id);
+    const { config, settings } = props;
+
+    // Why: inline statements only, each on the narrowest resource (as the monitor's role).
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'httpd-status-alerts PagerDuty forwarder: read the routing key, write its logs',
+    });
+    const logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: config.logRetentionDays as logs.RetentionDays,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // Why: an invocation that failed three times is kept for a person (and alarmed below).
+    this.deadLetters = new sqs.Queue(this, 'FailedForwards', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    Validations.of(this.deadLetters).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is itself the failure destination of the PagerDuty forwarder.',
+    });
+
+    this.fn = new NodejsFunction(this, 'Function', {
+      description: 'Forwards httpd-status-alerts pages to the PagerDuty Events API v2',
+      entry: PAGERDUTY_HANDLER_ENTRY,
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: 128,
+      // Up to 4 tries of 5 s per event plus backoff; a grouped message carries several events.
+      timeout: Duration.seconds(60),
+      role: this.role,
+      logGroup,
+      // Why: SNS invokes asynchronously; two retries ride out a PagerDuty outage of minutes.
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(1),
+      onFailure: new SqsDestination(this.deadLetters),
+      environment: {
+        PAGERDUTY_ROUTING_KEY_PARAMETER: settings.routingKeyParameter,
+        PAGERDUTY_EVENTS_URL: settings.eventsUrl,
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: BUNDLE_TARGET,
+        minify: BUNDLE_MINIFY,
+        sourceMap: true,
+        sourcesContent: false,
+        bundleAwsSDK: true,
+        mainFields: BUNDLE_MAIN_FIELDS,
+        banner: BUNDLE_BANNER,
+        forceDockerBundling: false,
+        esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
+      },
+      ...(config.vpc === null ? {} : this.vpcPlacement(config.vpc, props.securityGroups)),
+    });
+
+    for (const statement of this.statements(settings.routingKeyParameter, config.secretsKeyArn, logGroup)) {
+      this.role.addToPolicy(statement);
+    }
+
+    // Why: every alert, or only the severities asked for, through the attribute filter.
+    const filterPolicy =
+      settings.severities.length === SEVERITY_NAMES.length
+        ? undefined
+        : { severity: sns.SubscriptionFilter.stringFilter({ allowlist: settings.severities }) };
+    props.alertTopic.addSubscription(new subs.LambdaSubscription(this.fn, { filterPolicy }));
+
+    // Why: a page that never reached PagerDuty is an outage of paging itself.
+    this.alarm = new cloudwatch.Alarm(this, 'FailedForwardsQueued', {
+      metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(5),
+        statistic: 'Maximum',
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription:
+        'httpd-status-alerts: pages failed to reach PagerDuty after retries; they wait in the forwarder dead-letter queue',
+    });
+    const notify = new actions.SnsAction(props.opsTopic);
+    this.alarm.addAlarmAction(notify);
+    this.alarm.addOkAction(notify);
+  }
+
+  private statements(parameter: string, secretsKeyArn: string | null, logGroup: logs.ILogGroup): iam.PolicyStatement[] {
+    return [
+      new iam.PolicyStatement({
+        sid: 'WriteOwnLogs',
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logGroup.logGroupArn],
+      }),
+      // The routing key is the one parameter this function reads.
+      new iam.PolicyStatement({
+        sid: 'ReadRoutingKey',
+        actions: ['ssm:GetParameter'],
+        resources: [parameterArn(parameter)],
+      }),
+      // Decrypted only through SSM, and only for that parameter (SSM passes its ARN as the encryption context).
+      new iam.PolicyStatement({
+        sid: 'DecryptRoutingKey',
+        actions: ['kms:Decrypt'],
+        resources: [secretsKeyArn ?? `arn:${Aws.PARTITION}:kms:${Aws.REGION}:${Aws.ACCOUNT_ID}:key/*`],
+        conditions: {
+          StringEquals: {
+            'kms:ViaService': `ssm.${Aws.REGION}.amazonaws.com`,
+            'kms:EncryptionContext:PARAMETER_ARN': parameterArn(parameter),
+          },
+        },
+      }),
+    ];
+  }
+
+  /** The monitor's subnets and security groups: egress to PagerDuty needs a NAT route (docs/routing.md). */
+  private vpcPlacement(
+    placement: NonNullable<AlertsConfig['vpc']>,
+    securityGroups: ec2.ISecurityGroup[],
+  ): Partial<lambda.FunctionProps> {
+    this.role.addManagedPolicy(
+      iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'),
+    );
+    const vpc = ec2.Vpc.fromVpcAttributes(this, 'Vpc', {
+      vpcId: placement.vpcId,
+      availabilityZones: [Fn.select(0, Fn.getAzs())],
+    });
+    const subnets = placement.subnetIds.map((subnetId) => {
+      const subnet = ec2.Subnet.fromSubnetId(this, `Subnet-${subnetId}`, subnetId);
+      Validations.of(subnet).acknowledge({
+        id: '@aws-cdk/aws-ec2:noSubnetRouteTableId',
+        reason: 'The function only needs the subnet id; nothing here reads the route table.',
+      });
+      return subnet;
+    });
+    return { vpc, vpcSubnets: { subnets }, securityGroups };
+  }
+}
+
+/**
+ * Adds the forwarder when `pagerDutyRoutingKeyParameter` is set (and its topic ARN as an output).
+ * @returns the forwarder, or undefined without the context key
+ */
+function addPagerDutyForwarder(
+  scope: Construct,
+  props: {
+    config: AlertsConfig;
+    notifications: { alertTopic: sns.ITopic; opsTopic: sns.ITopic };
+    monitor: { fn: lambda.IFunction };
+  },
+): PagerDutyForwarder | undefined {
+  const settings = readPagerDutySettings((key) => scope.node.tryGetContext(key));
+  if (settings.routingKeyParameter === null) return undefined;
+  const forwarder = new PagerDutyForwarder(scope, 'PagerDuty', {
+    settings: { ...settings, routingKeyParameter: settings.routingKeyParameter },
+    config: props.config,
+    alertTopic: props.notifications.alertTopic,
+    opsTopic: props.notifications.opsTopic,
+    securityGroups: props.config.vpc === null ? [] : props.monitor.fn.connections.securityGroups,
+  });
+  acknowledgeForwarderFindings(forwarder, props.config);
+  new CfnOutput(scope, 'PagerDutyForwarderName', { value: forwarder.fn.functionName });
+  return forwarder;
+}
+
+/** cdk-nag findings the forwarder accepts, each with its reason. */
+function acknowledgeForwarderFindings(forwarder: PagerDutyForwarder, config: AlertsConfig): void {
+  const role = Validations.of(forwarder.role);
+  if (config.secretsKeyArn === null) {
+    role.acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:kms:<AWS::Region>:<AWS::AccountId>:key/*]',
+      reason:
+        'The AWS-managed aws/ssm key id is unknown at synth; kms:ViaService ssm and the PARAMETER_ARN encryption context restrict Decrypt to the routing key parameter.',
+    });
+  }
+  if (config.vpc !== null) {
+    role.acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+      reason:
+        'Lambda needs the ENI permissions of this AWS-maintained policy to run in a VPC; they cannot be scoped to resources.',
+    });
+  }
+}
+
+export {
+  acknowledgeForwarderFindings,
+  addPagerDutyForwarder,
+  PAGERDUTY_HANDLER_ENTRY,
+  PagerDutyForwarder,
+  type PagerDutyForwarderProps,
+};

@@ -1,0 +1,69 @@
+/**
+ * The PagerDuty forwarder's context options, read once and validated together: which SSM
+ * SecureString holds the routing key (none: no forwarder), the Events API endpoint, and which
+ * severities are forwarded.
+ */
+import { DEFAULT_PAGERDUTY_EVENTS_URL } from '../../src/core/constants.ts';
+
+/** Severities `pagerDutySeverities` accepts (the rules' severities). */
+const SEVERITY_NAMES = ['critical', 'warning', 'info'] as const;
+
+interface PagerDutySettings {
+  /** SSM SecureString holding the routing key; null: no forwarder. */
+  routingKeyParameter: string | null;
+  eventsUrl: string;
+  /** Severities forwarded (a subscription filter policy); all three by default. */
+  severities: string[];
+}
+
+class PagerDutyConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid PagerDuty context:\n- ${problems.join('\n- ')}`);
+    this.name = 'PagerDutyConfigError';
+    this.problems = problems;
+  }
+}
+
+/**
+ * Reads `pagerDutyRoutingKeyParameter` (an SSM parameter name), `pagerDutyEventsUrl` (https) and
+ * `pagerDutySeverities` ("critical,warning").
+ *
+ * @example
+ * readPagerDutySettings((key) => app.node.tryGetContext(key)); // { routingKeyParameter: null, ... }
+ * @throws PagerDutyConfigError naming every bad key
+ */
+function readPagerDutySettings(get: (key: string) => unknown): PagerDutySettings {
+  const problems: string[] = [];
+  const parameter = get('pagerDutyRoutingKeyParameter');
+  if (parameter !== undefined && (typeof parameter !== 'string' || !/^[A-Za-z0-9_.\-/]{1,2048}$/.test(parameter)))
+    problems.push(
+      `pagerDutyRoutingKeyParameter: expected an SSM parameter name like /httpd-status-alerts/secrets/pagerduty, found ${JSON.stringify(parameter)}`,
+    );
+  const url = get('pagerDutyEventsUrl') ?? DEFAULT_PAGERDUTY_EVENTS_URL;
+  if (typeof url !== 'string' || !/^https:\/\/[^\s/]+\/\S*$/.test(url))
+    problems.push(
+      `pagerDutyEventsUrl: expected an https:// URL like ${DEFAULT_PAGERDUTY_EVENTS_URL}, found ${JSON.stringify(url)}`,
+    );
+  const rawSeverities = get('pagerDutySeverities');
+  const severities =
+    rawSeverities === undefined
+      ? [...SEVERITY_NAMES]
+      : String(rawSeverities)
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
+  const unknown = severities.filter((s) => !(SEVERITY_NAMES as readonly string[]).includes(s));
+  if (unknown.length > 0 || severities.length === 0)
+    problems.push(
+      `pagerDutySeverities: expected some of ${SEVERITY_NAMES.join(',')}, found ${JSON.stringify(rawSeverities)}`,
+    );
+  if (problems.length > 0) throw new PagerDutyConfigError(problems);
+  return {
+    routingKeyParameter: typeof parameter === 'string' ? parameter : null,
+    eventsUrl: url as string,
+    severities,
+  };
+}
+
+export { PagerDutyConfigError, type PagerDutySettings, readPagerDutySettings, SEVERITY_NAMES };
