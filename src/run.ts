@@ -15,14 +15,15 @@ import type { EvaluateOptions, Observation } from './core/alerts/types.ts';
 import { NotAStatusReportError } from './core/errors.ts';
 import { ConfigurationError, type MonitorConfig, type TargetConfig } from './core/monitorConfig.ts';
 import { parseReport } from './core/report/parse.ts';
-import type { StatusReport } from './core/report/types.ts';
+import type { MetricResult } from './core/rules/compute.ts';
 import { resolveConfig } from './runConfig.ts';
 
 interface TargetMetrics {
   target: string;
   up: boolean;
   fetchLatencyMs: number;
-  report: StatusReport | null;
+  /** The catalogue's metrics exactly as the rules saw them (`EvaluateResult.metrics`). */
+  metrics: ReadonlyMap<string, MetricResult>;
 }
 
 interface MetricsSink {
@@ -47,6 +48,8 @@ interface CycleDeps {
   evaluate: Partial<EvaluateOptions>;
   /** How long a claim on an alert blocks other runs (covers one run's publish). */
   claimLeaseMs: number;
+  /** Start order: higher first (`LatencyMemory.priority`); default name order. */
+  fetchPriority?(target: string): number;
 }
 
 interface CycleSummary {
@@ -152,47 +155,58 @@ async function checkTargets(
   const failures = [...carried.failures];
   // One batched read of every target's state before fetching; the conditional writes guard against overlap.
   const stored = await deps.table.loadMany(config.targets.map((t) => t.name));
-  await fetchAll(config.targets, deps.concurrency, async (target) => {
-    const { observation, latencyMs } = await observe(target, deps);
-    const loaded = stored.get(target.name) ?? { state: null, targetVersion: null, alertVersions: {} };
-    const result = evaluateTarget({
-      target: target.name,
-      labels: target.labels,
-      observation,
-      rules: config.rules,
-      silences: config.silences,
-      previous: loaded.state,
-      now,
-      options: deps.evaluate,
-    });
-    const outcome = await commitEvaluation(deps.table, deps.notifier, loaded, result, now, {
-      token,
-      leaseMs: deps.claimLeaseMs,
-    });
-    summary.targets++;
-    if (observation.kind === 'down') {
-      summary.down++;
-      deps.logger.warn('target down', { target: target.name, reason: observation.reason, detail: observation.detail });
-    }
-    summary.sent += outcome.sent.length;
-    summary.skipped += outcome.skipped.length;
-    summary.failed += outcome.failed.length;
-    summary.conflicts += outcome.conflicts;
-    for (const { notification, error } of outcome.failed) {
-      failures.push(error);
-      deps.logger.error('publish failed', {
+  const priority = deps.fetchPriority;
+  const order = priority === undefined ? {} : { priority: (t: TargetConfig) => priority(t.name) };
+  await fetchAll(
+    config.targets,
+    deps.concurrency,
+    async (target) => {
+      const { observation, latencyMs } = await observe(target, deps);
+      const loaded = stored.get(target.name) ?? { state: null, targetVersion: null, alertVersions: {} };
+      const result = evaluateTarget({
         target: target.name,
-        rule: notification.rule,
-        error: (error as Error).message,
+        labels: target.labels,
+        observation,
+        rules: config.rules,
+        silences: config.silences,
+        previous: loaded.state,
+        now,
+        options: deps.evaluate,
       });
-    }
-    deps.metrics.target({
-      target: target.name,
-      up: observation.kind === 'report',
-      fetchLatencyMs: latencyMs,
-      report: observation.kind === 'report' ? observation.report : null,
-    });
-  });
+      const outcome = await commitEvaluation(deps.table, deps.notifier, loaded, result, now, {
+        token,
+        leaseMs: deps.claimLeaseMs,
+      });
+      summary.targets++;
+      if (observation.kind === 'down') {
+        summary.down++;
+        deps.logger.warn('target down', {
+          target: target.name,
+          reason: observation.reason,
+          detail: observation.detail,
+        });
+      }
+      summary.sent += outcome.sent.length;
+      summary.skipped += outcome.skipped.length;
+      summary.failed += outcome.failed.length;
+      summary.conflicts += outcome.conflicts;
+      for (const { notification, error } of outcome.failed) {
+        failures.push(error);
+        deps.logger.error('publish failed', {
+          target: target.name,
+          rule: notification.rule,
+          error: (error as Error).message,
+        });
+      }
+      deps.metrics.target({
+        target: target.name,
+        up: observation.kind === 'report',
+        fetchLatencyMs: latencyMs,
+        metrics: result.metrics,
+      });
+    },
+    order,
+  );
   deps.metrics.run({ alertsSent: summary.sent, targets: summary.targets, targetsDown: summary.down });
   deps.logger.info('run complete', { ...summary });
   if (failures.length > 0) throw new PublishFailedError(failures.length, { cause: new AggregateError(failures) });

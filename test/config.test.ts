@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EnvironmentError, readRuntimeConfig, wantsTargetMetrics } from '../src/config.ts';
+import { configMaxAgeFor, EnvironmentError, readRuntimeConfig, wantsTargetMetrics } from '../src/config.ts';
 
 const REQUIRED = { TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:alerts', STATE_TABLE: 'alerts' };
 
@@ -11,14 +11,14 @@ describe('readRuntimeConfig', () => {
       stateTable: 'alerts',
       repeatIntervalMs: 4 * 3600_000,
       downAfterFailures: 2,
-      configMaxAgeSeconds: 60,
+      configMaxAgeSeconds: 270,
       fetchConcurrency: 16,
       chatbotFormat: false,
       shardMode: 'none',
       shardQueueUrl: null,
       targetsPerShard: 500,
       shardMaxAgeSeconds: 60,
-      targetMetrics: 'all',
+      targetMetrics: 'none',
     });
   });
 
@@ -66,6 +66,19 @@ describe('readRuntimeConfig', () => {
       'CHATBOT_FORMAT expects true or false',
       'SHARD_QUEUE_URL is required when SHARD_MODE is sqs',
     ]);
+  });
+});
+
+describe('configMaxAgeFor', () => {
+  // Runs arrive one interval apart, give or take; the cache must outlive four of them, not five.
+  it.each([
+    [1, 270],
+    [5, 1350],
+    [60, 16_200],
+  ])('a %i-minute schedule keeps the configuration %i s: SSM read on every fifth run', (minutes, seconds) => {
+    expect(configMaxAgeFor(minutes)).toBe(seconds);
+    expect(seconds).toBeGreaterThan(4 * minutes * 60);
+    expect(seconds).toBeLessThan(5 * minutes * 60);
   });
 });
 

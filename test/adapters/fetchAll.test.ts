@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FetchAllError, fetchAll } from '../../src/adapters/fetchAll.ts';
+import { createLatencyMemory, FetchAllError, fetchAll } from '../../src/adapters/fetchAll.ts';
 import { type FetchResult, fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 
 describe('fetchAll', () => {
@@ -50,6 +50,85 @@ describe('fetchAll', () => {
     expect((error as FetchAllError).message).toBe('expected every call to settle with a value, found 2 of 4 rejected');
     expect((error as FetchAllError).errors.map((e: Error) => e.message)).toEqual(['item 1 failed', 'item 3 failed']);
     expect(finished.sort()).toEqual([0, 1, 2, 3]);
+  });
+});
+
+describe('fetchAll with a priority', () => {
+  it.each([
+    { intent: 'no priority: item order', priority: undefined, started: ['a', 'b', 'c', 'd', 'e'] },
+    {
+      intent: 'highest first, ties in item order',
+      priority: (item: string) => ({ a: 1, b: 5, c: 1, d: 9, e: 5 })[item] as number,
+      started: ['d', 'b', 'e', 'a', 'c'],
+    },
+    {
+      intent: 'Infinity (never seen) before any figure, ties in item order',
+      priority: (item: string) =>
+        ({ a: 10, b: Number.POSITIVE_INFINITY, c: 0, d: Number.POSITIVE_INFINITY, e: 20 })[item] as number,
+      started: ['b', 'd', 'e', 'a', 'c'],
+    },
+  ])('starts in priority order and returns results in item order: $intent', async ({ priority, started }) => {
+    // Prepare
+    const items = ['a', 'b', 'c', 'd', 'e'];
+    const order: string[] = [];
+    // Act
+    const results = await fetchAll(
+      items,
+      1,
+      async (item) => {
+        order.push(item);
+        return item.toUpperCase();
+      },
+      priority === undefined ? {} : { priority },
+    );
+    // Assess
+    expect(order).toEqual(started);
+    expect(results).toEqual(['A', 'B', 'C', 'D', 'E']);
+  });
+});
+
+describe('createLatencyMemory', () => {
+  it('puts never-fetched targets first, then the slowest, and forgets a slow run by halves', () => {
+    // Prepare
+    const memory = createLatencyMemory();
+    // Act + Assess: each step is one run's latency for web-1.
+    expect(memory.priority('web-1')).toBe(Number.POSITIVE_INFINITY);
+    memory.record('web-1', 1200);
+    memory.record('web-2', 15);
+    expect([memory.priority('web-1'), memory.priority('web-2')]).toEqual([1200, 15]);
+    memory.record('web-1', 20); // fast once: still remembered as slow-prone
+    expect(memory.priority('web-1')).toBe(600);
+    memory.record('web-1', 20);
+    memory.record('web-1', 20);
+    expect(memory.priority('web-1')).toBe(150);
+    memory.record('web-1', 1300); // slow again: the latest figure wins
+    expect(memory.priority('web-1')).toBe(1300);
+  });
+
+  it("makes the next run start last run's slow target first, whatever its place in the list", async () => {
+    // Prepare: ten targets, the slow one last by name.
+    const memory = createLatencyMemory();
+    const names = Array.from({ length: 10 }, (_, i) => `t${i}`);
+    const latency = (name: string) => (name === 't9' ? 1200 : 5);
+    const run = async () => {
+      const started: string[] = [];
+      await fetchAll(
+        names,
+        2,
+        async (name) => {
+          started.push(name);
+          memory.record(name, latency(name));
+        },
+        { priority: (name) => memory.priority(name) },
+      );
+      return started;
+    };
+    // Act
+    const cold = await run();
+    const warm = await run();
+    // Assess
+    expect(cold).toEqual(names);
+    expect(warm).toEqual(['t9', ...names.slice(0, 9)]);
   });
 });
 
