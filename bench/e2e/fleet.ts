@@ -27,6 +27,21 @@ const EXTRA_LOCATIONS = `
 const TARGET_KINDS = { ok: 'ok', html: 'html', slow: 'slow', refused: 'refused', notFound: 'not-found' } as const;
 type TargetKind = (typeof TARGET_KINDS)[keyof typeof TARGET_KINDS];
 
+/** Where the slow targets sit in name order: a real fleet has them anywhere. */
+const SLOW_PLACEMENTS = { first: 'first', spread: 'spread', last: 'last' } as const;
+type SlowPlacement = (typeof SLOW_PLACEMENTS)[keyof typeof SLOW_PLACEMENTS];
+
+/** Indices of the `few` slow targets among `n`: the first ones, evenly spread, or the last ones. */
+function slowIndices(n: number, few: number, placement: SlowPlacement): Set<number> {
+  const at = (k: number) =>
+    placement === SLOW_PLACEMENTS.first
+      ? k
+      : placement === SLOW_PLACEMENTS.last
+        ? n - few + k
+        : Math.floor(((k + 0.5) * n) / few);
+  return new Set(Array.from({ length: few }, (_, k) => at(k)));
+}
+
 interface BenchTarget {
   name: string;
   url: string;
@@ -35,8 +50,11 @@ interface BenchTarget {
 
 interface Fleet {
   instances: readonly ApacheInstance[];
-  /** `n` targets: 2 % slow, 2 % refused, 2 % 404 (at least one each), a fifth of the rest HTML. */
-  targets(n: number): BenchTarget[];
+  /**
+   * `n` targets: 2 % slow, placed by `placement` (default first); then 2 % refused and 2 % 404 (at
+   * least one each), the first of the others in name order; a fifth of the rest HTML.
+   */
+  targets(n: number, placement?: SlowPlacement): BenchTarget[];
   stop(): Promise<void>;
 }
 
@@ -73,16 +91,17 @@ async function startFleet(count: number): Promise<Fleet> {
 
   return {
     instances,
-    targets(n) {
+    targets(n, placement = SLOW_PLACEMENTS.first) {
       const few = Math.max(1, Math.round(n * 0.02));
+      const slow = slowIndices(n, few, placement);
       const out: BenchTarget[] = [];
+      let broken = 0;
       for (let i = 0; i < n; i++) {
         const apache = instances[i % instances.length] as ApacheInstance;
         const name = `t${String(i).padStart(4, '0')}`;
         let kind: TargetKind = TARGET_KINDS.ok;
-        if (i < few) kind = TARGET_KINDS.slow;
-        else if (i < 2 * few) kind = TARGET_KINDS.refused;
-        else if (i < 3 * few) kind = TARGET_KINDS.notFound;
+        if (slow.has(i)) kind = TARGET_KINDS.slow;
+        else if (broken < 2 * few) kind = broken++ < few ? TARGET_KINDS.refused : TARGET_KINDS.notFound;
         else if (i % 5 === 0) kind = TARGET_KINDS.html;
         const url = {
           ok: `${apache.httpUrl}/t/${i}/server-status?auto`,
@@ -101,4 +120,4 @@ async function startFleet(count: number): Promise<Fleet> {
   };
 }
 
-export { type BenchTarget, startFleet, TARGET_KINDS };
+export { type BenchTarget, SLOW_PLACEMENTS, type SlowPlacement, slowIndices, startFleet, TARGET_KINDS };
