@@ -5,12 +5,17 @@
  * told apart by URL). Some targets are slow (a status page behind mod_ratelimit at 1 KiB/s,
  * about 1.2 s for `?auto`), some broken (a refused port, a 404).
  */
-import { appendFile } from 'node:fs/promises';
+import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ApacheInstance, freePorts, startApache } from '../../test/support/apache.ts';
 
+/** Each instance logs when it received each slow request, in ms since the epoch (mod_log_config is built in). */
+const slowStartsLog = (dir: string) => join(dir, 'logs', 'slow-starts.log');
+
 /** Appended to each instance's httpd.conf, then picked up by a graceful restart (SIGUSR1). */
-const EXTRA_LOCATIONS = `
+const extraLocations = (dir: string) => `
+LogFormat "%{msec}t %U" slowstart
+CustomLog "${slowStartsLog(dir)}" slowstart env=hsa_slow
 <LocationMatch "^/t/[0-9]+/server-status$">
     SetHandler server-status
     Require local
@@ -21,6 +26,7 @@ const EXTRA_LOCATIONS = `
     Require local
     SetOutputFilter RATE_LIMIT
     SetEnv rate-limit 1
+    SetEnv hsa_slow 1
 </LocationMatch>
 `;
 
@@ -55,6 +61,8 @@ interface Fleet {
    * least one each), the first of the others in name order; a fifth of the rest HTML.
    */
   targets(n: number, placement?: SlowPlacement): BenchTarget[];
+  /** When each slow request since `sinceMs` reached Apache, in ms since the epoch, sorted. */
+  slowStarts(sinceMs: number): Promise<number[]>;
   stop(): Promise<void>;
 }
 
@@ -78,7 +86,7 @@ async function startFleet(count: number): Promise<Fleet> {
     for (let i = 0; i < count; i++) {
       const apache = await startApache({ mpm: i % 2 === 0 ? 'event' : 'prefork' });
       instances.push(apache);
-      await appendFile(join(apache.dir, 'httpd.conf'), EXTRA_LOCATIONS);
+      await appendFile(join(apache.dir, 'httpd.conf'), extraLocations(apache.dir));
       process.kill(apache.pid, 'SIGUSR1');
       await waitFor(`${apache.httpUrl}/t/0/server-status?auto`, 10_000);
     }
@@ -113,6 +121,14 @@ async function startFleet(count: number): Promise<Fleet> {
         out.push({ name, url, kind });
       }
       return out;
+    },
+    async slowStarts(sinceMs) {
+      const logs = await Promise.all(instances.map((a) => readFile(slowStartsLog(a.dir), 'utf8').catch(() => '')));
+      return logs
+        .flatMap((text) => text.split('\n'))
+        .map((line) => Number(line.split(' ')[0]))
+        .filter((ms) => Number.isFinite(ms) && ms >= sinceMs)
+        .sort((a, b) => a - b);
     },
     stop: async () => {
       await Promise.all(instances.map((a) => a.stop()));

@@ -33,6 +33,10 @@ interface LocalLambda {
   logBytes(): number;
   /** Every metric series the EMF documents written so far define: each is billed as one custom metric. */
   emfSeries(): ReadonlySet<string>;
+  /** Send a signal to the runtime process (the profiler hook listens for SIGUSR2). */
+  signal(name: NodeJS.Signals): void;
+  /** The last 2,000 characters the process wrote to stderr. */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
@@ -195,6 +199,10 @@ async function startLocalLambda(options: LocalLambdaOptions): Promise<LocalLambd
     cpuMs,
     logBytes: () => logBytes,
     emfSeries: () => series,
+    signal: (name) => {
+      child.kill(name);
+    },
+    stderr: () => stderrTail,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;

@@ -39,7 +39,11 @@ function arg(name: string, fallback: string): string {
   const found = process.argv.find((a) => a.startsWith(`--${name}=`));
   return found === undefined ? fallback : found.slice(name.length + 3);
 }
-const ints = (text: string) => text.split(',').map((v) => Number.parseInt(v, 10));
+const ints = (text: string) =>
+  text
+    .split(',')
+    .filter((v) => v !== '')
+    .map((v) => Number.parseInt(v, 10));
 
 const SIZES = ints(arg('sizes', '10,100,1000'));
 const CONCURRENCIES = ints(arg('concurrency', '16,64'));
@@ -83,6 +87,8 @@ interface RunRecord {
   logBytes: number;
   readUnits: number;
   writeUnits: number;
+  /** When the last slow target's request reached Apache, in ms after the invocation began: what order costs. */
+  lastSlowStartMs: number;
   ssm: Record<string, number>;
   dynamodb: Record<string, number>;
   sns: Record<string, number>;
@@ -93,6 +99,8 @@ interface ConfigRecord {
   targets: number;
   concurrency: number;
   placement: SlowPlacement;
+  /** `size`: the fleet-size series the cost model reads; `pace`: the slow-target placements. */
+  purpose: 'size' | 'pace';
   initMs: number;
   peakRssMb: number;
   /** Custom metric series defined by the EMF documents of all runs (each billed as one metric). */
@@ -203,7 +211,7 @@ async function main(): Promise<void> {
     console.log('single target fetch+parse (median of 3, ms)', results.single);
 
     // 5. The handler under the RIC: one process per configuration, several runs in it (warm).
-    const measure = async (n: number, c: number, placement: SlowPlacement): Promise<void> => {
+    const measure = async (n: number, c: number, placement: SlowPlacement, purpose: 'size' | 'pace'): Promise<void> => {
       if (Date.now() - started > BUDGET_MS) {
         console.log(`budget spent: skipping ${n} targets at concurrency ${c}, slow ${placement}`);
         return;
@@ -235,6 +243,7 @@ async function main(): Promise<void> {
         targets: n,
         concurrency: c,
         placement,
+        purpose,
         initMs: 0,
         peakRssMb: 0,
         emfSeries: 0,
@@ -250,7 +259,9 @@ async function main(): Promise<void> {
           snsProxy.reset();
           const cpu0 = lambda.cpuMs();
           const log0 = lambda.logBytes();
+          const startedAt = Date.now();
           const out = await lambda.invoke(scheduledEvent(), INVOKE_TIMEOUT_MS);
+          const slowStarts = await fleet.slowStarts(startedAt);
           await sns.drain();
           record.runs.push({
             run: i,
@@ -260,6 +271,7 @@ async function main(): Promise<void> {
             logBytes: lambda.logBytes() - log0,
             readUnits: dynamoProxy.capacity.read,
             writeUnits: dynamoProxy.capacity.write,
+            lastSlowStartMs: slowStarts.length === 0 ? Number.NaN : (slowStarts.at(-1) as number) - startedAt,
             ssm: { ...ssm.calls },
             dynamodb: { ...dynamoProxy.calls },
             sns: { ...snsProxy.calls },
@@ -267,7 +279,7 @@ async function main(): Promise<void> {
           });
           const last = record.runs.at(-1) as RunRecord;
           console.log(
-            `n=${n} c=${c} slow ${placement} run ${i}: ${r0(last.ms)} ms, cpu ${last.cpuMs} ms, ssm ${sum(last.ssm)}, ` +
+            `n=${n} c=${c} slow ${placement} run ${i}: ${r0(last.ms)} ms, last slow start +${r0(last.lastSlowStartMs)} ms, cpu ${last.cpuMs} ms, ssm ${sum(last.ssm)}, ` +
               `ddb ${JSON.stringify(last.dynamodb)} RCU ${r1(last.readUnits)} WCU ${r1(last.writeUnits)}, ` +
               `sns ${sum(last.sns)}, log ${last.logBytes} B ${out.ok ? '' : `ERROR ${last.summary}`}`,
           );
@@ -280,8 +292,8 @@ async function main(): Promise<void> {
       }
       results.configs.push(record);
     };
-    for (const n of SIZES) for (const c of CONCURRENCIES) await measure(n, c, SLOW_PLACEMENTS.spread);
-    for (const placement of PACE_PLACEMENTS) await measure(PACE_SIZE, PACE_CONCURRENCY, placement);
+    for (const n of SIZES) for (const c of CONCURRENCIES) await measure(n, c, SLOW_PLACEMENTS.spread, 'size');
+    for (const placement of PACE_PLACEMENTS) await measure(PACE_SIZE, PACE_CONCURRENCY, placement, 'pace');
     report(results);
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((e: unknown) => console.error('cleanup', e));
@@ -334,12 +346,12 @@ function report(results: {
     );
   }
   // Cost: the median steady run of each size at the stack's concurrency, slow targets spread.
-  const costed = results.configs.filter((c) => c.placement === 'spread' && c.concurrency === 16);
+  const costed = results.configs.filter((c) => c.purpose === 'size' && c.concurrency === PACE_CONCURRENCY);
   const costs = costed.map((c) => {
     const runs = steady(c);
     return monthlyCost(
       {
-        wallMs: median(runs.map((r) => r.ms)),
+        slowestTargetMs: slowest,
         cpuMs: median(runs.map((r) => r.cpuMs)),
         readUnits: median(runs.map((r) => r.readUnits)),
         writeUnits: median(runs.map((r) => r.writeUnits)),
