@@ -192,7 +192,7 @@ function readConfig(get: Lookup): AlertsConfig {
   }
   const extra = strings('dashboardTargets', TARGET_NAME, 'a target name');
   c.dashboardTargets = [...new Set([...Object.keys(c.targets), ...extra])];
-  // Why: custom metrics are billed per metric, seven per target; the dashboard reads the logs instead.
+  // Why: custom metrics are billed per metric, up to eight per target; the dashboard reads the logs instead.
   const metrics = get('targetMetrics');
   if (metrics === 'all' || metrics === 'none') c.targetMetrics = metrics;
   else if (metrics === 'dashboard') c.targetMetrics = c.dashboardTargets;

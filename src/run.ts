@@ -153,8 +153,11 @@ async function checkTargets(
     configError: carried.configError,
   };
   const failures = [...carried.failures];
-  // One batched read of every target's state before fetching; the conditional writes guard against overlap.
-  const stored = await deps.table.loadMany(config.targets.map((t) => t.name));
+  // One batched read of every target's state, while the first fetches run (a fetch needs no state);
+  // the conditional writes guard against overlap.
+  const storing = deps.table.loadMany(config.targets.map((t) => t.name));
+  // Handled here too: it may reject before any fetch has finished and awaited it.
+  storing.catch(() => {});
   const priority = deps.fetchPriority;
   const order = priority === undefined ? {} : { priority: (t: TargetConfig) => priority(t.name) };
   await fetchAll(
@@ -162,6 +165,7 @@ async function checkTargets(
     deps.concurrency,
     async (target) => {
       const { observation, latencyMs } = await observe(target, deps);
+      const stored = await storing;
       const loaded = stored.get(target.name) ?? { state: null, targetVersion: null, alertVersions: {} };
       const result = evaluateTarget({
         target: target.name,
@@ -206,7 +210,10 @@ async function checkTargets(
       });
     },
     order,
-  );
+  ).catch(async (error: unknown) => {
+    await storing; // a failed state read is the run's one error, not one per target
+    throw error;
+  });
   deps.metrics.run({ alertsSent: summary.sent, targets: summary.targets, targetsDown: summary.down });
   deps.logger.info('run complete', { ...summary });
   if (failures.length > 0) throw new PublishFailedError(failures.length, { cause: new AggregateError(failures) });

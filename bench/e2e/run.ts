@@ -325,6 +325,16 @@ function report(results: {
     );
   }
   console.log(
+    '\n| targets | concurrency | slow targets | run | ms | / slowest | last slow target started (ms after the run began) |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  for (const c of results.configs) {
+    for (const r of c.runs)
+      console.log(
+        `| ${c.targets} | ${c.concurrency} | ${c.placement} | ${r.run} | ${r0(r.ms)} | ${(r.ms / slowest).toFixed(2)}x | ${r0(r.lastSlowStartMs)} |`,
+      );
+  }
+  console.log(
     '\n| targets | concurrency | slow targets | run | SSM calls | DynamoDB calls | read units | write units | SNS Publish |',
   );
   console.log('|---|---|---|---|---|---|---|---|---|');
@@ -347,6 +357,7 @@ function report(results: {
   }
   // Cost: the median steady run of each size at the stack's concurrency, slow targets spread.
   const costed = results.configs.filter((c) => c.purpose === 'size' && c.concurrency === PACE_CONCURRENCY);
+  if (costed.length === 0) return;
   const costs = costed.map((c) => {
     const runs = steady(c);
     return monthlyCost(
