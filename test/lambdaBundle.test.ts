@@ -67,7 +67,6 @@ describe('the synthesized bundle under the Lambda runtime interface client', () 
       SSM_PREFIX: '/hsa',
       TOPIC_ARN: sns.topicArn,
       STATE_TABLE: 'alerts',
-      CONFIG_MAX_AGE_SECONDS: '300',
     });
   }, 120_000);
 
@@ -109,7 +108,7 @@ describe('the synthesized bundle under the Lambda runtime interface client', () 
     await run();
     expect(await subjects()).toEqual(['[FIRING critical] web-1: target-down (refused)']);
 
-    // Warm invocations reuse the configuration: SSM was read on the first run only.
+    // Warm invocations reuse the configuration (the default cache, 270 s): SSM was read on the first run only.
     expect(ssm.calls.filter((c) => c === 'GetParametersByPath')).toHaveLength(3); // targets, rules, silences
     // Powertools wrote the heartbeat as an EMF metric on every run.
     expect(lambda.output().match(/"Heartbeat"/g)?.length).toBeGreaterThanOrEqual(5);
