@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { StateTable } from './adapters/dynamoStateStore.ts';
-import { fetchAll } from './adapters/fetchAll.ts';
+import { fetchAll, inStartOrder } from './adapters/fetchAll.ts';
 import type { FetchResult, FetchTarget } from './adapters/httpStatusSource.ts';
 import type { Notifier } from './adapters/snsNotifier.ts';
 import type { ConfigSource } from './adapters/ssmConfigSource.ts';
@@ -158,59 +158,49 @@ async function checkTargets(
   const storing = deps.table.loadMany(config.targets.map((t) => t.name));
   // Handled here too: it may reject before any fetch has finished and awaited it.
   storing.catch(() => {});
-  const priority = deps.fetchPriority;
-  const order = priority === undefined ? {} : { priority: (t: TargetConfig) => priority(t.name) };
-  await fetchAll(
-    config.targets,
-    deps.concurrency,
-    async (target) => {
-      const { observation, latencyMs } = await observe(target, deps);
-      const stored = await storing;
-      const loaded = stored.get(target.name) ?? { state: null, targetVersion: null, alertVersions: {} };
-      const result = evaluateTarget({
+  const targets = inStartOrder(config.targets, deps.fetchPriority);
+  await fetchAll(targets, deps.concurrency, async (target) => {
+    const { observation, latencyMs } = await observe(target, deps);
+    const stored = await storing;
+    const loaded = stored.get(target.name) ?? { state: null, targetVersion: null, alertVersions: {} };
+    const result = evaluateTarget({
+      target: target.name,
+      labels: target.labels,
+      observation,
+      rules: config.rules,
+      silences: config.silences,
+      previous: loaded.state,
+      now,
+      options: deps.evaluate,
+    });
+    const outcome = await commitEvaluation(deps.table, deps.notifier, loaded, result, now, {
+      token,
+      leaseMs: deps.claimLeaseMs,
+    });
+    summary.targets++;
+    if (observation.kind === 'down') {
+      summary.down++;
+      deps.logger.warn('target down', { target: target.name, reason: observation.reason, detail: observation.detail });
+    }
+    summary.sent += outcome.sent.length;
+    summary.skipped += outcome.skipped.length;
+    summary.failed += outcome.failed.length;
+    summary.conflicts += outcome.conflicts;
+    for (const { notification, error } of outcome.failed) {
+      failures.push(error);
+      deps.logger.error('publish failed', {
         target: target.name,
-        labels: target.labels,
-        observation,
-        rules: config.rules,
-        silences: config.silences,
-        previous: loaded.state,
-        now,
-        options: deps.evaluate,
+        rule: notification.rule,
+        error: (error as Error).message,
       });
-      const outcome = await commitEvaluation(deps.table, deps.notifier, loaded, result, now, {
-        token,
-        leaseMs: deps.claimLeaseMs,
-      });
-      summary.targets++;
-      if (observation.kind === 'down') {
-        summary.down++;
-        deps.logger.warn('target down', {
-          target: target.name,
-          reason: observation.reason,
-          detail: observation.detail,
-        });
-      }
-      summary.sent += outcome.sent.length;
-      summary.skipped += outcome.skipped.length;
-      summary.failed += outcome.failed.length;
-      summary.conflicts += outcome.conflicts;
-      for (const { notification, error } of outcome.failed) {
-        failures.push(error);
-        deps.logger.error('publish failed', {
-          target: target.name,
-          rule: notification.rule,
-          error: (error as Error).message,
-        });
-      }
-      deps.metrics.target({
-        target: target.name,
-        up: observation.kind === 'report',
-        fetchLatencyMs: latencyMs,
-        metrics: result.metrics,
-      });
-    },
-    order,
-  ).catch(async (error: unknown) => {
+    }
+    deps.metrics.target({
+      target: target.name,
+      up: observation.kind === 'report',
+      fetchLatencyMs: latencyMs,
+      metrics: result.metrics,
+    });
+  }).catch(async (error: unknown) => {
     await storing; // a failed state read is the run's one error, not one per target
     throw error;
   });

@@ -16,49 +16,41 @@ class FetchAllError extends AggregateError {
   }
 }
 
-interface FetchAllOptions<T> {
-  /** Items with a higher priority start first; equal priorities keep item order. Default: item order. */
-  priority?: (item: T) => number;
-}
-
 /**
- * Run `fn` over `items` with at most `concurrency` calls in flight; results keep the order of
- * `items` whatever order they started in. `fn` should turn failures into values (as
+ * Run `fn` over `items` with at most `concurrency` calls in flight, started in item order (see
+ * `inStartOrder`); results keep the order of `items`. `fn` should turn failures into values (as
  * `fetchStatusPage` does); if some calls reject anyway, every other call still finishes, then
  * `FetchAllError` is thrown.
  *
  * @example
- * const results = await fetchAll(targets, 16, (t) => fetchStatusPage(t), { priority: (t) => memory.priority(t.name) });
+ * const results = await fetchAll(targets, 16, (t) => fetchStatusPage(t));
  */
-async function fetchAll<T, R>(
-  items: readonly T[],
-  concurrency: number,
-  fn: (item: T) => Promise<R>,
-  options: FetchAllOptions<T> = {},
-): Promise<R[]> {
+async function fetchAll<T, R>(items: readonly T[], concurrency: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`expected concurrency to be a positive integer, found ${concurrency}`);
   }
-  const { priority } = options;
-  const indices = items.map((_, i) => i);
-  if (priority !== undefined) {
-    const scores = items.map((item) => priority(item));
-    // Compared, not subtracted: Infinity - Infinity is NaN. Array#sort is stable: ties keep item order.
-    indices.sort((a, b) => {
-      const [first, second] = [scores[a] as number, scores[b] as number];
-      return first > second ? -1 : first < second ? 1 : 0;
-    });
-  }
   const limit = pLimit(concurrency);
-  const started = indices.map((i) => limit(() => fn(items[i] as T)));
-  const settledInStartOrder = await Promise.allSettled(started);
-  const settled: PromiseSettledResult<R>[] = new Array(items.length);
-  indices.forEach((itemIndex, startIndex) => {
-    settled[itemIndex] = settledInStartOrder[startIndex] as PromiseSettledResult<R>;
-  });
+  const settled = await Promise.allSettled(items.map((item) => limit(() => fn(item))));
   const errors = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason] : []));
   if (errors.length > 0) throw new FetchAllError(errors, items.length);
   return settled.map((s) => (s as PromiseFulfilledResult<R>).value);
+}
+
+/**
+ * `targets` in the order to start them: by `priority` of the name, highest first, ties in list
+ * order; unchanged without one.
+ *
+ * @example
+ * inStartOrder(config.targets, (name) => memory.priority(name));
+ */
+function inStartOrder<T extends { name: string }>(targets: readonly T[], priority?: (name: string) => number): T[] {
+  if (priority === undefined) return [...targets];
+  const scores = new Map(targets.map((t) => [t, priority(t.name)]));
+  // Compared, not subtracted: Infinity - Infinity is NaN. Array#sort is stable: ties keep list order.
+  return [...targets].sort((a, b) => {
+    const [first, second] = [scores.get(a) as number, scores.get(b) as number];
+    return first > second ? -1 : first < second ? 1 : 0;
+  });
 }
 
 /** Each target's recent fetch latency, kept in the warm container, as a start priority. */
@@ -91,5 +83,5 @@ function createLatencyMemory(): LatencyMemory {
   };
 }
 
-export type { FetchAllOptions, LatencyMemory };
-export { createLatencyMemory, FetchAllError, fetchAll };
+export type { LatencyMemory };
+export { createLatencyMemory, FetchAllError, fetchAll, inStartOrder };

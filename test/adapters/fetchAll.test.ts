@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLatencyMemory, FetchAllError, fetchAll } from '../../src/adapters/fetchAll.ts';
+import { createLatencyMemory, FetchAllError, fetchAll, inStartOrder } from '../../src/adapters/fetchAll.ts';
 import { type FetchResult, fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 
 describe('fetchAll', () => {
@@ -53,37 +53,27 @@ describe('fetchAll', () => {
   });
 });
 
-describe('fetchAll with a priority', () => {
+describe('inStartOrder', () => {
+  const targets = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name }));
   it.each([
-    { intent: 'no priority: item order', priority: undefined, started: ['a', 'b', 'c', 'd', 'e'] },
+    { intent: 'no priority: list order', priority: undefined, expected: 'abcde' },
     {
-      intent: 'highest first, ties in item order',
-      priority: (item: string) => ({ a: 1, b: 5, c: 1, d: 9, e: 5 })[item] as number,
-      started: ['d', 'b', 'e', 'a', 'c'],
+      intent: 'highest first, ties in list order',
+      priority: (name: string) => ({ a: 1, b: 5, c: 1, d: 9, e: 5 })[name] as number,
+      expected: 'dbeac',
     },
     {
-      intent: 'Infinity (never seen) before any figure, ties in item order',
-      priority: (item: string) =>
-        ({ a: 10, b: Number.POSITIVE_INFINITY, c: 0, d: Number.POSITIVE_INFINITY, e: 20 })[item] as number,
-      started: ['b', 'd', 'e', 'a', 'c'],
+      intent: 'Infinity (never fetched) before any figure, ties in list order',
+      priority: (name: string) =>
+        ({ a: 10, b: Number.POSITIVE_INFINITY, c: 0, d: Number.POSITIVE_INFINITY, e: 20 })[name] as number,
+      expected: 'bdeac',
     },
-  ])('starts in priority order and returns results in item order: $intent', async ({ priority, started }) => {
-    // Prepare
-    const items = ['a', 'b', 'c', 'd', 'e'];
-    const order: string[] = [];
-    // Act
-    const results = await fetchAll(
-      items,
-      1,
-      async (item) => {
-        order.push(item);
-        return item.toUpperCase();
-      },
-      priority === undefined ? {} : { priority },
-    );
-    // Assess
-    expect(order).toEqual(started);
-    expect(results).toEqual(['A', 'B', 'C', 'D', 'E']);
+  ])('$intent', ({ priority, expected }) => {
+    expect(
+      inStartOrder(targets, priority)
+        .map((t) => t.name)
+        .join(''),
+    ).toBe(expected);
   });
 });
 
@@ -112,15 +102,14 @@ describe('createLatencyMemory', () => {
     const latency = (name: string) => (name === 't9' ? 1200 : 5);
     const run = async () => {
       const started: string[] = [];
-      await fetchAll(
-        names,
-        2,
-        async (name) => {
-          started.push(name);
-          memory.record(name, latency(name));
-        },
-        { priority: (name) => memory.priority(name) },
+      const targets = inStartOrder(
+        names.map((name) => ({ name })),
+        (name) => memory.priority(name),
       );
+      await fetchAll(targets, 2, async ({ name }) => {
+        started.push(name);
+        memory.record(name, latency(name));
+      });
       return started;
     };
     // Act
