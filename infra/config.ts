@@ -3,7 +3,12 @@
  * Values given with `-c` arrive as strings, so lists accept "a,b" and objects accept JSON text.
  * Every problem is collected and thrown together, each naming its context key.
  */
-import { DEFAULT_CONFIG_MAX_AGE_SECONDS, DEFAULT_FETCH_CONCURRENCY, DEFAULT_SSM_PREFIX } from '../src/config.ts';
+import {
+  configMaxAgeFor,
+  DEFAULT_CONFIG_MAX_AGE_SECONDS,
+  DEFAULT_FETCH_CONCURRENCY,
+  DEFAULT_SSM_PREFIX,
+} from '../src/config.ts';
 import { DEFAULT_DOWN_AFTER_FAILURES } from '../src/core/constants.ts';
 
 /** One example target seeded into `<prefix>/targets/<name>` (the Lambda's target contract). */
@@ -63,7 +68,7 @@ const DEFAULT_CONFIG: AlertsConfig = {
   configMaxAgeSeconds: DEFAULT_CONFIG_MAX_AGE_SECONDS,
   fetchConcurrency: DEFAULT_FETCH_CONCURRENCY,
   chatbotFormat: false,
-  targetMetrics: 'all',
+  targetMetrics: 'none',
 };
 
 const TARGET_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
@@ -187,7 +192,7 @@ function readConfig(get: Lookup): AlertsConfig {
   }
   const extra = strings('dashboardTargets', TARGET_NAME, 'a target name');
   c.dashboardTargets = [...new Set([...Object.keys(c.targets), ...extra])];
-  // Why: custom metrics are billed per metric, six per target; large fleets keep them to a few.
+  // Why: custom metrics are billed per metric, up to eight per target; the dashboard reads the logs instead.
   const metrics = get('targetMetrics');
   if (metrics === 'all' || metrics === 'none') c.targetMetrics = metrics;
   else if (metrics === 'dashboard') c.targetMetrics = c.dashboardTargets;
@@ -223,7 +228,8 @@ function readConfig(get: Lookup): AlertsConfig {
     else problems.push(`repeatInterval: expected a duration like 30m or 4h, found ${JSON.stringify(repeat)}`);
   }
   c.downAfterFailures = int('downAfterFailures', 1, 100, c.downAfterFailures);
-  c.configMaxAgeSeconds = int('configMaxAgeSeconds', 0, 86400, c.configMaxAgeSeconds);
+  // Why: a cache of one interval expires on every other run; the default follows the schedule.
+  c.configMaxAgeSeconds = int('configMaxAgeSeconds', 0, 86400, configMaxAgeFor(c.scheduleMinutes));
   c.fetchConcurrency = int('fetchConcurrency', 1, 1000, c.fetchConcurrency);
 
   if (problems.length > 0) throw new ConfigError(problems);

@@ -7,7 +7,23 @@ import { parseDuration } from './core/rules/duration.ts';
 import { z } from './core/zod.ts';
 
 const DEFAULT_SSM_PREFIX = '/httpd-status-alerts';
-const DEFAULT_CONFIG_MAX_AGE_SECONDS = 60;
+/** Runs per SSM read on a warm container: a configuration change takes effect within this many runs. */
+const RUNS_PER_CONFIG_READ = 5;
+
+/**
+ * The configuration cache's lifetime for a schedule: `RUNS_PER_CONFIG_READ` intervals less half of
+ * one, so that the runs in between reuse it even when a run starts late or early (a lifetime of
+ * exactly one interval would expire on every other run, by a few milliseconds either way).
+ *
+ * @example
+ * configMaxAgeFor(1); // 270: SSM is read on every fifth run of a one-minute schedule
+ */
+function configMaxAgeFor(scheduleMinutes: number): number {
+  return (RUNS_PER_CONFIG_READ - 0.5) * scheduleMinutes * 60;
+}
+
+/** The stack's default schedule is one minute (infra/config.ts). */
+const DEFAULT_CONFIG_MAX_AGE_SECONDS = configMaxAgeFor(1);
 const DEFAULT_FETCH_CONCURRENCY = 16;
 
 interface RuntimeConfig {
@@ -26,7 +42,7 @@ interface RuntimeConfig {
   shardQueueUrl: string | null;
   targetsPerShard: number;
   shardMaxAgeSeconds: number;
-  /** Which targets get per-target CloudWatch metrics: every one, none, or the names listed. */
+  /** Which targets get per-target CloudWatch metrics: every one, none (default), or the names listed. */
   targetMetrics: 'all' | 'none' | string[];
 }
 
@@ -101,11 +117,11 @@ const ENV_SCHEMA = z.object({
   SHARD_QUEUE_URL: z.optional(z.string()),
   TARGETS_PER_SHARD: integer('TARGETS_PER_SHARD', 10, 1000, 500),
   SHARD_MAX_AGE_SECONDS: integer('SHARD_MAX_AGE_SECONDS', 10, 86_400, 60),
-  // Custom metrics cost per metric and month: large fleets may keep them to a few targets.
+  // Custom metrics cost per metric and month: opt-in, per target (the dashboard reads the logs).
   TARGET_METRICS: variable((v) => {
     const t = (v ?? '').trim();
-    if (t === '' || t === 'all') return 'all' as const;
-    if (t === 'none') return 'none' as const;
+    if (t === 'all') return 'all' as const;
+    if (t === '' || t === 'none') return 'none' as const;
     return t
       .split(',')
       .map((name) => name.trim())
@@ -153,6 +169,7 @@ function wantsTargetMetrics(setting: RuntimeConfig['targetMetrics'], target: str
 }
 
 export {
+  configMaxAgeFor,
   DEFAULT_CONFIG_MAX_AGE_SECONDS,
   DEFAULT_FETCH_CONCURRENCY,
   DEFAULT_SSM_PREFIX,

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { StateTable } from './adapters/dynamoStateStore.ts';
-import { fetchAll } from './adapters/fetchAll.ts';
+import { fetchAll, inStartOrder } from './adapters/fetchAll.ts';
 import type { FetchResult, FetchTarget } from './adapters/httpStatusSource.ts';
 import type { Notifier } from './adapters/snsNotifier.ts';
 import type { ConfigSource } from './adapters/ssmConfigSource.ts';
@@ -15,14 +15,15 @@ import type { EvaluateOptions, Observation } from './core/alerts/types.ts';
 import { NotAStatusReportError } from './core/errors.ts';
 import { ConfigurationError, type MonitorConfig, type TargetConfig } from './core/monitorConfig.ts';
 import { parseReport } from './core/report/parse.ts';
-import type { StatusReport } from './core/report/types.ts';
+import type { MetricResult } from './core/rules/compute.ts';
 import { resolveConfig } from './runConfig.ts';
 
 interface TargetMetrics {
   target: string;
   up: boolean;
   fetchLatencyMs: number;
-  report: StatusReport | null;
+  /** The catalogue's metrics exactly as the rules saw them (`EvaluateResult.metrics`). */
+  metrics: ReadonlyMap<string, MetricResult>;
 }
 
 interface MetricsSink {
@@ -47,6 +48,8 @@ interface CycleDeps {
   evaluate: Partial<EvaluateOptions>;
   /** How long a claim on an alert blocks other runs (covers one run's publish). */
   claimLeaseMs: number;
+  /** Start order: higher first (`LatencyMemory.priority`); default name order. */
+  fetchPriority?(target: string): number;
 }
 
 interface CycleSummary {
@@ -150,10 +153,15 @@ async function checkTargets(
     configError: carried.configError,
   };
   const failures = [...carried.failures];
-  // One batched read of every target's state before fetching; the conditional writes guard against overlap.
-  const stored = await deps.table.loadMany(config.targets.map((t) => t.name));
-  await fetchAll(config.targets, deps.concurrency, async (target) => {
+  // One batched read of every target's state, while the first fetches run (a fetch needs no state);
+  // the conditional writes guard against overlap.
+  const storing = deps.table.loadMany(config.targets.map((t) => t.name));
+  // Handled here too: it may reject before any fetch has finished and awaited it.
+  storing.catch(() => {});
+  const targets = inStartOrder(config.targets, deps.fetchPriority);
+  await fetchAll(targets, deps.concurrency, async (target) => {
     const { observation, latencyMs } = await observe(target, deps);
+    const stored = await storing;
     const loaded = stored.get(target.name) ?? { state: null, targetVersion: null, alertVersions: {} };
     const result = evaluateTarget({
       target: target.name,
@@ -191,8 +199,11 @@ async function checkTargets(
       target: target.name,
       up: observation.kind === 'report',
       fetchLatencyMs: latencyMs,
-      report: observation.kind === 'report' ? observation.report : null,
+      metrics: result.metrics,
     });
+  }).catch(async (error: unknown) => {
+    await storing; // a failed state read is the run's one error, not one per target
+    throw error;
   });
   deps.metrics.run({ alertsSent: summary.sent, targets: summary.targets, targetsDown: summary.down });
   deps.logger.info('run complete', { ...summary });

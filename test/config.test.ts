@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EnvironmentError, readRuntimeConfig, wantsTargetMetrics } from '../src/config.ts';
+import { configMaxAgeFor, EnvironmentError, readRuntimeConfig, wantsTargetMetrics } from '../src/config.ts';
 
 const REQUIRED = { TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:alerts', STATE_TABLE: 'alerts' };
 
@@ -11,7 +11,7 @@ describe('readRuntimeConfig', () => {
       stateTable: 'alerts',
       repeatIntervalMs: 4 * 3600_000,
       downAfterFailures: 2,
-      configMaxAgeSeconds: 60,
+      configMaxAgeSeconds: 270,
       fetchConcurrency: 16,
       chatbotFormat: false,
       chatbotTopicArn: null,
@@ -19,7 +19,7 @@ describe('readRuntimeConfig', () => {
       shardQueueUrl: null,
       targetsPerShard: 500,
       shardMaxAgeSeconds: 60,
-      targetMetrics: 'all',
+      targetMetrics: 'none',
     });
   });
 
@@ -71,6 +71,19 @@ describe('readRuntimeConfig', () => {
       'CHATBOT_TOPIC_ARN expects an SNS topic ARN (arn:aws:sns:...), found "chat"',
       'SHARD_QUEUE_URL is required when SHARD_MODE is sqs',
     ]);
+  });
+});
+
+describe('configMaxAgeFor', () => {
+  // Runs arrive one interval apart, give or take; the cache must outlive four of them, not five.
+  it.each([
+    [1, 270],
+    [5, 1350],
+    [60, 16_200],
+  ])('a %i-minute schedule keeps the configuration %i s: SSM read on every fifth run', (minutes, seconds) => {
+    expect(configMaxAgeFor(minutes)).toBe(seconds);
+    expect(seconds).toBeGreaterThan(4 * minutes * 60);
+    expect(seconds).toBeLessThan(5 * minutes * 60);
   });
 });
 

@@ -16,6 +16,21 @@ const BUSY = readFileSync(new URL('fixtures/apache-2.4.71/prefork-busy/report.ht
 const IDLE = readFileSync(new URL('fixtures/apache-2.4.71/prefork-idle/report.html', import.meta.url), 'latin1');
 const SCHEDULED_EVENT = { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} };
 
+/** The series (namespace/name/dimension names) one EMF log line defines; none for other lines. */
+function emfSeries(line: string): string[] {
+  if (!line.includes('"_aws"')) return [];
+  const directives = (
+    JSON.parse(line.slice(line.indexOf('{'))) as {
+      _aws: {
+        CloudWatchMetrics: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string }> }>;
+      };
+    }
+  )._aws.CloudWatchMetrics;
+  return directives.flatMap((d) =>
+    d.Metrics.flatMap((m) => d.Dimensions.map((set) => `${d.Namespace}/${m.Name}/${set}`)),
+  );
+}
+
 describe('the synthesized bundle under the Lambda runtime interface client', () => {
   let dynamo: LocalDynamo;
   let sns: LocalSns;
@@ -52,7 +67,6 @@ describe('the synthesized bundle under the Lambda runtime interface client', () 
       SSM_PREFIX: '/hsa',
       TOPIC_ARN: sns.topicArn,
       STATE_TABLE: 'alerts',
-      CONFIG_MAX_AGE_SECONDS: '300',
     });
   }, 120_000);
 
@@ -67,7 +81,7 @@ describe('the synthesized bundle under the Lambda runtime interface client', () 
     ]);
   });
 
-  it('pages once, stays quiet, resolves once, pages target-down when the target stops', async () => {
+  it('pages once, stays quiet, resolves once, pages target-down; three metric series and one log line per target and run', async () => {
     const subjects = async () => (await sns.drain()).map((m) => m.subject);
     const run = async () => {
       try {
@@ -94,9 +108,23 @@ describe('the synthesized bundle under the Lambda runtime interface client', () 
     await run();
     expect(await subjects()).toEqual(['[FIRING critical] web-1: target-down (refused)']);
 
-    // Warm invocations reuse the configuration: SSM was read on the first run only.
+    // Warm invocations reuse the configuration (the default cache, 270 s): SSM was read on the first run only.
     expect(ssm.calls.filter((c) => c === 'GetParametersByPath')).toHaveLength(3); // targets, rules, silences
     // Powertools wrote the heartbeat as an EMF metric on every run.
     expect(lambda.output().match(/"Heartbeat"/g)?.length).toBeGreaterThanOrEqual(5);
+    // The default configuration's custom metrics: three fleet-level series, none per target.
+    const lines = lambda.output().split('\n');
+    expect(new Set(lines.flatMap(emfSeries))).toEqual(
+      new Set(['Heartbeat', 'AlertsSent', 'TargetsDown'].map((name) => `HttpdStatusAlerts/${name}/service`)),
+    );
+    // Per-target figures went to one log line per target and run instead, for the dashboard's queries.
+    const checked = lines.filter((line) => line.startsWith('{"message":"target checked"'));
+    expect(checked.map((line) => JSON.parse(line) as Record<string, unknown>)).toMatchObject([
+      { target: 'web-1', TargetUp: 1, BusySlots: 28, IdleSlots: 5, ClosingSlots: 3 },
+      { target: 'web-1', TargetUp: 1, ClosingSlots: 3 },
+      { target: 'web-1', TargetUp: 1, ClosingSlots: 0 },
+      { target: 'web-1', TargetUp: 0 },
+      { target: 'web-1', TargetUp: 0 },
+    ]);
   }, 120_000);
 });

@@ -123,6 +123,61 @@ describe('runCycle with dynalite and fauxqs', () => {
   }
   const subjects = (messages: ReceivedMessage[]) => messages.map((m) => m.subject);
 
+  it('starts fetching while the state is still being read (a fetch needs no state)', async () => {
+    // Prepare: the state read waits until a fetch has started; a run that fetched only after it would hang.
+    let fetchStarted: () => void = () => {};
+    const started = new Promise<void>((resolve) => {
+      fetchStarted = resolve;
+    });
+    const slowTable: StateTable = {
+      ...table,
+      loadMany: async (targets) => {
+        await started;
+        return table.loadMany(targets);
+      },
+    };
+    const fetch: CycleDeps['fetch'] = (t) => {
+      fetchStarted();
+      return fetchStatusPage(t);
+    };
+    page.answer = { status: 200, body: BUSY_HTML };
+    // Act
+    const summary = await runCycle(deps({ table: slowTable, fetch }), at(0));
+    // Assess
+    expect(summary).toMatchObject({ targets: 1, sent: 1, down: 0 });
+  });
+
+  it("fails the run with the state read's own error when it fails", async () => {
+    const broken: StateTable = {
+      ...table,
+      loadMany: async () => {
+        throw new Error('DynamoDB is down');
+      },
+    };
+    await expect(runCycle(deps({ table: broken }), at(0))).rejects.toThrow(new Error('DynamoDB is down'));
+  });
+
+  it('starts the targets in fetchPriority order', async () => {
+    // Prepare
+    const raw = {
+      targets: Object.fromEntries(
+        ['web-1', 'web-2', 'web-3'].map((name) => [`/hsa/targets/${name}`, JSON.stringify({ url: page.url })]),
+      ),
+      rules: { '/hsa/rules/closing': CLOSING_RULES },
+      silences: {},
+    };
+    const order: string[] = [];
+    const fetch: CycleDeps['fetch'] = (t) => {
+      order.push(t.name);
+      return fetchStatusPage(t);
+    };
+    const remembered: Record<string, number> = { 'web-1': 5, 'web-2': 1200, 'web-3': 40 };
+    // Act
+    await runCycle(deps({ raw, fetch, concurrency: 1, fetchPriority: (name) => remembered[name] ?? 0 }), at(0));
+    // Assess
+    expect(order).toEqual(['web-2', 'web-3', 'web-1']);
+  });
+
   it('pages once when a condition starts, stays quiet while it lasts, resolves once, repeats after 4 h', async () => {
     const d = deps();
     const steps: Array<[number, string, string[]]> = [

@@ -2,7 +2,8 @@
  * Runs a bundle as Lambda does: the real Runtime Interface Client (aws-lambda-ric) in a fresh
  * Node process, driven by a ~40-line fake Runtime API on loopback (RIE needs Docker; toolchain.md
  * 3e). Reports init time (spawn to the first `/next`), each invocation's duration (event handed
- * out to response posted, as Lambda bills it), the process's peak RSS and its stdout volume.
+ * out to response posted, as Lambda bills it), the process's peak RSS, its stdout volume and the
+ * CloudWatch metric series its EMF documents define (namespace, name and dimension values).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -30,6 +31,12 @@ interface LocalLambda {
   cpuMs(): number;
   /** Bytes the function wrote to stdout and stderr (its CloudWatch Logs volume). */
   logBytes(): number;
+  /** Every metric series the EMF documents written so far define: each is billed as one custom metric. */
+  emfSeries(): ReadonlySet<string>;
+  /** Send a signal to the runtime process (the profiler hook listens for SIGUSR2). */
+  signal(name: NodeJS.Signals): void;
+  /** The last 2,000 characters the process wrote to stderr. */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
@@ -38,6 +45,27 @@ interface LocalLambdaOptions {
   taskRoot: string;
   env: Record<string, string>;
   memoryMb: number;
+}
+
+/** The series one EMF document defines: `namespace/name/dim=value,...` for each metric and dimension set. */
+function seriesOf(line: string): string[] {
+  let document: {
+    _aws?: {
+      CloudWatchMetrics?: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string }> }>;
+    };
+  } & Record<string, unknown>;
+  try {
+    document = JSON.parse(line.slice(line.indexOf('{')));
+  } catch {
+    return [];
+  }
+  return (document._aws?.CloudWatchMetrics ?? []).flatMap((directive) =>
+    directive.Metrics.flatMap((metric) =>
+      directive.Dimensions.map(
+        (set) => `${directive.Namespace}/${metric.Name}/${set.map((d) => `${d}=${String(document[d])}`).join(',')}`,
+      ),
+    ),
+  );
 }
 
 /** Start the runtime process and its fake Runtime API; call `stop()` at the end. */
@@ -112,8 +140,13 @@ async function startLocalLambda(options: LocalLambdaOptions): Promise<LocalLambd
     },
   });
   let stderrTail = '';
+  const series = new Set<string>();
+  let partial = '';
   child.stdout?.on('data', (c: Buffer) => {
     logBytes += c.length;
+    const lines = (partial + c.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (line.includes('"_aws"')) for (const key of seriesOf(line)) series.add(key);
   });
   child.stderr?.on('data', (c: Buffer) => {
     logBytes += c.length;
@@ -165,6 +198,11 @@ async function startLocalLambda(options: LocalLambdaOptions): Promise<LocalLambd
     peakRssMb,
     cpuMs,
     logBytes: () => logBytes,
+    emfSeries: () => series,
+    signal: (name) => {
+      child.kill(name);
+    },
+    stderr: () => stderrTail,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;

@@ -1,9 +1,12 @@
 /**
  * End-to-end benchmark of the Lambda as deployed: the built bundle under the real Runtime
  * Interface Client, against real Apache instances on loopback, dynalite, fauxqs and a fake SSM,
- * for 10, 100 and 500 targets at several fetch concurrencies. Method and figures: README.md here.
+ * for 10, 100 and 1,000 targets at several fetch concurrencies, slow targets spread through the
+ * name order; then 500 targets with the slow ones first, spread and last (pace); then the monthly
+ * cost from the calls counted in the steady runs. Method and figures: README.md here.
  *
- *   npx tsx bench/e2e/run.ts [--sizes=10,100,500] [--concurrency=16,64,1] [--runs=5] [--import-runs=9]
+ *   npx tsx bench/e2e/run.ts [--sizes=10,100,1000] [--concurrency=16,64] [--pace=first,spread,last]
+ *     [--pace-size=500] [--runs=6] [--import-runs=9]
  *
  * Loopback only; every loop is bounded in count and time; Apache, the emulators and the runtime
  * processes are stopped at the end, also on failure.
@@ -19,29 +22,37 @@ import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import { parseReport } from '../../src/core/report/parse.ts';
 import { region, startDynalite, startSns } from '../../test/support/emulators.ts';
 import { buildBundle, buildExternal, importTiming, sizeBreakdown } from './bundle.ts';
+import { FIXED_MONTHLY, MB_PER_VCPU, monthlyCost, PRICES, RUNS_PER_MONTH } from './costModel.ts';
 import { startCountingProxy } from './countingProxy.ts';
 import { startFakeSsm } from './fakeSsm.ts';
-import { type BenchTarget, startFleet, TARGET_KINDS } from './fleet.ts';
+import { type BenchTarget, SLOW_PLACEMENTS, type SlowPlacement, startFleet, TARGET_KINDS } from './fleet.ts';
 import { startLocalLambda } from './lambdaRuntime.ts';
 
 /** The stack's function settings (infra/config.ts defaults), so figures match a deployment. */
 const MEMORY_MB = DEFAULT_CONFIG.memoryMb;
 const APACHE_INSTANCES = 4;
 /** Whole benchmark budget; a run that would pass it is skipped, not waited for. */
-const BUDGET_MS = 20 * 60_000;
+const BUDGET_MS = 25 * 60_000;
 const INVOKE_TIMEOUT_MS = 120_000;
-/** Lambda gives a function one vCPU at 1,769 MB, and CPU in proportion to memory below that. */
-const MB_PER_VCPU = 1769;
 
 function arg(name: string, fallback: string): string {
   const found = process.argv.find((a) => a.startsWith(`--${name}=`));
   return found === undefined ? fallback : found.slice(name.length + 3);
 }
-const ints = (text: string) => text.split(',').map((v) => Number.parseInt(v, 10));
+const ints = (text: string) =>
+  text
+    .split(',')
+    .filter((v) => v !== '')
+    .map((v) => Number.parseInt(v, 10));
 
-const SIZES = ints(arg('sizes', '10,100,500'));
-const CONCURRENCIES = ints(arg('concurrency', '16,64,1'));
-const RUNS = Number(arg('runs', '5'));
+const SIZES = ints(arg('sizes', '10,100,1000'));
+const CONCURRENCIES = ints(arg('concurrency', '16,64'));
+const PACE_PLACEMENTS = arg('pace', 'first,spread,last')
+  .split(',')
+  .filter((p): p is SlowPlacement => p in SLOW_PLACEMENTS);
+const PACE_SIZE = Number(arg('pace-size', '500'));
+const PACE_CONCURRENCY = 16;
+const RUNS = Number(arg('runs', '6'));
 const IMPORT_RUNS = Number(arg('import-runs', '9'));
 
 const median = (xs: number[]) => {
@@ -74,6 +85,10 @@ interface RunRecord {
   ok: boolean;
   cpuMs: number;
   logBytes: number;
+  readUnits: number;
+  writeUnits: number;
+  /** When the last slow target's request reached Apache, in ms after the invocation began: what order costs. */
+  lastSlowStartMs: number;
   ssm: Record<string, number>;
   dynamodb: Record<string, number>;
   sns: Record<string, number>;
@@ -83,8 +98,13 @@ interface RunRecord {
 interface ConfigRecord {
   targets: number;
   concurrency: number;
+  placement: SlowPlacement;
+  /** `size`: the fleet-size series the cost model reads; `pace`: the slow-target placements. */
+  purpose: 'size' | 'pace';
   initMs: number;
   peakRssMb: number;
+  /** Custom metric series defined by the EMF documents of all runs (each billed as one metric). */
+  emfSeries: number;
   runs: RunRecord[];
 }
 
@@ -169,7 +189,7 @@ async function main(): Promise<void> {
     cleanups.push(() => snsProxy.stop());
 
     // 4. The slowest single target (fetch + parse) and a normal one, in this process.
-    const all = fleet.targets(Math.max(...SIZES));
+    const all = fleet.targets(Math.max(...SIZES, PACE_SIZE));
     const one = async (t: BenchTarget) => {
       const times: number[] = [];
       for (let i = 0; i < 3; i++) {
@@ -190,74 +210,90 @@ async function main(): Promise<void> {
     };
     console.log('single target fetch+parse (median of 3, ms)', results.single);
 
-    // 5. The handler under the RIC for each size and concurrency.
-    for (const n of SIZES) {
-      const targets = fleet.targets(n);
-      const prefix = `/bench/n${n}`;
-      for (const t of targets) ssm.put(`${prefix}/targets/${t.name}`, JSON.stringify({ url: t.url }));
-      for (const c of CONCURRENCIES) {
-        if (Date.now() - started > BUDGET_MS) {
-          console.log(`budget spent: skipping ${n} targets at concurrency ${c}`);
-          continue;
-        }
-        const table = `state-n${n}-c${c}`;
-        await dynamo.createTable(table);
-        const lambda = await startLocalLambda({
-          taskRoot: bundle.dir,
-          memoryMb: MEMORY_MB,
-          env: {
-            AWS_REGION: region,
-            AWS_ACCESS_KEY_ID: 'test',
-            AWS_SECRET_ACCESS_KEY: 'test',
-            AWS_ENDPOINT_URL_SSM: ssm.endpoint,
-            AWS_ENDPOINT_URL_DYNAMODB: dynamoProxy.endpoint,
-            AWS_ENDPOINT_URL_SNS: snsProxy.endpoint,
-            SSM_PREFIX: prefix,
-            TOPIC_ARN: sns.topicArn,
-            STATE_TABLE: table,
-            FETCH_CONCURRENCY: String(c),
-            // Longer than the whole series, so warm runs show the cache; see README for 60 s.
-            CONFIG_MAX_AGE_SECONDS: '600',
-            NODE_OPTIONS: '--enable-source-maps',
-          },
-        });
-        const record: ConfigRecord = { targets: n, concurrency: c, initMs: 0, peakRssMb: 0, runs: [] };
-        try {
-          record.initMs = await lambda.initMs();
-          // Sequential runs are long: fewer of them (cold, first pages, then steady).
-          const runs = c === 1 ? Math.min(RUNS, 4) : RUNS;
-          for (let i = 1; i <= runs; i++) {
-            ssm.reset();
-            dynamoProxy.reset();
-            snsProxy.reset();
-            const cpu0 = lambda.cpuMs();
-            const log0 = lambda.logBytes();
-            const out = await lambda.invoke(scheduledEvent(), INVOKE_TIMEOUT_MS);
-            await sns.drain();
-            record.runs.push({
-              run: i,
-              ms: out.ms,
-              ok: out.ok,
-              cpuMs: lambda.cpuMs() - cpu0,
-              logBytes: lambda.logBytes() - log0,
-              ssm: { ...ssm.calls },
-              dynamodb: { ...dynamoProxy.calls },
-              sns: { ...snsProxy.calls },
-              summary: out.body.slice(0, 300),
-            });
-            const last = record.runs.at(-1) as RunRecord;
-            console.log(
-              `n=${n} c=${c} run ${i}: ${r0(last.ms)} ms, cpu ${last.cpuMs} ms, ssm ${sum(last.ssm)}, ` +
-                `ddb ${JSON.stringify(last.dynamodb)}, sns ${sum(last.sns)}, log ${last.logBytes} B ${out.ok ? '' : `ERROR ${last.summary}`}`,
-            );
-          }
-          record.peakRssMb = lambda.peakRssMb();
-        } finally {
-          await lambda.stop();
-        }
-        results.configs.push(record);
+    // 5. The handler under the RIC: one process per configuration, several runs in it (warm).
+    const measure = async (n: number, c: number, placement: SlowPlacement, purpose: 'size' | 'pace'): Promise<void> => {
+      if (Date.now() - started > BUDGET_MS) {
+        console.log(`budget spent: skipping ${n} targets at concurrency ${c}, slow ${placement}`);
+        return;
       }
-    }
+      const prefix = `/bench/n${n}-${placement}`;
+      for (const t of fleet.targets(n, placement))
+        ssm.put(`${prefix}/targets/${t.name}`, JSON.stringify({ url: t.url }));
+      const table = `state-n${n}-c${c}-${placement}`;
+      await dynamo.createTable(table);
+      // The stack's environment (its defaults: configuration cache, TARGET_METRICS) but the endpoints.
+      const lambda = await startLocalLambda({
+        taskRoot: bundle.dir,
+        memoryMb: MEMORY_MB,
+        env: {
+          AWS_REGION: region,
+          AWS_ACCESS_KEY_ID: 'test',
+          AWS_SECRET_ACCESS_KEY: 'test',
+          AWS_ENDPOINT_URL_SSM: ssm.endpoint,
+          AWS_ENDPOINT_URL_DYNAMODB: dynamoProxy.endpoint,
+          AWS_ENDPOINT_URL_SNS: snsProxy.endpoint,
+          SSM_PREFIX: prefix,
+          TOPIC_ARN: sns.topicArn,
+          STATE_TABLE: table,
+          FETCH_CONCURRENCY: String(c),
+          NODE_OPTIONS: '--enable-source-maps',
+        },
+      });
+      const record: ConfigRecord = {
+        targets: n,
+        concurrency: c,
+        placement,
+        purpose,
+        initMs: 0,
+        peakRssMb: 0,
+        emfSeries: 0,
+        runs: [],
+      };
+      try {
+        record.initMs = await lambda.initMs();
+        // Sequential runs are long: fewer of them (cold, first pages, then steady).
+        const runs = c === 1 ? Math.min(RUNS, 4) : RUNS;
+        for (let i = 1; i <= runs; i++) {
+          ssm.reset();
+          dynamoProxy.reset();
+          snsProxy.reset();
+          const cpu0 = lambda.cpuMs();
+          const log0 = lambda.logBytes();
+          const startedAt = Date.now();
+          const out = await lambda.invoke(scheduledEvent(), INVOKE_TIMEOUT_MS);
+          const slowStarts = await fleet.slowStarts(startedAt);
+          await sns.drain();
+          record.runs.push({
+            run: i,
+            ms: out.ms,
+            ok: out.ok,
+            cpuMs: lambda.cpuMs() - cpu0,
+            logBytes: lambda.logBytes() - log0,
+            readUnits: dynamoProxy.capacity.read,
+            writeUnits: dynamoProxy.capacity.write,
+            lastSlowStartMs: slowStarts.length === 0 ? Number.NaN : (slowStarts.at(-1) as number) - startedAt,
+            ssm: { ...ssm.calls },
+            dynamodb: { ...dynamoProxy.calls },
+            sns: { ...snsProxy.calls },
+            summary: out.body.slice(0, 300),
+          });
+          const last = record.runs.at(-1) as RunRecord;
+          console.log(
+            `n=${n} c=${c} slow ${placement} run ${i}: ${r0(last.ms)} ms, last slow start +${r0(last.lastSlowStartMs)} ms, cpu ${last.cpuMs} ms, ssm ${sum(last.ssm)}, ` +
+              `ddb ${JSON.stringify(last.dynamodb)} RCU ${r1(last.readUnits)} WCU ${r1(last.writeUnits)}, ` +
+              `sns ${sum(last.sns)}, log ${last.logBytes} B ${out.ok ? '' : `ERROR ${last.summary}`}`,
+          );
+        }
+        record.peakRssMb = lambda.peakRssMb();
+        record.emfSeries = lambda.emfSeries().size;
+        console.log(`n=${n} c=${c}: EMF series ${[...lambda.emfSeries()].join(' ')}`);
+      } finally {
+        await lambda.stop();
+      }
+      results.configs.push(record);
+    };
+    for (const n of SIZES) for (const c of CONCURRENCIES) await measure(n, c, SLOW_PLACEMENTS.spread, 'size');
+    for (const placement of PACE_PLACEMENTS) await measure(PACE_SIZE, PACE_CONCURRENCY, placement, 'pace');
     report(results);
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((e: unknown) => console.error('cleanup', e));
@@ -267,6 +303,8 @@ async function main(): Promise<void> {
   console.log(`raw results: ${file}`);
 }
 
+const money = (x: number) => `$${x < 10 ? x.toFixed(2) : x.toFixed(1)}`;
+
 /** The figures README.md quotes, as Markdown tables. */
 function report(results: {
   single: Record<string, number>;
@@ -274,38 +312,82 @@ function report(results: {
   imports: Record<string, { importMs: number[]; processMs: number[] }>;
 }): void {
   const slowest = results.single.slowMs ?? Number.NaN;
+  const steady = (c: ConfigRecord) => c.runs.slice(2);
   console.log(
-    '\n| targets | concurrency | init ms | cold run ms | warm median ms | warm / slowest | CPU ms per warm run | peak RSS MB | log KB per run |',
+    '\n| targets | concurrency | slow targets | init ms | cold run ms (/ slowest) | warm median ms | warm / slowest | CPU ms per warm run | peak RSS MB | log KB per run | EMF series |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const c of results.configs) {
+    const warmMs = median(steady(c).map((r) => r.ms));
+    const cold = c.runs[0]?.ms ?? Number.NaN;
+    console.log(
+      `| ${c.targets} | ${c.concurrency} | ${c.placement} | ${r0(c.initMs)} | ${r0(cold)} (${r1(cold / slowest)}x) | ${r0(warmMs)} | ${(warmMs / slowest).toFixed(2)}x | ${r0(median(steady(c).map((r) => r.cpuMs)))} | ${r0(c.peakRssMb)} | ${r1(median(steady(c).map((r) => r.logBytes)) / 1024)} | ${c.emfSeries} |`,
+    );
+  }
+  console.log(
+    '\n| targets | concurrency | slow targets | run | ms | / slowest | last slow target started (ms after the run began) |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  for (const c of results.configs) {
+    for (const r of c.runs)
+      console.log(
+        `| ${c.targets} | ${c.concurrency} | ${c.placement} | ${r.run} | ${r0(r.ms)} | ${(r.ms / slowest).toFixed(2)}x | ${r0(r.lastSlowStartMs)} |`,
+      );
+  }
+  console.log(
+    '\n| targets | concurrency | slow targets | run | SSM calls | DynamoDB calls | read units | write units | SNS Publish |',
   );
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const c of results.configs) {
-    const warm = c.runs.slice(2);
-    const warmMs = median(warm.map((r) => r.ms));
-    console.log(
-      `| ${c.targets} | ${c.concurrency} | ${r0(c.initMs)} | ${r0(c.runs[0]?.ms ?? Number.NaN)} | ${r0(warmMs)} | ${r1(warmMs / slowest)} | ${r0(median(warm.map((r) => r.cpuMs)))} | ${r0(c.peakRssMb)} | ${r1(median(warm.map((r) => r.logBytes)) / 1024)} |`,
-    );
-  }
-  console.log('\n| targets | concurrency | run | SSM calls | DynamoDB calls | SNS Publish |');
-  console.log('|---|---|---|---|---|---|');
-  for (const c of results.configs) {
     for (const r of c.runs) {
       console.log(
-        `| ${c.targets} | ${c.concurrency} | ${r.run} | ${sum(r.ssm)} | ${Object.entries(r.dynamodb)
+        `| ${c.targets} | ${c.concurrency} | ${c.placement} | ${r.run} | ${sum(r.ssm)} | ${Object.entries(r.dynamodb)
           .map(([k, v]) => `${k} ${v}`)
-          .join(', ')} | ${r.sns.Publish ?? 0} |`,
+          .join(', ')} | ${r1(r.readUnits)} | ${r1(r.writeUnits)} | ${r.sns.Publish ?? 0} |`,
       );
     }
   }
-  // Capacity: per-target slot time from the sequential runs; CPU per target scaled to 256 MB.
+  // Capacity: CPU per target scaled to the stack's memory.
   for (const c of results.configs) {
-    const warm = c.runs.slice(2);
-    const perTargetMs = median(warm.map((r) => r.ms)) / c.targets;
-    const cpuPerTarget = median(warm.map((r) => r.cpuMs)) / c.targets;
+    const cpuPerTarget = median(steady(c).map((r) => r.cpuMs)) / c.targets;
     console.log(
-      `n=${c.targets} c=${c.concurrency}: wall ${r1(perTargetMs)} ms/target, CPU ${r1(cpuPerTarget)} ms/target ` +
+      `n=${c.targets} c=${c.concurrency} slow ${c.placement}: CPU ${r1(cpuPerTarget)} ms/target ` +
         `(x${r1(MB_PER_VCPU / MEMORY_MB)} at ${MEMORY_MB} MB = ${r1((cpuPerTarget * MB_PER_VCPU) / MEMORY_MB)} ms/target)`,
     );
   }
+  // Cost: the median steady run of each size at the stack's concurrency, slow targets spread.
+  const costed = results.configs.filter((c) => c.purpose === 'size' && c.concurrency === PACE_CONCURRENCY);
+  if (costed.length === 0) return;
+  const costs = costed.map((c) => {
+    const runs = steady(c);
+    return monthlyCost(
+      {
+        slowestTargetMs: slowest,
+        cpuMs: median(runs.map((r) => r.cpuMs)),
+        readUnits: median(runs.map((r) => r.readUnits)),
+        writeUnits: median(runs.map((r) => r.writeUnits)),
+        snsPublishes: median(runs.map((r) => r.sns.Publish ?? 0)),
+        logBytes: median(runs.map((r) => r.logBytes)),
+      },
+      c.emfSeries,
+      MEMORY_MB,
+    );
+  });
+  console.log(`\nCost per month (${RUNS_PER_MONTH} runs, ${MEMORY_MB} MB, list prices of ${PRICES.asOf}):`);
+  console.log(`\n| item | ${costed.map((c) => `${c.targets} targets`).join(' | ')} |`);
+  console.log(`|---|${costed.map(() => '---').join('|')}|`);
+  const row = (label: string, pick: (i: number) => string) =>
+    console.log(`| ${label} | ${costed.map((_, i) => pick(i)).join(' | ')} |`);
+  row('billed duration per run (ms)', (i) => String(r0(costs[i]?.durationMs ?? Number.NaN)));
+  for (const item of ['lambda', 'dynamoReads', 'dynamoWrites', 'customMetrics', 'logs', 'sns'] as const)
+    row(item, (i) => money(costs[i]?.items[item] ?? Number.NaN));
+  row('**total, fixed costs apart**', (i) => `**${money(costs[i]?.total ?? Number.NaN)}**`);
+  const fixed = Object.values(FIXED_MONTHLY).reduce((a, b) => a + b, 0);
+  console.log(
+    `\nFixed: ${Object.entries(FIXED_MONTHLY)
+      .map(([k, v]) => `${k} ${money(v)}`)
+      .join(', ')} = ${money(fixed)}`,
+  );
 }
 
 await main();

@@ -104,7 +104,7 @@ class MonitorFunction extends Construct {
         CONFIG_MAX_AGE_SECONDS: String(config.configMaxAgeSeconds),
         FETCH_CONCURRENCY: String(config.fetchConcurrency),
         CHATBOT_FORMAT: String(config.chatbotFormat),
-        // An empty list means no target: `none` (the handler reads an empty value as `all`).
+        // An empty list means no target: `none`, as the function also reads an empty value.
         TARGET_METRICS: Array.isArray(config.targetMetrics)
           ? config.targetMetrics.join(',') || 'none'
           : config.targetMetrics,

@@ -10,21 +10,25 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../src/core/constants.ts';
+import { EMITTED_METRICS, type EmittedMetric } from '../../src/core/emittedMetrics.ts';
 
 /** Duration alarm threshold, as a share of the timeout. */
 const NEAR_TIMEOUT = 0.8;
 
-/** A metric the monitor emits (EMF): its namespace and `service` dimension, then `dimensionsMap`. */
+/**
+ * A metric the monitor emits (`EMITTED_METRICS`): its name, namespace and `service` dimension,
+ * then `dimensionsMap`, which must name exactly the metric's other dimensions: a graph or alarm
+ * on a dimension set the function never writes would stay empty without a word.
+ */
 function monitorMetric(
-  metricName: string,
+  metric: EmittedMetric,
   props: Omit<cloudwatch.MetricProps, 'namespace' | 'metricName'>,
 ): cloudwatch.Metric {
-  return new cloudwatch.Metric({
-    ...props,
-    namespace: METRICS_NAMESPACE,
-    metricName,
-    dimensionsMap: { service: SERVICE_NAME, ...props.dimensionsMap },
-  });
+  const dimensionsMap = { service: SERVICE_NAME, ...props.dimensionsMap };
+  const given = Object.keys(dimensionsMap).sort().join(',');
+  const emitted = [...metric.dimensions].sort().join(',');
+  if (given !== emitted) throw new Error(`${metric.name}: expected the dimensions ${emitted}, found ${given}`);
+  return new cloudwatch.Metric({ ...props, namespace: METRICS_NAMESPACE, metricName: metric.name, dimensionsMap });
 }
 
 interface WatchdogProps {
@@ -70,7 +74,10 @@ class Watchdog extends Construct {
     // Why: no heartbeat means no run completed: the monitor is down, so silence is breaching.
     const heartbeatMinutes = Math.max(5, 2 * props.scheduleMinutes);
     this.add('HeartbeatMissing', {
-      metric: monitorMetric('Heartbeat', { period: Duration.minutes(heartbeatMinutes), statistic: 'SampleCount' }),
+      metric: monitorMetric(EMITTED_METRICS.heartbeat, {
+        period: Duration.minutes(heartbeatMinutes),
+        statistic: 'SampleCount',
+      }),
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,

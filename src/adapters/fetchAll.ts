@@ -1,6 +1,8 @@
 /**
  * Bounded concurrency for fetching many targets: a slow target holds one slot for at most its own
- * timeout and never delays the others beyond that.
+ * timeout and never delays the others beyond that. Which targets start first matters as much as
+ * the bound: a slow target started last makes the run last the whole fleet's CPU time plus its
+ * own wait, so `createLatencyMemory` lets a warm container start last run's slowest targets first.
  */
 import pLimit from 'p-limit';
 
@@ -15,9 +17,10 @@ class FetchAllError extends AggregateError {
 }
 
 /**
- * Run `fn` over `items` with at most `concurrency` calls in flight; results keep the order of
- * `items`. `fn` should turn failures into values (as `fetchStatusPage` does); if some calls reject
- * anyway, every other call still finishes, then `FetchAllError` is thrown.
+ * Run `fn` over `items` with at most `concurrency` calls in flight, started in item order (see
+ * `inStartOrder`); results keep the order of `items`. `fn` should turn failures into values (as
+ * `fetchStatusPage` does); if some calls reject anyway, every other call still finishes, then
+ * `FetchAllError` is thrown.
  *
  * @example
  * const results = await fetchAll(targets, 16, (t) => fetchStatusPage(t));
@@ -33,4 +36,52 @@ async function fetchAll<T, R>(items: readonly T[], concurrency: number, fn: (ite
   return settled.map((s) => (s as PromiseFulfilledResult<R>).value);
 }
 
-export { FetchAllError, fetchAll };
+/**
+ * `targets` in the order to start them: by `priority` of the name, highest first, ties in list
+ * order; unchanged without one.
+ *
+ * @example
+ * inStartOrder(config.targets, (name) => memory.priority(name));
+ */
+function inStartOrder<T extends { name: string }>(targets: readonly T[], priority?: (name: string) => number): T[] {
+  if (priority === undefined) return [...targets];
+  const scores = new Map(targets.map((t) => [t, priority(t.name)]));
+  // Compared, not subtracted: Infinity - Infinity is NaN. Array#sort is stable: ties keep list order.
+  return [...targets].sort((a, b) => {
+    const [first, second] = [scores.get(a) as number, scores.get(b) as number];
+    return first > second ? -1 : first < second ? 1 : 0;
+  });
+}
+
+/** Each target's recent fetch latency, kept in the warm container, as a start priority. */
+interface LatencyMemory {
+  /** Remember this run's latency of `target`. */
+  record(target: string, latencyMs: number): void;
+  /** Higher starts first: a target never seen starts before every known one (it may be slow). */
+  priority(target: string): number;
+}
+
+/**
+ * A memory of latencies that forgets slowly: the remembered figure is the larger of the latest
+ * latency and half the one before, so a target that is slow every other run still starts early.
+ *
+ * @example
+ * const memory = createLatencyMemory();
+ * memory.record('web-1', 1200);
+ * memory.priority('web-1'); // 1200
+ * memory.priority('web-9'); // Infinity: never fetched
+ */
+function createLatencyMemory(): LatencyMemory {
+  const remembered = new Map<string, number>();
+  return {
+    record(target, latencyMs) {
+      remembered.set(target, Math.max(latencyMs, (remembered.get(target) ?? 0) / 2));
+    },
+    priority(target) {
+      return remembered.get(target) ?? Number.POSITIVE_INFINITY;
+    },
+  };
+}
+
+export type { LatencyMemory };
+export { createLatencyMemory, FetchAllError, fetchAll, inStartOrder };

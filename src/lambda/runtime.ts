@@ -6,7 +6,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -15,15 +15,15 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import { withChatCopy } from '../adapters/chatCopyNotifier.ts';
 import { createDynamoStateTable } from '../adapters/dynamoStateStore.ts';
+import { createLatencyMemory } from '../adapters/fetchAll.ts';
 import { fetchStatusPage } from '../adapters/httpStatusSource.ts';
 import { createSnsNotifier } from '../adapters/snsNotifier.ts';
 import { createSsmConfigSource } from '../adapters/ssmConfigSource.ts';
 import { readRuntimeConfig, wantsTargetMetrics } from '../config.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../core/constants.ts';
 import { redactCredentials } from '../core/notify/sanitize.ts';
-import type { ModeChar } from '../core/report/types.ts';
-import { BUSY_MODES } from '../core/rules/metrics.ts';
-import type { CycleDeps, MetricsSink, TargetMetrics } from '../run.ts';
+import type { CycleDeps } from '../run.ts';
+import { createMetricsSink } from './metricsSink.ts';
 
 const env = readRuntimeConfig(process.env);
 // Every string of every log line (messages, attributes, errors and their causes) loses URL credentials.
@@ -50,42 +50,27 @@ const notifier =
       );
 const config = createSsmConfigSource(new SSMProvider(), env.ssmPrefix, env.configMaxAgeSeconds);
 
-/** Per-target metrics go out as one EMF document per target, with a `target` dimension. */
-const metricsSink: MetricsSink = {
-  target({ target, up, fetchLatencyMs, report }: TargetMetrics) {
-    if (!wantsTargetMetrics(env.targetMetrics, target)) return;
-    const perTarget = new Metrics({
-      namespace: METRICS_NAMESPACE,
-      serviceName: SERVICE_NAME,
-      defaultDimensions: { target },
-    });
-    perTarget.addMetric('TargetUp', MetricUnit.Count, up ? 1 : 0);
-    perTarget.addMetric('FetchLatency', MetricUnit.Milliseconds, fetchLatencyMs);
-    if (report !== null) {
-      const c = report.counts;
-      const busy = [...BUSY_MODES].reduce((sum, m) => sum + c[m as ModeChar], 0);
-      perTarget.addMetric('BusySlots', MetricUnit.Count, busy);
-      perTarget.addMetric('IdleSlots', MetricUnit.Count, c._);
-      perTarget.addMetric('ClosingSlots', MetricUnit.Count, c.C);
-      const ssl = report.sslCache;
-      const retrieves = ssl === null ? 0 : ssl.retrieveHits + ssl.retrieveMisses;
-      if (ssl !== null && retrieves > 0)
-        perTarget.addMetric('SslCacheMissRatio', MetricUnit.NoUnit, ssl.retrieveMisses / retrieves);
-    }
-    perTarget.publishStoredMetrics();
-  },
-  run({ alertsSent }) {
-    metrics.addMetric('AlertsSent', MetricUnit.Count, alertsSent);
-    // The stack alarms when this stops arriving: the monitor itself stopped.
-    metrics.addMetric('Heartbeat', MetricUnit.Count, 1);
-  },
-};
+// Why: the warm container remembers each target's latency, so the next run starts the slow ones first.
+const latencies = createLatencyMemory();
+const metricsSink = createMetricsSink({
+  namespace: METRICS_NAMESPACE,
+  service: SERVICE_NAME,
+  wantsTargetMetrics: (target) => wantsTargetMetrics(env.targetMetrics, target),
+  runMetrics: metrics,
+  write: (line) => process.stdout.write(`${line}\n`),
+  clock: Date.now,
+});
 
 const deps: CycleDeps = {
   config,
   table,
   notifier,
-  fetch: (target) => fetchStatusPage(target),
+  fetch: async (target) => {
+    const result = await fetchStatusPage(target);
+    latencies.record(target.name, result.latencyMs);
+    return result;
+  },
+  fetchPriority: (target) => latencies.priority(target),
   metrics: metricsSink,
   logger,
   concurrency: env.fetchConcurrency,

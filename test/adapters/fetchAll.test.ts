@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FetchAllError, fetchAll } from '../../src/adapters/fetchAll.ts';
+import { createLatencyMemory, FetchAllError, fetchAll, inStartOrder } from '../../src/adapters/fetchAll.ts';
 import { type FetchResult, fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 
 describe('fetchAll', () => {
@@ -50,6 +50,74 @@ describe('fetchAll', () => {
     expect((error as FetchAllError).message).toBe('expected every call to settle with a value, found 2 of 4 rejected');
     expect((error as FetchAllError).errors.map((e: Error) => e.message)).toEqual(['item 1 failed', 'item 3 failed']);
     expect(finished.sort()).toEqual([0, 1, 2, 3]);
+  });
+});
+
+describe('inStartOrder', () => {
+  const targets = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name }));
+  it.each([
+    { intent: 'no priority: list order', priority: undefined, expected: 'abcde' },
+    {
+      intent: 'highest first, ties in list order',
+      priority: (name: string) => ({ a: 1, b: 5, c: 1, d: 9, e: 5 })[name] as number,
+      expected: 'dbeac',
+    },
+    {
+      intent: 'Infinity (never fetched) before any figure, ties in list order',
+      priority: (name: string) =>
+        ({ a: 10, b: Number.POSITIVE_INFINITY, c: 0, d: Number.POSITIVE_INFINITY, e: 20 })[name] as number,
+      expected: 'bdeac',
+    },
+  ])('$intent', ({ priority, expected }) => {
+    expect(
+      inStartOrder(targets, priority)
+        .map((t) => t.name)
+        .join(''),
+    ).toBe(expected);
+  });
+});
+
+describe('createLatencyMemory', () => {
+  it('puts never-fetched targets first, then the slowest, and forgets a slow run by halves', () => {
+    // Prepare
+    const memory = createLatencyMemory();
+    // Act + Assess: each step is one run's latency for web-1.
+    expect(memory.priority('web-1')).toBe(Number.POSITIVE_INFINITY);
+    memory.record('web-1', 1200);
+    memory.record('web-2', 15);
+    expect([memory.priority('web-1'), memory.priority('web-2')]).toEqual([1200, 15]);
+    memory.record('web-1', 20); // fast once: still remembered as slow-prone
+    expect(memory.priority('web-1')).toBe(600);
+    memory.record('web-1', 20);
+    memory.record('web-1', 20);
+    expect(memory.priority('web-1')).toBe(150);
+    memory.record('web-1', 1300); // slow again: the latest figure wins
+    expect(memory.priority('web-1')).toBe(1300);
+  });
+
+  it("makes the next run start last run's slow target first, whatever its place in the list", async () => {
+    // Prepare: ten targets, the slow one last by name.
+    const memory = createLatencyMemory();
+    const names = Array.from({ length: 10 }, (_, i) => `t${i}`);
+    const latency = (name: string) => (name === 't9' ? 1200 : 5);
+    const run = async () => {
+      const started: string[] = [];
+      const targets = inStartOrder(
+        names.map((name) => ({ name })),
+        (name) => memory.priority(name),
+      );
+      await fetchAll(targets, 2, async ({ name }) => {
+        started.push(name);
+        memory.record(name, latency(name));
+      });
+      return started;
+    };
+    // Act
+    const cold = await run();
+    const warm = await run();
+    // Assess
+    expect(cold).toEqual(names);
+    expect(warm).toEqual(['t9', ...names.slice(0, 9)]);
   });
 });
 

@@ -1,8 +1,9 @@
 import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
 import { GetParameterCommand, GetParametersByPathCommand, ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSsmConfigSource, SecretNotFoundError } from '../../src/adapters/ssmConfigSource.ts';
+import { configMaxAgeFor } from '../../src/config.ts';
 
 const ssm = mockClient(SSMClient);
 afterEach(() => ssm.reset());
@@ -54,6 +55,36 @@ describe('ssmConfigSource', () => {
     await source.loadRaw();
     await source.loadRaw();
     expect(ssm.commandCalls(GetParametersByPathCommand)).toHaveLength(5);
+  });
+
+  // A one-minute schedule's runs, a second or two early or late (seconds since the first).
+  const RUNS = [0, 61, 119, 181, 242, 300, 359, 421, 479, 541, 600];
+  it.each([
+    { intent: 'a 60 s cache expires on most runs', maxAge: 60, reads: [0, 61, 181, 242, 359, 421, 541] },
+    {
+      intent: 'the default for the schedule reads on every fifth run',
+      maxAge: configMaxAgeFor(1),
+      reads: [0, 300, 600],
+    },
+  ])('on a one-minute schedule: $intent', async ({ maxAge, reads }) => {
+    // Prepare
+    serveByPath();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const source = createSsmConfigSource(new SSMProvider(), '/p', maxAge);
+    const readAt: number[] = [];
+    try {
+      // Act: time stepped run by run.
+      for (const second of RUNS) {
+        vi.setSystemTime(Date.UTC(2026, 10, 23, 12, 0, 0) + second * 1000);
+        const before = ssm.commandCalls(GetParametersByPathCommand).length;
+        await source.loadRaw();
+        if (ssm.commandCalls(GetParametersByPathCommand).length > before) readAt.push(second);
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+    // Assess
+    expect(readAt).toEqual(reads);
   });
 
   it('decrypts a secret, and names a missing one', async () => {

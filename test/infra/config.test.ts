@@ -20,10 +20,10 @@ describe('readConfig', () => {
       vpc: null,
       repeatInterval: '4h',
       downAfterFailures: 2,
-      configMaxAgeSeconds: 60,
+      configMaxAgeSeconds: 270,
       fetchConcurrency: 16,
       chatbotFormat: false,
-      targetMetrics: 'all',
+      targetMetrics: 'none',
     });
   });
 
@@ -53,6 +53,8 @@ describe('readConfig', () => {
       ...DEFAULT_CONFIG,
       prefix: '/ops/apache',
       scheduleMinutes: 5,
+      // Follows the schedule: four and a half intervals.
+      configMaxAgeSeconds: 1350,
       timeoutSeconds: 120,
       reserveConcurrency: false,
       emails: ['oncall@example.com', 'web@example.com'],

@@ -1,5 +1,6 @@
 import { Annotations, Capture, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { fleetQueries, targetQueries } from '../../infra/constructs/dashboard.ts';
 import { STATE_TABLE_ACTIONS } from '../../infra/constructs/permissions.ts';
 import { readRuntimeConfig } from '../../src/config.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from '../../src/core/rules/document.ts';
@@ -84,10 +85,10 @@ describe('HttpdStatusAlertsStack with default context', () => {
           STATE_TABLE: { Ref: ids.table },
           REPEAT_INTERVAL: '4h',
           DOWN_AFTER_FAILURES: '2',
-          CONFIG_MAX_AGE_SECONDS: '60',
+          CONFIG_MAX_AGE_SECONDS: '270',
           FETCH_CONCURRENCY: '16',
           CHATBOT_FORMAT: 'false',
-          TARGET_METRICS: 'all',
+          TARGET_METRICS: 'none',
           NODE_OPTIONS: '--enable-source-maps',
         },
       },
@@ -112,7 +113,7 @@ describe('HttpdStatusAlertsStack with default context', () => {
       stateTable: 'state-table',
       repeatIntervalMs: 4 * 3600 * 1000,
       downAfterFailures: 2,
-      configMaxAgeSeconds: 60,
+      configMaxAgeSeconds: 270,
       fetchConcurrency: 16,
       chatbotFormat: false,
       chatbotTopicArn: null,
@@ -120,7 +121,7 @@ describe('HttpdStatusAlertsStack with default context', () => {
       shardQueueUrl: null,
       targetsPerShard: 500,
       shardMaxAgeSeconds: 60,
-      targetMetrics: 'all',
+      targetMetrics: 'none',
     });
   });
 
@@ -421,49 +422,55 @@ describe('HttpdStatusAlertsStack with subscriptions, targets and a 5-minute sche
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Heartbeat', Period: 600 });
   });
 
-  it('draws one dashboard row per target from the per-target metrics', () => {
+  it('draws the fleet and each dashboard target from Logs Insights queries, not per-target metrics', () => {
     // Prepare
     const body = new Capture();
     template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardBody: body });
-    // Act: tokens (the region, the function name) become placeholders so the JSON parses.
+    // Act: tokens (the region, the function and log group names) become placeholders so the JSON parses.
     const parts = (body.asObject() as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
     const json = parts.map((part) => (typeof part === 'string' ? part : 'TOKEN')).join('');
-    const widgets = (JSON.parse(json) as { widgets: { properties: { title?: string; metrics?: unknown[][] } }[] })
-      .widgets;
+    type Widget = {
+      type: string;
+      properties: { title?: string; metrics?: unknown[][]; query?: string; view?: string };
+    };
+    const widgets = (JSON.parse(json) as { widgets: Widget[] }).widgets;
     // Assess
-    expect(widgets.map((w) => w.properties.title)).toEqual([
-      'monitor: runs and alerts sent',
-      'monitor: errors and throttles',
-      'monitor: duration (ms)',
-      undefined,
-      'web-1: worker slots',
-      'web-1: SSL session cache miss ratio',
-      'web-1: fetch latency (ms)',
-      'web-1: up (1) / down (0)',
-      'web-2: worker slots',
-      'web-2: SSL session cache miss ratio',
-      'web-2: fetch latency (ms)',
-      'web-2: up (1) / down (0)',
+    expect(widgets.map((w) => [w.type, w.properties.title, w.properties.view])).toEqual([
+      ['metric', 'monitor: runs, alerts sent, targets down', 'timeSeries'],
+      ['metric', 'monitor: errors and throttles', 'timeSeries'],
+      ['metric', 'monitor: duration (ms)', 'timeSeries'],
+      ['text', undefined, undefined],
+      ['log', 'fleet: targets that failed a fetch', 'table'],
+      ['log', 'fleet: fewest free worker slots', 'table'],
+      ['log', 'fleet: slowest status pages', 'table'],
+      ['log', 'web-1: worker slots', 'timeSeries'],
+      ['log', 'web-1: SSL session cache miss ratio', 'timeSeries'],
+      ['log', 'web-1: fetch latency (ms)', 'timeSeries'],
+      ['log', 'web-1: up (1) / down (0)', 'timeSeries'],
+      ['log', 'web-2: worker slots', 'timeSeries'],
+      ['log', 'web-2: SSL session cache miss ratio', 'timeSeries'],
+      ['log', 'web-2: fetch latency (ms)', 'timeSeries'],
+      ['log', 'web-2: up (1) / down (0)', 'timeSeries'],
     ]);
+    // The only metrics graphed are fleet-level: no series per target.
     expect(widgets[0]?.properties.metrics?.map((m) => m.slice(0, 4))).toEqual([
       ['HttpdStatusAlerts', 'Heartbeat', 'service', 'httpd-status-alerts'],
       ['HttpdStatusAlerts', 'AlertsSent', 'service', 'httpd-status-alerts'],
+      ['HttpdStatusAlerts', 'TargetsDown', 'service', 'httpd-status-alerts'],
     ]);
-    const row = (i: number) => widgets[i]?.properties.metrics?.map((m) => m.slice(0, 6));
-    const dims = ['service', 'httpd-status-alerts', 'target', 'web-2'];
-    expect(row(8)).toEqual([
-      ['HttpdStatusAlerts', 'BusySlots', ...dims],
-      ['HttpdStatusAlerts', 'IdleSlots', ...dims],
-      ['HttpdStatusAlerts', 'ClosingSlots', ...dims],
+    expect(widgets.flatMap((w) => w.properties.metrics ?? []).filter((m) => m.includes('target'))).toEqual([]);
+    // Each query reads the function's log group and the fields its per-target line carries.
+    expect(widgets.slice(4).map((w) => w.properties.query)).toEqual([
+      ...fleetQueries().map(([, query]) => `SOURCE 'TOKEN' | ${query}`),
+      ...targetQueries('web-1').map(([, query]) => `SOURCE 'TOKEN' | ${query}`),
+      ...targetQueries('web-2').map(([, query]) => `SOURCE 'TOKEN' | ${query}`),
     ]);
-    expect([row(9), row(10), row(11)]).toEqual([
-      [['HttpdStatusAlerts', 'SslCacheMissRatio', ...dims]],
-      [
-        ['HttpdStatusAlerts', 'FetchLatency', ...dims],
-        ['HttpdStatusAlerts', 'FetchLatency', ...dims],
-      ],
-      [['HttpdStatusAlerts', 'TargetUp', ...dims]],
-    ]);
+    expect(widgets[11]?.properties.query).toBe(
+      'SOURCE \'TOKEN\' | filter message = "target checked" and target = "web-2" | stats avg(BusySlots) as busy, avg(IdleSlots) as idle, avg(ClosingSlots) as closing by bin(1m)',
+    );
+    template.hasResourceProperties('AWS::CloudWatch::Dashboard', {
+      DashboardBody: { 'Fn::Join': ['', Match.arrayWith([{ Ref: Match.stringLikeRegexp('MonitorLogs') }])] },
+    });
   });
 });
 
@@ -530,7 +537,8 @@ describe('HttpdStatusAlertsStack in sharded mode (-c shardMode=sqs)', () => {
 
 describe('per-target metrics from -c targetMetrics', () => {
   it.each([
-    { context: {}, env: 'all', read: 'all' },
+    { context: {}, env: 'none', read: 'none' },
+    { context: { targetMetrics: 'all' }, env: 'all', read: 'all' },
     { context: { targetMetrics: 'none' }, env: 'none', read: 'none' },
     { context: { targetMetrics: 'web-1, web-2' }, env: 'web-1,web-2', read: ['web-1', 'web-2'] },
     { context: { targetMetrics: 'dashboard', dashboardTargets: 'web-3' }, env: 'web-3', read: ['web-3'] },

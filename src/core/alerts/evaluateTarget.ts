@@ -8,7 +8,7 @@
  */
 import { DEFAULT_EVALUATE_OPTIONS, TARGET_DOWN_RULE } from '../constants.ts';
 import { buildNotification } from '../notify/build.ts';
-import { computeMetrics, countersOf } from '../rules/compute.ts';
+import { computeMetrics, countersOf, type MetricResult } from '../rules/compute.ts';
 import { DEFAULT_RULES } from '../rules/document.ts';
 import { evaluateRule } from '../rules/evaluate.ts';
 import { anyGlobMatch } from '../rules/glob.ts';
@@ -42,6 +42,8 @@ interface EvaluateResult {
   notifications: Notification[];
   /** Rules that could not be evaluated this cycle, and why (their alerts keep their state). */
   unevaluated: Array<{ rule: string; reason: string }>;
+  /** The catalogue's metrics as the rules saw them this cycle (windowed where they are rates). */
+  metrics: ReadonlyMap<string, MetricResult>;
 }
 
 const BUILT_IN_TARGET_DOWN = DEFAULT_RULES.find((r) => r.name === TARGET_DOWN_RULE) as Rule;
@@ -145,7 +147,7 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
     counters: observation.kind === 'report' ? countersOf(observation.report) : (previous?.counters ?? null),
     alerts,
   };
-  return { state, alerts: views, notifications, unevaluated };
+  return { state, alerts: views, notifications, unevaluated, metrics };
 }
 
 export type { EvaluateInput, EvaluateResult };

@@ -1,0 +1,127 @@
+/**
+ * Every CloudWatch metric the function emits, in one table that the handler's metrics sink, the
+ * dashboard and the alarms import, so that renaming a metric renames it everywhere. Run metrics are
+ * fleet-level (one series each, whatever the fleet's size); target metrics are opt-in
+ * (`TARGET_METRICS`), because each costs one series per target. Every target's figures are also
+ * fields of its `target checked` log line, under the same names, where the dashboard reads them
+ * with Logs Insights; for an opted-in target that line is also the EMF document.
+ */
+
+/** Who emits a metric: once per run, or once per target and run. */
+const METRIC_SCOPES = { run: 'run', target: 'target' } as const;
+
+/** Where a value comes from: a metric of the catalogue (`src/core/rules/metrics.ts`), the fetch, or the run. */
+const METRIC_SOURCES = { catalogue: 'catalogue', fetch: 'fetch', run: 'run' } as const;
+
+/** CloudWatch units used here (the strings Powertools' `MetricUnit` holds). */
+const METRIC_UNITS = { count: 'Count', milliseconds: 'Milliseconds', none: 'None' } as const;
+
+const RUN_DIMENSIONS = ['service'] as const;
+const TARGET_DIMENSIONS = ['service', 'target'] as const;
+
+const EMITTED_METRICS = {
+  /** One per completed run: the heartbeat alarm pages when it stops. */
+  heartbeat: {
+    name: 'Heartbeat',
+    unit: METRIC_UNITS.count,
+    scope: METRIC_SCOPES.run,
+    dimensions: RUN_DIMENSIONS,
+    source: { from: METRIC_SOURCES.run, field: 'runs' },
+  },
+  alertsSent: {
+    name: 'AlertsSent',
+    unit: METRIC_UNITS.count,
+    scope: METRIC_SCOPES.run,
+    dimensions: RUN_DIMENSIONS,
+    source: { from: METRIC_SOURCES.run, field: 'alertsSent' },
+  },
+  /** Targets whose fetch or parse failed this run (not debounced): a fleet-wide outage shows here. */
+  targetsDown: {
+    name: 'TargetsDown',
+    unit: METRIC_UNITS.count,
+    scope: METRIC_SCOPES.run,
+    dimensions: RUN_DIMENSIONS,
+    source: { from: METRIC_SOURCES.run, field: 'targetsDown' },
+  },
+  /** Whether this run got a report (1) or not (0): not debounced, unlike the catalogue's `target_up`. */
+  targetUp: {
+    name: 'TargetUp',
+    unit: METRIC_UNITS.count,
+    scope: METRIC_SCOPES.target,
+    dimensions: TARGET_DIMENSIONS,
+    source: { from: METRIC_SOURCES.fetch, field: 'up' },
+  },
+  fetchLatency: {
+    name: 'FetchLatency',
+    unit: METRIC_UNITS.milliseconds,
+    scope: METRIC_SCOPES.target,
+    dimensions: TARGET_DIMENSIONS,
+    source: { from: METRIC_SOURCES.fetch, field: 'latencyMs' },
+  },
+  busySlots: {
+    name: 'BusySlots',
+    unit: METRIC_UNITS.count,
+    scope: METRIC_SCOPES.target,
+    dimensions: TARGET_DIMENSIONS,
+    source: { from: METRIC_SOURCES.catalogue, field: 'slots_busy' },
+  },
+  idleSlots: {
+    name: 'IdleSlots',
+    unit: METRIC_UNITS.count,
+    scope: METRIC_SCOPES.target,
+    dimensions: TARGET_DIMENSIONS,
+    source: { from: METRIC_SOURCES.catalogue, field: 'slots_idle' },
+  },
+  closingSlots: {
+    name: 'ClosingSlots',
+    unit: METRIC_UNITS.count,
+    scope: METRIC_SCOPES.target,
+    dimensions: TARGET_DIMENSIONS,
+    source: { from: METRIC_SOURCES.catalogue, field: 'slots_closing' },
+  },
+  freeSlotsRatio: {
+    name: 'FreeSlotsRatio',
+    unit: METRIC_UNITS.none,
+    scope: METRIC_SCOPES.target,
+    dimensions: TARGET_DIMENSIONS,
+    source: { from: METRIC_SOURCES.catalogue, field: 'slots_free_ratio' },
+  },
+  /** Windowed since the previous run, exactly as the `ssl-cache-misses` rule sees it. */
+  sslCacheMissRatio: {
+    name: 'SslCacheMissRatio',
+    unit: METRIC_UNITS.none,
+    scope: METRIC_SCOPES.target,
+    dimensions: TARGET_DIMENSIONS,
+    source: { from: METRIC_SOURCES.catalogue, field: 'ssl_cache_miss_ratio' },
+  },
+  requestsPerSecond: {
+    name: 'RequestsPerSecond',
+    unit: METRIC_UNITS.none,
+    scope: METRIC_SCOPES.target,
+    dimensions: TARGET_DIMENSIONS,
+    source: { from: METRIC_SOURCES.catalogue, field: 'requests_per_second' },
+  },
+} as const;
+
+type EmittedMetric = (typeof EMITTED_METRICS)[keyof typeof EMITTED_METRICS];
+type RunMetric = Extract<EmittedMetric, { scope: 'run' }>;
+type TargetMetric = Extract<EmittedMetric, { scope: 'target' }>;
+
+const ALL_METRICS: readonly EmittedMetric[] = Object.values(EMITTED_METRICS);
+const RUN_METRICS = ALL_METRICS.filter((m): m is RunMetric => m.scope === METRIC_SCOPES.run);
+const TARGET_METRICS = ALL_METRICS.filter((m): m is TargetMetric => m.scope === METRIC_SCOPES.target);
+
+/** The message of the one log line per target and run that carries the target metrics' values. */
+const TARGET_LOG_MESSAGE = 'target checked';
+
+export type { EmittedMetric, RunMetric, TargetMetric };
+export {
+  EMITTED_METRICS,
+  METRIC_SCOPES,
+  METRIC_SOURCES,
+  METRIC_UNITS,
+  RUN_METRICS,
+  TARGET_DIMENSIONS,
+  TARGET_LOG_MESSAGE,
+  TARGET_METRICS,
+};
