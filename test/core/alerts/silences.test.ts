@@ -83,7 +83,9 @@ describe('Function: findSilence with startsAt (a scheduled maintenance window)',
   ]);
 
   it('normalises startsAt to UTC', () => {
-    expect(window.map((s) => [s.startsAt, s.until])).toEqual([['2026-11-22T12:00:00.000Z', '2026-11-22T13:00:00.000Z']]);
+    expect(window.map((s) => [s.startsAt, s.until])).toEqual([
+      ['2026-11-22T12:00:00.000Z', '2026-11-22T13:00:00.000Z'],
+    ]);
   });
 
   it.each([
