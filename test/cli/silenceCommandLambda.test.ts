@@ -98,7 +98,7 @@ describe('silence add/expire as the Lambda sees them (fake SSM, dynalite, fauxqs
   async function cycle(minute: number): Promise<string[]> {
     const summary = await runCycle(deps(at(minute)), at(minute));
     expect(summary.configError, `minute ${minute}`).toBeNull();
-    return (await sns.drain()).map((m) => m.subject);
+    return (await sns.drain()).map((m) => m.subject ?? '(no subject)');
   }
 
   it('holds the page while the silence is in force and sends it on the first run after silence expire', async () => {
