@@ -101,6 +101,17 @@ async function add(args: string[], io: TargetsIo): Promise<number> {
     throw new UsageError(
       `--url: expected no credentials in the URL (use --auth-parameter), found ${redactCredentials(values.url)}`,
     );
+  // Why: the function's role may decrypt only under <prefix>/secrets/ and read only under <prefix>/.
+  const auth = values['auth-parameter'];
+  if (auth !== undefined && !auth.startsWith(`${prefix}/secrets/`))
+    throw new UsageError(
+      `--auth-parameter: expected a SecureString under ${prefix}/secrets/ (the only place the function may decrypt), found "${auth}"`,
+    );
+  const ca = values['ca-bundle-parameter'];
+  if (ca !== undefined && !ca.startsWith(`${prefix}/`))
+    throw new UsageError(
+      `--ca-bundle-parameter: expected a parameter under ${prefix}/ (the function reads only there), found "${ca}"`,
+    );
   const timeoutMs = values.timeout === undefined ? undefined : parseDuration(values.timeout);
   if (timeoutMs === null)
     throw new UsageError(`--timeout expects a duration such as 5s or 1500ms, found "${values.timeout}"`);

@@ -57,7 +57,7 @@ describe('cli targets (fake SSM over HTTP)', () => {
       '--timeout',
       '3s',
       '--auth-parameter',
-      '/hsa/secrets/web-1',
+      '/hsa-targets/secrets/web-1',
       '--label',
       'env=prod',
       '--label',
@@ -68,7 +68,7 @@ describe('cli targets (fake SSM over HTTP)', () => {
     // Assess
     expect(result).toEqual({
       code: 0,
-      out: 'target web-1 added (/hsa-targets/targets/web-1): https://web-1.internal/server-status?auto, timeout 3000 ms, auth /hsa/secrets/web-1, labels env=prod,dc=eu-1\n',
+      out: 'target web-1 added (/hsa-targets/targets/web-1): https://web-1.internal/server-status?auto, timeout 3000 ms, auth /hsa-targets/secrets/web-1, labels env=prod,dc=eu-1\n',
       err: '',
     });
     const config = buildMonitorConfig({ targets: folder(), rules: {}, silences: {} });
@@ -77,7 +77,7 @@ describe('cli targets (fake SSM over HTTP)', () => {
         name: 'web-1',
         url: 'https://web-1.internal/server-status?auto',
         timeoutMs: 3000,
-        authParameter: '/hsa/secrets/web-1',
+        authParameter: '/hsa-targets/secrets/web-1',
         labels: { env: 'prod', dc: 'eu-1' },
       },
     ]);
@@ -167,7 +167,11 @@ describe('cli targets (fake SSM over HTTP)', () => {
     ],
     [
       ['add', 'web-1', '--url', 'http://x/', '--auth-parameter', 'secret'],
-      '--auth-parameter: expected an SSM parameter name starting with /, found "secret"',
+      '--auth-parameter: expected a SecureString under /hsa-targets/secrets/ (the only place the function may decrypt), found "secret"',
+    ],
+    [
+      ['add', 'web-1', '--url', 'http://x/', '--ca-bundle-parameter', '/elsewhere/ca'],
+      '--ca-bundle-parameter: expected a parameter under /hsa-targets/ (the function reads only there), found "/elsewhere/ca"',
     ],
     [['add', 'web-1', '--url', 'http://x/', '--label', 'env'], '--label expects key=value, found "env"'],
     [['remove'], 'expected one target name, found 0'],
