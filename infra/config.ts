@@ -4,8 +4,9 @@
  * Every problem is collected and thrown together, each naming its context key.
  */
 import { DEFAULT_CONFIG_MAX_AGE_SECONDS, DEFAULT_FETCH_CONCURRENCY, DEFAULT_SSM_PREFIX } from '../src/config.ts';
-import { DEFAULT_DOWN_AFTER_FAILURES } from '../src/core/constants.ts';
+import { DEFAULT_DOWN_AFTER_FAILURES, DEFAULT_REPEAT_INTERVAL_MS } from '../src/core/constants.ts';
 import { type ConfigProblem, readTarget, TARGET_NAME } from '../src/core/monitorConfig.ts';
+import { formatDuration, parseDuration } from '../src/core/rules/duration.ts';
 
 /** One example target seeded into `<prefix>/targets/<name>` (the Lambda's target contract). */
 type SeedTarget = { url: string } & Record<string, unknown>;
@@ -59,7 +60,7 @@ const DEFAULT_CONFIG: AlertsConfig = {
   dashboardTargets: [],
   secretsKeyArn: null,
   vpc: null,
-  repeatInterval: '4h',
+  repeatInterval: formatDuration(DEFAULT_REPEAT_INTERVAL_MS),
   downAfterFailures: DEFAULT_DOWN_AFTER_FAILURES,
   configMaxAgeSeconds: DEFAULT_CONFIG_MAX_AGE_SECONDS,
   fetchConcurrency: DEFAULT_FETCH_CONCURRENCY,
@@ -234,7 +235,9 @@ function readConfig(get: Lookup): AlertsConfig {
 
   const repeat = get('repeatInterval');
   if (repeat !== undefined) {
-    if (typeof repeat === 'string' && /^\d+(s|m|h)$/.test(repeat)) c.repeatInterval = repeat;
+    // The function's own reading of REPEAT_INTERVAL decides what is valid.
+    const ms = typeof repeat === 'string' ? parseDuration(repeat) : null;
+    if (ms !== null && ms > 0) c.repeatInterval = repeat as string;
     else problems.push(`repeatInterval: expected a duration like 30m or 4h, found ${JSON.stringify(repeat)}`);
   }
   c.downAfterFailures = int('downAfterFailures', 1, 100, c.downAfterFailures);
