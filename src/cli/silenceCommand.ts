@@ -79,10 +79,11 @@ function validated(source: string, silence: Record<string, string>): Silence {
   }
 }
 
+/** Matchers, window and comment; a silence without startsAt has been in force since it was written. */
 function describeSilence(s: Silence): string {
-  const from = s.startsAt === null ? 'now' : isoTime(Date.parse(s.startsAt));
+  const from = s.startsAt === null ? '' : `from ${isoTime(Date.parse(s.startsAt))} `;
   const comment = cleanConfigText(s.comment ?? '', 120);
-  return `target "${s.target}", rule "${s.rule}", from ${from} until ${isoTime(Date.parse(s.until))}: ${comment}`;
+  return `target "${s.target}", rule "${s.rule}", ${from}until ${isoTime(Date.parse(s.until))}: ${comment}`;
 }
 
 /** What a silences parameter holds, for people: its silences, or that it is invalid. */

@@ -66,7 +66,7 @@ describe('cli silence (fake SSM over HTTP)', () => {
     // Assess
     expect(result).toEqual({
       code: 0,
-      out: 'silence 20261122T120000Z-80b46d added (/hsa-cli/silences/20261122T120000Z-80b46d): target "web-*", rule "*", from now until 2026-11-22T14:00:00Z: kernel upgrade\n',
+      out: 'silence 20261122T120000Z-80b46d added (/hsa-cli/silences/20261122T120000Z-80b46d): target "web-*", rule "*", until 2026-11-22T14:00:00Z: kernel upgrade\n',
       err: '',
     });
     expect(ssm.parameters.get(`${PREFIX}/silences/20261122T120000Z-80b46d`)?.value).toBe(
@@ -116,7 +116,7 @@ describe('cli silence (fake SSM over HTTP)', () => {
       code: 0,
       out: [
         'nightly  scheduled  target "db-*", rule "*", from 2026-11-23T01:00:00Z until 2026-11-23T01:30:00Z: backup window  [matches db-1]',
-        'now  active  target "web-1", rule "idle-*", from now until 2026-11-22T13:00:00Z: now  [matches web-1]',
+        'now  active  target "web-1", rule "idle-*", until 2026-11-22T13:00:00Z: now  [matches web-1]',
         '',
       ].join('\n'),
       err: '',
@@ -130,7 +130,7 @@ describe('cli silence (fake SSM over HTTP)', () => {
       'no active or scheduled silences under /hsa-cli/silences\n',
     );
     expect((await cli(['silence', 'list', '--all'], later)).out).toBe(
-      'old  ended  target "x", rule "*", from now until 2026-11-22T13:00:00Z: c  [matches no configured target]\n',
+      'old  ended  target "x", rule "*", until 2026-11-22T13:00:00Z: c  [matches no configured target]\n',
     );
   });
 
@@ -152,7 +152,7 @@ describe('cli silence (fake SSM over HTTP)', () => {
     const result = await cli(['silence', 'expire', 'deploy']);
     expect(result).toEqual({
       code: 0,
-      out: 'silence deploy expired: deleted /hsa-cli/silences/deploy (target "web-1", rule "*", from now until 2026-11-22T13:00:00Z: deploy)\n',
+      out: 'silence deploy expired: deleted /hsa-cli/silences/deploy (target "web-1", rule "*", until 2026-11-22T13:00:00Z: deploy)\n',
       err: '',
     });
     expect(ssm.parameters.has(`${PREFIX}/silences/deploy`)).toBe(false);
@@ -248,7 +248,7 @@ describe('cli silence (fake SSM over HTTP)', () => {
     const result = await cli(['silence', 'list']);
     expect(result.code).toBe(1);
     expect(result.out).toBe(
-      'fine  active  target "a", rule "*", from now until 2026-11-22T13:00:00Z: ok  [matches no configured target]\n',
+      'fine  active  target "a", rule "*", until 2026-11-22T13:00:00Z: ok  [matches no configured target]\n',
     );
     expect(result.err).toBe(
       'silence list: broken: invalid, the Lambda rejects it: expected valid silences documents, found 1 problem(s):; /hsa-cli/silences/broken: rule #1 field until: expected an ISO-8601 time with a zone, e.g. 2026-11-22T14:00:00Z, found "soon"\n',
