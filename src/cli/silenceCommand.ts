@@ -86,6 +86,12 @@ function describeSilence(s: Silence): string {
   return `target "${s.target}", rule "${s.rule}", ${from}until ${isoTime(Date.parse(s.until))}: ${comment}`;
 }
 
+/** The configured targets a silence's target glob matches, for people. */
+function matchesOf(s: Silence, targets: readonly string[]): string {
+  const matched = targets.filter((t) => globMatch(s.target, t));
+  return `[matches ${matched.length === 0 ? 'no configured target' : matched.join(', ')}]`;
+}
+
 /** What a silences parameter holds, for people: its silences, or that it is invalid. */
 function describeDocument(parameter: string, text: string): string {
   try {
@@ -141,7 +147,9 @@ async function add(args: string[], io: SilenceIo): Promise<number> {
   const parameter = `${prefix}/silences/${name}`;
   const silence = validated(parameter, document);
   await io.ssm().put(parameter, JSON.stringify({ silences: [document] }), { replace: false });
-  io.stdout(`silence ${name} added (${parameter}): ${describeSilence(silence)}\n`);
+  // Why: a mistyped target glob silences nothing; saying what it matches shows that at once.
+  const targets = Object.keys(await io.ssm().list(`${prefix}/targets`)).map(leaf);
+  io.stdout(`silence ${name} added (${parameter}): ${describeSilence(silence)}  ${matchesOf(silence, targets)}\n`);
   return EXIT.ok;
 }
 
@@ -170,9 +178,7 @@ async function list(args: string[], io: SilenceIo): Promise<number> {
       const ended = now.getTime() >= Date.parse(s.until);
       if (ended && values.all !== true) continue;
       const state = ended ? 'ended' : silenceActive(s, now) ? 'active' : 'scheduled';
-      const matched = targetNames.filter((t) => globMatch(s.target, t));
-      const matches = matched.length === 0 ? 'no configured target' : matched.join(', ');
-      lines.push(`${leaf(parameter)}  ${state}  ${describeSilence(s)}  [matches ${matches}]`);
+      lines.push(`${leaf(parameter)}  ${state}  ${describeSilence(s)}  ${matchesOf(s, targetNames)}`);
     }
   }
   const what = values.all === true ? 'silences' : 'active or scheduled silences';

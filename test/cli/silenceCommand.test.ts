@@ -66,7 +66,7 @@ describe('cli silence (fake SSM over HTTP)', () => {
     // Assess
     expect(result).toEqual({
       code: 0,
-      out: 'silence 20261122T120000Z-80b46d added (/hsa-cli/silences/20261122T120000Z-80b46d): target "web-*", rule "*", until 2026-11-22T14:00:00Z: kernel upgrade\n',
+      out: 'silence 20261122T120000Z-80b46d added (/hsa-cli/silences/20261122T120000Z-80b46d): target "web-*", rule "*", until 2026-11-22T14:00:00Z: kernel upgrade  [matches web-1, web-2]\n',
       err: '',
     });
     expect(ssm.parameters.get(`${PREFIX}/silences/20261122T120000Z-80b46d`)?.value).toBe(
@@ -110,7 +110,7 @@ describe('cli silence (fake SSM over HTTP)', () => {
     const listed = await cli(['silence', 'list']);
     // Assess
     expect(added.out).toBe(
-      'silence nightly added (/hsa-cli/silences/nightly): target "db-*", rule "*", from 2026-11-23T01:00:00Z until 2026-11-23T01:30:00Z: backup window\n',
+      'silence nightly added (/hsa-cli/silences/nightly): target "db-*", rule "*", from 2026-11-23T01:00:00Z until 2026-11-23T01:30:00Z: backup window  [matches db-1]\n',
     );
     expect(listed).toEqual({
       code: 0,
