@@ -116,6 +116,8 @@ async function add(args: string[], io: TargetsIo): Promise<number> {
   if (timeoutMs === null)
     throw new UsageError(`--timeout expects a duration such as 5s or 1500ms, found "${values.timeout}"`);
   const maxBytes = values['max-bytes'] === undefined ? undefined : Number(values['max-bytes']);
+  if (maxBytes !== undefined && !Number.isInteger(maxBytes))
+    throw new UsageError(`--max-bytes expects a whole number of bytes, found "${values['max-bytes']}"`);
   const document = {
     url: values.url,
     ...(timeoutMs === undefined ? {} : { timeoutMs }),

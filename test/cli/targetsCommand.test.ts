@@ -174,6 +174,14 @@ describe('cli targets (fake SSM over HTTP)', () => {
       '--ca-bundle-parameter: expected a parameter under /hsa-targets/ (the function reads only there), found "/elsewhere/ca"',
     ],
     [['add', 'web-1', '--url', 'http://x/', '--label', 'env'], '--label expects key=value, found "env"'],
+    [
+      ['add', 'web-1', '--url', 'http://x/', '--max-bytes', '1MB'],
+      '--max-bytes expects a whole number of bytes, found "1MB"',
+    ],
+    [
+      ['add', 'web-1', '--url', 'http://x/', '--max-bytes', '10'],
+      '--max-bytes: Too small: expected number to be >=1024, found 10',
+    ],
     [['remove'], 'expected one target name, found 0'],
     [['delete', 'web-1'], 'expected add, list or remove, found "delete"'],
   ])('refuses %j (exit 2) writing nothing', async (args, line) => {
