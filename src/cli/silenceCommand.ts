@@ -146,9 +146,10 @@ async function add(args: string[], io: SilenceIo): Promise<number> {
     `${isoTime(startMs ?? nowMs).replace(/[-:]/g, '')}-${createHash('sha256').update(JSON.stringify(document)).digest('hex').slice(0, 6)}`;
   const parameter = `${prefix}/silences/${name}`;
   const silence = validated(parameter, document);
-  await io.ssm().put(parameter, JSON.stringify({ silences: [document] }), { replace: false });
   // Why: a mistyped target glob silences nothing; saying what it matches shows that at once.
+  // Read before writing, so that a failure here leaves nothing written.
   const targets = Object.keys(await io.ssm().list(`${prefix}/targets`)).map(leaf);
+  await io.ssm().put(parameter, JSON.stringify({ silences: [document] }), { replace: false });
   io.stdout(`silence ${name} added (${parameter}): ${describeSilence(silence)}  ${matchesOf(silence, targets)}\n`);
   return EXIT.ok;
 }
