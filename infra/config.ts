@@ -9,7 +9,9 @@ import {
   DEFAULT_FETCH_CONCURRENCY,
   DEFAULT_SSM_PREFIX,
 } from '../src/config.ts';
-import { DEFAULT_DOWN_AFTER_FAILURES } from '../src/core/constants.ts';
+import { DEFAULT_DOWN_AFTER_FAILURES, DEFAULT_REPEAT_INTERVAL_MS } from '../src/core/constants.ts';
+import { type ConfigProblem, readTarget, TARGET_NAME } from '../src/core/monitorConfig.ts';
+import { formatDuration, parseDuration } from '../src/core/rules/duration.ts';
 
 /** One example target seeded into `<prefix>/targets/<name>` (the Lambda's target contract). */
 type SeedTarget = { url: string } & Record<string, unknown>;
@@ -63,15 +65,13 @@ const DEFAULT_CONFIG: AlertsConfig = {
   dashboardTargets: [],
   secretsKeyArn: null,
   vpc: null,
-  repeatInterval: '4h',
+  repeatInterval: formatDuration(DEFAULT_REPEAT_INTERVAL_MS),
   downAfterFailures: DEFAULT_DOWN_AFTER_FAILURES,
   configMaxAgeSeconds: DEFAULT_CONFIG_MAX_AGE_SECONDS,
   fetchConcurrency: DEFAULT_FETCH_CONCURRENCY,
   chatbotFormat: false,
   targetMetrics: 'none',
 };
-
-const TARGET_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 
 /** Values CloudWatch Logs accepts for retention (days). */
 const RETENTION_DAYS = [
@@ -113,6 +113,32 @@ function integerReader(get: Lookup, problems: string[]) {
     problems.push(`${key}: expected an integer from ${min} to ${max}, found ${JSON.stringify(raw)}`);
     return fallback;
   };
+}
+
+/**
+ * The seeded targets, each checked by the Lambda's own target validation (name and document), so
+ * that a deploy never seeds a target the Lambda then rejects.
+ */
+function readSeedTargets(raw: unknown, prefix: string, problems: string[]): Record<string, SeedTarget> {
+  const out: Record<string, SeedTarget> = {};
+  if (raw === undefined) return out;
+  let parsed: unknown;
+  try {
+    parsed = object(raw);
+  } catch {
+    parsed = null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    problems.push(`targets: expected a JSON object {"<name>": {"url": "..."}}, found ${JSON.stringify(raw)}`);
+    return out;
+  }
+  for (const [name, target] of Object.entries(parsed)) {
+    const found: ConfigProblem[] = [];
+    if (readTarget(`${prefix}/targets/${name}`, name, JSON.stringify(target), found) !== null)
+      out[name] = target as SeedTarget;
+    for (const p of found) problems.push(`targets.${name}${p.field === null ? '' : `.${p.field}`}: ${p.message}`);
+  }
+  return out;
 }
 
 /**
@@ -173,31 +199,21 @@ function readConfig(get: Lookup): AlertsConfig {
   c.emails = strings('emails', /^[^@\s,]+@[^@\s,]+\.[^@\s,]+$/, 'an e-mail address');
   c.httpsEndpoints = strings('httpsEndpoints', /^https:\/\/\S+$/, 'an https:// URL');
 
-  const targets = get('targets');
-  if (targets !== undefined) {
-    try {
-      const parsed = object(targets);
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
-      for (const [name, target] of Object.entries(parsed)) {
-        const url = (target as { url?: unknown } | null)?.url;
-        if (!TARGET_NAME.test(name))
-          problems.push(`targets: name ${JSON.stringify(name)} may use only A-Z a-z 0-9 _ . -`);
-        else if (typeof url !== 'string' || !/^https?:\/\//.test(url))
-          problems.push(`targets.${name}.url: expected an http(s) URL`);
-        else c.targets[name] = target as SeedTarget;
-      }
-    } catch {
-      problems.push('targets: expected a JSON object {"<name>": {"url": "..."}}');
-    }
-  }
+  c.targets = readSeedTargets(get('targets'), c.prefix, problems);
   const extra = strings('dashboardTargets', TARGET_NAME, 'a target name');
   c.dashboardTargets = [...new Set([...Object.keys(c.targets), ...extra])];
   // Why: custom metrics are billed per metric, up to eight per target; the dashboard reads the logs instead.
   const metrics = get('targetMetrics');
   if (metrics === 'all' || metrics === 'none') c.targetMetrics = metrics;
   else if (metrics === 'dashboard') c.targetMetrics = c.dashboardTargets;
-  else if (metrics !== undefined)
+  else if (metrics !== undefined) {
     c.targetMetrics = strings('targetMetrics', TARGET_NAME, 'a target name (or all, none, dashboard)');
+    // Why: a typo (`wat`) would otherwise silently give no target its metrics.
+    for (const name of c.targetMetrics.filter((n) => TARGET_NAME.test(n) && !c.dashboardTargets.includes(n)))
+      problems.push(
+        `targetMetrics: expected all, none, dashboard or names of targets (seeded or in dashboardTargets), found ${JSON.stringify(name)}`,
+      );
+  }
 
   const keyArn = get('secretsKeyArn');
   if (keyArn !== undefined) {
@@ -224,7 +240,9 @@ function readConfig(get: Lookup): AlertsConfig {
 
   const repeat = get('repeatInterval');
   if (repeat !== undefined) {
-    if (typeof repeat === 'string' && /^\d+(s|m|h)$/.test(repeat)) c.repeatInterval = repeat;
+    // The function's own reading of REPEAT_INTERVAL decides what is valid.
+    const ms = typeof repeat === 'string' ? parseDuration(repeat) : null;
+    if (ms !== null && ms > 0) c.repeatInterval = repeat as string;
     else problems.push(`repeatInterval: expected a duration like 30m or 4h, found ${JSON.stringify(repeat)}`);
   }
   c.downAfterFailures = int('downAfterFailures', 1, 100, c.downAfterFailures);

@@ -1,23 +1,22 @@
 /**
- * Everything the monitor needs, in one stack. Options arrive as one `AlertsConfig` object, so
- * later modes (sharding, issue 6) extend the props rather than the constructor.
+ * Everything the monitor needs, in one stack (`infra/monitor.ts` adds it). Options arrive checked,
+ * as one `AlertsConfig` object and the sharding settings (read from context when not given).
  */
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { Stack, type StackProps } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import type { AlertsConfig } from './config.ts';
-import { ConfigParameters } from './constructs/configParameters.ts';
-import { StatusDashboard } from './constructs/dashboard.ts';
-import { HANDLER_ENTRY, MonitorFunction, SHARDED_HANDLER_ENTRY } from './constructs/monitorFunction.ts';
-import { Notifications, readChatTopicFlag } from './constructs/notifications.ts';
-import { addPagerDutyForwarder } from './constructs/pagerDuty.ts';
-import { readShardingSettings, SHARD_MODES, Sharding } from './constructs/sharding.ts';
-import { Watchdog } from './constructs/watchdog.ts';
-import { defaultRulesDocument } from './defaultRules.ts';
-import { acknowledgeFindings } from './nag.ts';
+import type { MonitorFunction } from './constructs/monitorFunction.ts';
+import type { Notifications } from './constructs/notifications.ts';
+import { readShardingSettings, type ShardingSettings } from './constructs/sharding.ts';
+import { addMonitor, type RoutingSettings } from './monitor.ts';
 
 interface HttpdStatusAlertsStackProps extends StackProps {
   config: AlertsConfig;
+  /** Default: read from context (`shardMode`, `targetsPerShard`, `shardConcurrency`). */
+  sharding?: ShardingSettings;
+  /** Default: read from context (`pagerDuty*`, `chatbotTopic`). */
+  routing?: RoutingSettings;
   /** The handler module; by shard mode `src/handler.ts` or `src/shardedHandler.ts`, unless a test substitutes a stub. */
   handlerEntry?: string;
 }
@@ -29,62 +28,16 @@ class HttpdStatusAlertsStack extends Stack {
 
   constructor(scope: Construct, id: string, props: HttpdStatusAlertsStackProps) {
     super(scope, id, props);
-    const { config } = props;
-
-    this.notifications = new Notifications(this, 'Notifications', {
-      emails: config.emails,
-      httpsEndpoints: config.httpsEndpoints,
-      chatTopic: readChatTopicFlag((key) => this.node.tryGetContext(key)),
+    const sharding = props.sharding ?? readShardingSettings((key) => this.node.tryGetContext(key));
+    const parts = addMonitor(this, {
+      config: props.config,
+      sharding,
+      ...(props.routing === undefined ? {} : { routing: props.routing }),
+      ...(props.handlerEntry === undefined ? {} : { handlerEntry: props.handlerEntry }),
     });
-    // Why: one item per alert fingerprint; state is recomputable, so it goes with the stack.
-    this.table = new dynamodb.TableV2(this, 'StateTable', {
-      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
-      billing: dynamodb.Billing.onDemand(),
-      timeToLiveAttribute: 'expiresAt',
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    new ConfigParameters(this, 'Config', {
-      prefix: config.prefix,
-      rulesDocument: defaultRulesDocument(),
-      targets: config.targets,
-    });
-    // Why: past what one invocation checks in its interval, fan the targets out over SQS (-c shardMode=sqs).
-    const sharding = readShardingSettings((key) => this.node.tryGetContext(key));
-    const entry = sharding.mode === SHARD_MODES.sqs ? SHARDED_HANDLER_ENTRY : HANDLER_ENTRY;
-    this.monitor = new MonitorFunction(this, 'Monitor', {
-      config,
-      table: this.table,
-      alertTopic: this.notifications.alertTopic,
-      topicKey: this.notifications.key,
-      entry: props.handlerEntry ?? entry,
-    });
-    // Why: only the monitor publishes pages (issue 11); PagerDuty gets them through its forwarder.
-    this.notifications.restrictPublishingTo(this.monitor);
-    addPagerDutyForwarder(this, { config, notifications: this.notifications, monitor: this.monitor });
-    new Sharding(this, 'Sharding', {
-      fn: this.monitor.fn,
-      settings: sharding,
-      scheduleMinutes: config.scheduleMinutes,
-      deadLetterQueue: this.monitor.failures,
-    });
-    new Watchdog(this, 'Watchdog', {
-      fn: this.monitor.fn,
-      failures: this.monitor.failures,
-      opsTopic: this.notifications.opsTopic,
-      scheduleMinutes: config.scheduleMinutes,
-      timeoutSeconds: config.timeoutSeconds,
-    });
-    const dashboard = new StatusDashboard(this, 'Dashboard', { fn: this.monitor.fn, targets: config.dashboardTargets });
-
-    new CfnOutput(this, 'AlertTopicArn', { value: this.notifications.alertTopic.topicArn });
-    new CfnOutput(this, 'OpsTopicArn', { value: this.notifications.opsTopic.topicArn });
-    const chat = this.notifications.chatTopic;
-    if (chat !== undefined) new CfnOutput(this, 'ChatTopicArn', { value: chat.topicArn });
-    new CfnOutput(this, 'FunctionName', { value: this.monitor.fn.functionName });
-    new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName });
-    new CfnOutput(this, 'SsmPrefix', { value: config.prefix });
-    acknowledgeFindings(this.monitor, config);
+    this.monitor = parts.monitor;
+    this.notifications = parts.notifications;
+    this.table = parts.table;
   }
 }
 

@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CONFIG } from '../../infra/config.ts';
 import { region, startDynalite, startSns } from '../../test/support/emulators.ts';
+import { startFakeSsm } from '../../test/support/fakeSsm.ts';
 import { buildBundle } from './bundle.ts';
-import { startFakeSsm } from './fakeSsm.ts';
 import { SLOW_PLACEMENTS, startFleet } from './fleet.ts';
 import { startLocalLambda } from './lambdaRuntime.ts';
 

@@ -21,10 +21,10 @@ import { HANDLER_ENTRY } from '../../infra/constructs/monitorFunction.ts';
 import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import { parseReport } from '../../src/core/report/parse.ts';
 import { region, startDynalite, startSns } from '../../test/support/emulators.ts';
+import { startFakeSsm } from '../../test/support/fakeSsm.ts';
 import { buildBundle, buildExternal, importTiming, sizeBreakdown } from './bundle.ts';
 import { FIXED_MONTHLY, MB_PER_VCPU, monthlyCost, PRICES, RUNS_PER_MONTH } from './costModel.ts';
 import { startCountingProxy } from './countingProxy.ts';
-import { startFakeSsm } from './fakeSsm.ts';
 import { type BenchTarget, SLOW_PLACEMENTS, type SlowPlacement, startFleet, TARGET_KINDS } from './fleet.ts';
 import { startLocalLambda } from './lambdaRuntime.ts';
 

@@ -1,8 +1,9 @@
 /**
- * The configuration the stack seeds under the SSM prefix: the default rules and, from context,
- * example targets. Everything else under the prefix (more targets, rules, silences and the
+ * The configuration the stack seeds under the SSM prefix: the default rules and, from the deploy
+ * options, targets (retained when a later deploy drops them). Everything else under the prefix (more targets, rules, silences and the
  * SecureString secrets, which CloudFormation cannot create) is put by the user with the CLI.
  */
+import { RemovalPolicy } from 'aws-cdk-lib';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import type { SeedTarget } from '../config.ts';
@@ -36,17 +37,18 @@ class ConfigParameters extends Construct {
         tier: tierFor(rules),
       }),
     );
-    // Why: example targets from context, so a first deploy already watches something.
+    // Why: seeded targets, so a first deploy already watches something. Retained: a later deploy
+    // that no longer names one leaves it watched; `targets remove` takes it away (docs/deploy.md).
     for (const [name, target] of Object.entries(props.targets)) {
       const value = JSON.stringify(target);
-      this.parameters.push(
-        new ssm.StringParameter(this, `Target-${name}`, {
-          parameterName: `${props.prefix}/targets/${name}`,
-          description: `Target ${name} (managed by the httpd-status-alerts stack)`,
-          stringValue: value,
-          tier: tierFor(value),
-        }),
-      );
+      const parameter = new ssm.StringParameter(this, `Target-${name}`, {
+        parameterName: `${props.prefix}/targets/${name}`,
+        description: `Target ${name} (seeded by the httpd-status-alerts stack, kept when unseeded)`,
+        stringValue: value,
+        tier: tierFor(value),
+      });
+      parameter.applyRemovalPolicy(RemovalPolicy.RETAIN);
+      this.parameters.push(parameter);
     }
   }
 }

@@ -16,6 +16,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { ConfigError } from '../config.ts';
 
 interface NotificationsProps {
   /** Every alert, and every ops alarm. */
@@ -43,7 +44,7 @@ function readChatTopicFlag(get: (key: string) => unknown): boolean {
   const raw = get('chatbotTopic');
   if (raw === undefined || raw === false || raw === 'false') return false;
   if (raw === true || raw === 'true') return true;
-  throw new Error(`invalid CDK context:\n- chatbotTopic: expected true or false, found ${JSON.stringify(raw)}`);
+  throw new ConfigError([`chatbotTopic: expected true or false, found ${JSON.stringify(raw)}`]);
 }
 
 /** The example routing: only messages whose `severity` attribute is `critical`. */

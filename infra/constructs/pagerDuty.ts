@@ -199,9 +199,11 @@ function addPagerDutyForwarder(
     config: AlertsConfig;
     notifications: { alertTopic: sns.ITopic; opsTopic: sns.ITopic };
     monitor: { fn: lambda.IFunction };
+    /** Default: read from the scope's context. */
+    settings?: PagerDutySettings;
   },
 ): PagerDutyForwarder | undefined {
-  const settings = readPagerDutySettings((key) => scope.node.tryGetContext(key));
+  const settings = props.settings ?? readPagerDutySettings((key) => scope.node.tryGetContext(key));
   if (settings.routingKeyParameter === null) return undefined;
   const forwarder = new PagerDutyForwarder(scope, 'PagerDuty', {
     settings: { ...settings, routingKeyParameter: settings.routingKeyParameter },

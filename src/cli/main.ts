@@ -7,7 +7,11 @@ import { NotAStatusReportError } from '../core/errors.ts';
 import { parseReport } from '../core/report/parse.ts';
 import { REPORT_FORMATS, type ReportFormat } from '../core/report/types.ts';
 import { runCheck } from './check.ts';
+import { createAdminIo } from './commandSupport.ts';
+import { rulesCommand } from './rulesCommand.ts';
+import { silenceCommand } from './silenceCommand.ts';
 import { renderSummary } from './summary.ts';
+import { targetsCommand } from './targetsCommand.ts';
 
 interface CliIo {
   stdout(text: string): void;
@@ -24,7 +28,7 @@ const USAGE = `Usage:
   httpd-status-alerts check (--file <path> | --url <url>) [--rules <file>] [--silences <file>]
                             [--state <file>] [--now <ISO-8601>] [--target <name>] [--json]
                             [--repeat-interval <duration>] [--max-request-workers <n>]
-`;
+${silenceCommand.usage.replace('Usage:\n', '')}${targetsCommand.usage.replace('Usage:\n', '')}${rulesCommand.usage.replace('Usage:\n', '')}`;
 
 const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
@@ -83,6 +87,12 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       return runParse(rest, io);
     case 'check':
       return runCheck(rest, { ...io, parse: (text: string) => parseReport(text) });
+    case 'silence':
+      return silenceCommand.run(rest, { ...io, ...createAdminIo(process.env) });
+    case 'targets':
+      return targetsCommand.run(rest, { ...io, ...createAdminIo(process.env) });
+    case 'rules':
+      return rulesCommand.run(rest, io);
     case 'help':
     case '--help':
     case '-h':
@@ -90,7 +100,7 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       return EXIT.ok;
     default:
       io.stderr(
-        `expected a command (parse, check), found ${command === undefined ? 'none' : `"${command}"`}\n${USAGE}`,
+        `expected a command (parse, check, silence, targets, rules), found ${command === undefined ? 'none' : `"${command}"`}\n${USAGE}`,
       );
       return EXIT.usage;
   }

@@ -173,4 +173,4 @@ function buildMonitorConfig(raw: RawConfig): MonitorConfig {
 }
 
 export type { ConfigProblem, MonitorConfig, RawConfig, TargetConfig };
-export { buildMonitorConfig, ConfigurationError };
+export { buildMonitorConfig, ConfigurationError, readTarget, TARGET_NAME };

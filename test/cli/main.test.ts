@@ -71,7 +71,7 @@ describe('cli parse', () => {
     [['parse', '/nonexistent/file.html'], 1, /cannot read: .*ENOENT/],
     [['parse'], 2, /expected exactly one file or URL, found 0/],
     [['parse', 'a', '--format', 'xml'], 2, /--format expects one of html, auto, text, found "xml"/],
-    [['frobnicate'], 2, /expected a command \(parse, check\), found "frobnicate"/],
+    [['frobnicate'], 2, /expected a command \(parse, check, silence, targets, rules\), found "frobnicate"/],
   ])('%j exits %i with one clear line', async (args, exitCode, message) => {
     const { io, out, err } = capture();
     const code = await main(args as string[], io);

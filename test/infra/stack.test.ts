@@ -37,8 +37,9 @@ describe('HttpdStatusAlertsStack with default context', () => {
   const alertTopic = topics.find((id) => id.includes('AlertTopic')) ?? '';
   const opsTopic = topics.find((id) => id.includes('OpsTopic')) ?? '';
 
-  it('synthesises without CDK warnings', () => {
-    expect(Annotations.fromStack(stack).findWarning('*', Match.anyValue())).toEqual([]);
+  it('synthesises with one CDK warning only: nothing subscribes (no emails in the default context)', () => {
+    const warnings = Annotations.fromStack(stack).findWarning('*', Match.anyValue());
+    expect(warnings.map((w) => String(w.entry.data).split(':')[0])).toEqual(['No emails and no httpsEndpoints']);
   });
 
   it('creates exactly the resources of the design', () => {
@@ -479,7 +480,12 @@ describe('HttpdStatusAlertsStack placed in a VPC, with a customer key for secret
   const vpc = { vpcId: 'vpc-0123456789abcdef0', subnetIds: 'subnet-0123456789abcdef0,subnet-0fedcba9876543210' };
 
   it('runs in the given subnets with an egress-only security group of its own', () => {
-    const { template, stack } = synth({ ...vpc, secretsKeyArn: keyArn, reserveConcurrency: 'false' });
+    const { template, stack } = synth({
+      ...vpc,
+      secretsKeyArn: keyArn,
+      reserveConcurrency: 'false',
+      emails: 'a@b.example',
+    });
     expect(Annotations.fromStack(stack).findWarning('*', Match.anyValue())).toEqual([]);
     const sg = Object.keys(template.findResources('AWS::EC2::SecurityGroup'))[0] ?? '';
     template.hasResourceProperties('AWS::EC2::SecurityGroup', {
@@ -540,7 +546,12 @@ describe('per-target metrics from -c targetMetrics', () => {
     { context: {}, env: 'none', read: 'none' },
     { context: { targetMetrics: 'all' }, env: 'all', read: 'all' },
     { context: { targetMetrics: 'none' }, env: 'none', read: 'none' },
-    { context: { targetMetrics: 'web-1, web-2' }, env: 'web-1,web-2', read: ['web-1', 'web-2'] },
+    // Names must be seeded or dashboard targets: a typo would give no target its metrics.
+    {
+      context: { targetMetrics: 'web-1, web-2', dashboardTargets: 'web-1,web-2' },
+      env: 'web-1,web-2',
+      read: ['web-1', 'web-2'],
+    },
     { context: { targetMetrics: 'dashboard', dashboardTargets: 'web-3' }, env: 'web-3', read: ['web-3'] },
     // No dashboard target: an empty list, which must not read back as `all`.
     { context: { targetMetrics: 'dashboard' }, env: 'none', read: 'none' },

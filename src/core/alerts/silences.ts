@@ -16,16 +16,24 @@ interface Silence {
   target: string;
   /** Rule name or `*` glob. */
   rule: string;
+  /** Start of a scheduled silence (maintenance window), ISO-8601 (UTC); null: in force at once. */
+  startsAt: string | null;
   /** End of the silence, ISO-8601 (UTC). */
   until: string;
   comment: string | null;
 }
 
+const isoTime = z.iso.datetime({
+  offset: true,
+  error: 'expected an ISO-8601 time with a zone, e.g. 2026-11-22T14:00:00Z',
+});
+
 const silenceSchema = z.strictObject(
   {
     target: z.optional(globSchema),
     rule: z.optional(globSchema),
-    until: z.iso.datetime({ offset: true, error: 'expected an ISO-8601 time with a zone, e.g. 2026-11-22T14:00:00Z' }),
+    startsAt: z.optional(isoTime),
+    until: isoTime,
     comment: z.optional(
       z.string({ error: 'expected a string' }).check(z.maxLength(500, { error: 'expected at most 500 characters' })),
     ),
@@ -62,20 +70,31 @@ function parseSilencesDocuments(docs: ReadonlyArray<{ source: string; text: stri
         problems.push(...issuesToProblems(source, `#${index + 1}`, raw, parsed.error.issues, SILENCE_FIELDS));
         return;
       }
-      const { target = '*', rule = '*', until, comment = null } = parsed.data;
-      silences.push({ source, target, rule, until: new Date(until).toISOString(), comment });
+      const { target = '*', rule = '*', startsAt, until, comment = null } = parsed.data;
+      const start = startsAt === undefined ? null : new Date(startsAt).toISOString();
+      const end = new Date(until).toISOString();
+      if (start !== null && start >= end) {
+        const message = `expected startsAt before until (${end}), found ${start}`;
+        problems.push({ source, rule: `#${index + 1}`, field: 'startsAt', message });
+        return;
+      }
+      silences.push({ source, target, rule, startsAt: start, until: end, comment });
     });
   }
   if (problems.length > 0) throw new SilencesValidationError(problems);
   return silences;
 }
 
+/** Whether the silence is in force at `now`: from `startsAt` (inclusive) until `until` (exclusive). */
+function silenceActive(silence: Silence, now: Date): boolean {
+  const at = now.getTime();
+  return (silence.startsAt === null || at >= Date.parse(silence.startsAt)) && at < Date.parse(silence.until);
+}
+
 /** The first silence in force at `now` for this target and rule, if any. */
 function findSilence(silences: readonly Silence[], target: string, rule: string, now: Date): Silence | undefined {
-  return silences.find(
-    (s) => now.getTime() < Date.parse(s.until) && globMatch(s.target, target) && globMatch(s.rule, rule),
-  );
+  return silences.find((s) => silenceActive(s, now) && globMatch(s.target, target) && globMatch(s.rule, rule));
 }
 
 export type { Silence };
-export { findSilence, parseSilencesDocuments, SilencesValidationError };
+export { findSilence, parseSilencesDocuments, SilencesValidationError, silenceActive, silenceSchema };

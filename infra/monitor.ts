@@ -1,0 +1,144 @@
+/**
+ * The whole monitor, added to a scope: the stack of this app adds it to itself (so its logical ids
+ * stay those of earlier releases), and `HttpdStatusMonitor` is the construct for users who embed
+ * the monitor in a stack of their own.
+ */
+import { Annotations, CfnOutput, RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import type { AlertsConfig } from './config.ts';
+import { ConfigParameters } from './constructs/configParameters.ts';
+import { StatusDashboard } from './constructs/dashboard.ts';
+import { HANDLER_ENTRY, MonitorFunction, SHARDED_HANDLER_ENTRY } from './constructs/monitorFunction.ts';
+import { Notifications, readChatTopicFlag } from './constructs/notifications.ts';
+import { addPagerDutyForwarder } from './constructs/pagerDuty.ts';
+import { type PagerDutySettings, readPagerDutySettings } from './constructs/pagerDutySettings.ts';
+import { SHARD_MODES, Sharding, type ShardingSettings } from './constructs/sharding.ts';
+import { Watchdog } from './constructs/watchdog.ts';
+import { defaultRulesDocument } from './defaultRules.ts';
+import { readDeployOptions } from './deployOptions.ts';
+import { acknowledgeFindings } from './nag.ts';
+
+interface MonitorParts {
+  monitor: MonitorFunction;
+  notifications: Notifications;
+  table: dynamodb.TableV2;
+}
+
+/** Where pages go besides the alert topic (docs/routing.md). */
+interface RoutingSettings {
+  pagerDuty: PagerDutySettings;
+  /** A topic of its own for AWS Chatbot (`chatbotTopic`). */
+  chatTopic: boolean;
+}
+
+interface MonitorSettings {
+  config: AlertsConfig;
+  sharding: ShardingSettings;
+  /** Default: read from the scope's context. */
+  routing?: RoutingSettings;
+  /** The handler module; by shard mode `src/handler.ts` or `src/shardedHandler.ts`, unless a test substitutes a stub. */
+  handlerEntry?: string;
+}
+
+/** Adds every resource of the monitor to `scope`. */
+function addMonitor(scope: Construct, { config, sharding, routing, handlerEntry }: MonitorSettings): MonitorParts {
+  const context = (key: string) => scope.node.tryGetContext(key);
+  const { pagerDuty, chatTopic } = routing ?? {
+    pagerDuty: readPagerDutySettings(context),
+    chatTopic: readChatTopicFlag(context),
+  };
+  if (config.emails.length === 0 && config.httpsEndpoints.length === 0) {
+    // Why: a deploy without subscriptions pages nobody; legal (subscribe later), so a warning.
+    Annotations.of(scope).addWarningV2(
+      'httpd-status-alerts:no-subscriptions',
+      'No emails and no httpsEndpoints: this monitor pages nobody until something subscribes to the AlertTopicArn output (set emails in monitor.config.json or -c emails=...)',
+    );
+  }
+  const notifications = new Notifications(scope, 'Notifications', {
+    emails: config.emails,
+    httpsEndpoints: config.httpsEndpoints,
+    chatTopic,
+  });
+  // Why: one item per alert fingerprint; state is recomputable, so it goes with the stack.
+  const table = new dynamodb.TableV2(scope, 'StateTable', {
+    partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+    billing: dynamodb.Billing.onDemand(),
+    timeToLiveAttribute: 'expiresAt',
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  new ConfigParameters(scope, 'Config', {
+    prefix: config.prefix,
+    rulesDocument: defaultRulesDocument(),
+    targets: config.targets,
+  });
+  // Why: past what one invocation checks in its interval, fan the targets out over SQS (shardMode=sqs).
+  const entry = sharding.mode === SHARD_MODES.sqs ? SHARDED_HANDLER_ENTRY : HANDLER_ENTRY;
+  const monitor = new MonitorFunction(scope, 'Monitor', {
+    config,
+    table,
+    alertTopic: notifications.alertTopic,
+    topicKey: notifications.key,
+    entry: handlerEntry ?? entry,
+  });
+  // Why: only the monitor publishes pages (issue 11); PagerDuty gets them through its forwarder.
+  notifications.restrictPublishingTo(monitor);
+  addPagerDutyForwarder(scope, { config, notifications, monitor, settings: pagerDuty });
+  new Sharding(scope, 'Sharding', {
+    fn: monitor.fn,
+    settings: sharding,
+    scheduleMinutes: config.scheduleMinutes,
+    deadLetterQueue: monitor.failures,
+  });
+  new Watchdog(scope, 'Watchdog', {
+    fn: monitor.fn,
+    failures: monitor.failures,
+    opsTopic: notifications.opsTopic,
+    scheduleMinutes: config.scheduleMinutes,
+    timeoutSeconds: config.timeoutSeconds,
+  });
+  const dashboard = new StatusDashboard(scope, 'Dashboard', { fn: monitor.fn, targets: config.dashboardTargets });
+
+  new CfnOutput(scope, 'AlertTopicArn', { value: notifications.alertTopic.topicArn });
+  new CfnOutput(scope, 'OpsTopicArn', { value: notifications.opsTopic.topicArn });
+  const chat = notifications.chatTopic;
+  if (chat !== undefined) new CfnOutput(scope, 'ChatTopicArn', { value: chat.topicArn });
+  new CfnOutput(scope, 'FunctionName', { value: monitor.fn.functionName });
+  new CfnOutput(scope, 'DashboardName', { value: dashboard.dashboard.dashboardName });
+  new CfnOutput(scope, 'SsmPrefix', { value: config.prefix });
+  acknowledgeFindings(monitor, config);
+  return { monitor, notifications, table };
+}
+
+interface HttpdStatusMonitorProps {
+  /**
+   * The options of monitor.config.json (docs/deploy.md), with their typed values, e.g.
+   * `{ emails: ['oncall@example.com'], prefix: '/apache' }`; checked whole like the app's.
+   */
+  options?: Record<string, unknown>;
+}
+
+/**
+ * The monitor as one construct, for a stack of your own.
+ *
+ * @example
+ * new HttpdStatusMonitor(this, 'ApacheMonitor', { options: { emails: ['oncall@example.com'] } });
+ * @throws ConfigError listing every problem of `options`
+ */
+class HttpdStatusMonitor extends Construct {
+  readonly monitor: MonitorFunction;
+  readonly notifications: Notifications;
+  readonly table: dynamodb.TableV2;
+
+  constructor(scope: Construct, id: string, props: HttpdStatusMonitorProps = {}) {
+    super(scope, id);
+    const parts = addMonitor(this, readDeployOptions(null, props.options ?? {}));
+    this.monitor = parts.monitor;
+    this.notifications = parts.notifications;
+    this.table = parts.table;
+  }
+}
+
+export type { HttpdStatusMonitorProps, MonitorParts, MonitorSettings, RoutingSettings };
+export { addMonitor, HttpdStatusMonitor };

@@ -1,0 +1,119 @@
+/**
+ * What the configuration commands (`silence`, `targets`, `rules`) share: their module shape,
+ * argument parsing that fails as a usage error, the SSM prefix, and one exit-code policy
+ * (0 done, 1 refused or failed, 2 usage), each failure one line on standard error.
+ */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { createSsmAdmin, type ParameterAdmin } from '../adapters/ssmAdmin.ts';
+import { DEFAULT_SSM_PREFIX } from '../config.ts';
+
+/** The part of the CLI's io the configuration commands use. */
+interface CommandIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  readText(path: string): Promise<string>;
+  now(): Date;
+}
+
+/** What the SSM commands add: the environment (`SSM_PREFIX`) and the parameter store. */
+interface AdminIo {
+  env: Readonly<Record<string, string | undefined>>;
+  /** Made on first use, so `--help` and usage errors need no AWS region or credentials. */
+  ssm(): ParameterAdmin;
+}
+
+interface CliCommand<Io> {
+  name: string;
+  summary: string;
+  usage: string;
+  help: string;
+  run(argv: string[], io: Io): Promise<number>;
+}
+
+const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/** A bad command line: exit 2. */
+class UsageError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'UsageError';
+  }
+}
+
+/** The input was read but refused (invalid, missing, already there): exit 1, nothing written. */
+class RefusedError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'RefusedError';
+  }
+}
+
+function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/\s*\n\s*/g, '; ');
+}
+
+/** The real environment and SSM client (standard AWS SDK credentials, region and `AWS_ENDPOINT_URL_SSM`). */
+function createAdminIo(env: Readonly<Record<string, string | undefined>>): AdminIo {
+  let admin: ParameterAdmin | null = null;
+  return {
+    env,
+    ssm: () => {
+      admin ??= createSsmAdmin(new SSMClient({}));
+      return admin;
+    },
+  };
+}
+
+/** `parseArgs`, strict, with its complaints turned into usage errors. */
+function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(oneLine(error), { cause: error });
+  }
+}
+
+/** `--prefix`, else `SSM_PREFIX`, else the default; trailing slashes dropped. */
+function resolvePrefix(option: string | undefined, env: AdminIo['env']): string {
+  const raw = option ?? (env.SSM_PREFIX || DEFAULT_SSM_PREFIX);
+  const prefix = raw.replace(/\/+$/, '');
+  if (!/^(\/[A-Za-z0-9_.-]+)+$/.test(prefix))
+    throw new UsageError(`--prefix expects an SSM path like /httpd-status-alerts, found "${raw}"`);
+  return prefix;
+}
+
+/** The last path segment of a parameter name: `/p/silences/x` -> `x`. */
+function leaf(parameter: string): string {
+  return parameter.slice(parameter.lastIndexOf('/') + 1);
+}
+
+/**
+ * Runs a command's body under the common policy: `--help` prints `help`; a usage error exits 2 and
+ * anything else that fails exits 1, each with one line on standard error.
+ */
+async function runWithPolicy(
+  command: { name: string; usage: string; help: string },
+  argv: string[],
+  io: CommandIo,
+  body: () => Promise<number>,
+): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(command.help);
+    return EXIT.ok;
+  }
+  try {
+    return await body();
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`${command.name}: ${oneLine(error)} (usage: ${command.name} --help)\n`);
+      return EXIT.usage;
+    }
+    io.stderr(`${command.name}: ${oneLine(error)}\n`);
+    return EXIT.failed;
+  }
+}
+
+export type { AdminIo, CliCommand, CommandIo };
+export { createAdminIo, EXIT, leaf, oneLine, parseCommandArgs, RefusedError, resolvePrefix, runWithPolicy, UsageError };

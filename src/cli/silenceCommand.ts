@@ -1,0 +1,221 @@
+/**
+ * `silence add|list|expire`: maintenance silences in SSM, one silences document per parameter
+ * under `<prefix>/silences/`, validated by the same schema as the Lambda's before anything is written.
+ */
+import { createHash } from 'node:crypto';
+import { parseSilencesDocuments, type Silence, silenceActive } from '../core/alerts/silences.ts';
+import { cleanConfigText } from '../core/notify/sanitize.ts';
+import { parseDuration } from '../core/rules/duration.ts';
+import { globMatch } from '../core/rules/glob.ts';
+import { DocumentsValidationError } from '../core/rules/problems.ts';
+import {
+  type AdminIo,
+  type CliCommand,
+  type CommandIo,
+  EXIT,
+  leaf,
+  oneLine,
+  parseCommandArgs,
+  RefusedError,
+  resolvePrefix,
+  runWithPolicy,
+  UsageError,
+} from './commandSupport.ts';
+
+type SilenceIo = CommandIo & AdminIo;
+
+const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+/** Which option set each field of the silence, for problems found by the document's schema. */
+const OPTION_OF_FIELD: Record<string, string> = {
+  target: '--target',
+  rule: '--rule',
+  startsAt: '--starts-at',
+  until: '--until/--for',
+  comment: '--comment',
+};
+
+const usage = `Usage:
+  httpd-status-alerts silence add --target <glob> --rule <glob> (--for <duration> | --until <ISO-8601>)
+                                  [--starts-at <ISO-8601>] --comment <text> [--name <name>] [--prefix <path>]
+  httpd-status-alerts silence list [--all] [--prefix <path>]
+  httpd-status-alerts silence expire <name> [--prefix <path>]
+`;
+
+const help = `${usage}
+Silences stop pages for the alerts they match (target and rule names or * globs) while the alert
+state still advances: an alert still firing when the silence ends is sent then. Each silence is
+one parameter <prefix>/silences/<name> holding { "silences": [ ... ] }.
+
+  add      writes one silence; --for counts from --starts-at (default now). A generated name is
+           the start time and a short hash of the silence. Prints the name.
+  list     active and scheduled silences, with the configured targets they match (--all: also
+           the ones that ended)
+  expire   deletes the silence's parameter: its alerts page again from the next run
+
+--prefix defaults to $SSM_PREFIX, else /httpd-status-alerts. AWS credentials and region are the
+SDK's usual ones (AWS_PROFILE, AWS_REGION, ...).
+`;
+
+/** ISO-8601 without milliseconds when they are zero. */
+function isoTime(ms: number): string {
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+function parseTime(option: string, text: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(ms))
+    throw new UsageError(`${option} expects an ISO-8601 time such as 2026-11-22T14:00:00Z, found "${text}"`);
+  return ms;
+}
+
+/** The silence, validated by the Lambda's schema; problems name the option that set the field. */
+function validated(source: string, silence: Record<string, string>): Silence {
+  try {
+    return parseSilencesDocuments([{ source, text: JSON.stringify({ silences: [silence] }) }])[0] as Silence;
+  } catch (error) {
+    if (!(error instanceof DocumentsValidationError)) throw error;
+    const why = error.problems.map((p) => `${OPTION_OF_FIELD[p.field ?? ''] ?? p.field}: ${p.message}`);
+    throw new UsageError(why.join('; '), { cause: error });
+  }
+}
+
+/** Matchers, window and comment; a silence without startsAt has been in force since it was written. */
+function describeSilence(s: Silence): string {
+  const from = s.startsAt === null ? '' : `from ${isoTime(Date.parse(s.startsAt))} `;
+  const comment = cleanConfigText(s.comment ?? '', 120);
+  return `target "${s.target}", rule "${s.rule}", ${from}until ${isoTime(Date.parse(s.until))}: ${comment}`;
+}
+
+/** The configured targets a silence's target glob matches, for people. */
+function matchesOf(s: Silence, targets: readonly string[]): string {
+  const matched = targets.filter((t) => globMatch(s.target, t));
+  return `[matches ${matched.length === 0 ? 'no configured target' : matched.join(', ')}]`;
+}
+
+/** What a silences parameter holds, for people: its silences, or that it is invalid. */
+function describeDocument(parameter: string, text: string): string {
+  try {
+    return parseSilencesDocuments([{ source: parameter, text }])
+      .map(describeSilence)
+      .join('; ');
+  } catch {
+    return 'an invalid silences document';
+  }
+}
+
+async function add(args: string[], io: SilenceIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    target: { type: 'string' },
+    rule: { type: 'string' },
+    for: { type: 'string' },
+    until: { type: 'string' },
+    'starts-at': { type: 'string' },
+    comment: { type: 'string' },
+    name: { type: 'string' },
+    prefix: { type: 'string' },
+  });
+  if (positionals.length > 0) throw new UsageError(`expected no positional arguments, found "${positionals[0]}"`);
+  const prefix = resolvePrefix(values.prefix, io.env);
+  for (const required of ['target', 'rule', 'comment'] as const)
+    if (values[required] === undefined) throw new UsageError(`--${required} is required`);
+  if ((values.for === undefined) === (values.until === undefined))
+    throw new UsageError('expected exactly one of --for <duration> or --until <ISO-8601>');
+  if (values.name !== undefined && !NAME.test(values.name))
+    throw new UsageError(`--name expects letters, digits, _ . - (at most 128), found "${values.name}"`);
+  const nowMs = io.now().getTime();
+  const startMs = values['starts-at'] === undefined ? null : parseTime('--starts-at', values['starts-at']);
+  let untilMs: number;
+  if (values.for !== undefined) {
+    const forMs = parseDuration(values.for);
+    if (forMs === null || forMs <= 0)
+      throw new UsageError(`--for expects a duration such as 30m, 2h or 1h30m, found "${values.for}"`);
+    untilMs = (startMs ?? nowMs) + forMs;
+  } else untilMs = parseTime('--until', values.until as string);
+  if (untilMs <= nowMs)
+    throw new UsageError(`expected the silence to end after now (${isoTime(nowMs)}), found ${isoTime(untilMs)}`);
+
+  const document: Record<string, string> = {
+    target: values.target as string,
+    rule: values.rule as string,
+    ...(startMs === null ? {} : { startsAt: isoTime(startMs) }),
+    until: isoTime(untilMs),
+    comment: values.comment as string,
+  };
+  const name =
+    values.name ??
+    `${isoTime(startMs ?? nowMs).replace(/[-:]/g, '')}-${createHash('sha256').update(JSON.stringify(document)).digest('hex').slice(0, 6)}`;
+  const parameter = `${prefix}/silences/${name}`;
+  const silence = validated(parameter, document);
+  // Why: a mistyped target glob silences nothing; saying what it matches shows that at once.
+  // Read before writing, so that a failure here leaves nothing written.
+  const targets = Object.keys(await io.ssm().list(`${prefix}/targets`)).map(leaf);
+  await io.ssm().put(parameter, JSON.stringify({ silences: [document] }), { replace: false });
+  io.stdout(`silence ${name} added (${parameter}): ${describeSilence(silence)}  ${matchesOf(silence, targets)}\n`);
+  return EXIT.ok;
+}
+
+async function list(args: string[], io: SilenceIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, { all: { type: 'boolean' }, prefix: { type: 'string' } });
+  if (positionals.length > 0) throw new UsageError(`expected no positional arguments, found "${positionals[0]}"`);
+  const prefix = resolvePrefix(values.prefix, io.env);
+  const now = io.now();
+  const [documents, targets] = await Promise.all([
+    io.ssm().list(`${prefix}/silences`),
+    io.ssm().list(`${prefix}/targets`),
+  ]);
+  const targetNames = Object.keys(targets).map(leaf);
+  const lines: string[] = [];
+  let invalid = 0;
+  for (const [parameter, text] of Object.entries(documents)) {
+    let silences: Silence[];
+    try {
+      silences = parseSilencesDocuments([{ source: parameter, text }]);
+    } catch (error) {
+      invalid += 1;
+      io.stderr(`silence list: ${leaf(parameter)}: invalid, the Lambda rejects it: ${oneLine(error)}\n`);
+      continue;
+    }
+    for (const s of silences) {
+      const ended = now.getTime() >= Date.parse(s.until);
+      if (ended && values.all !== true) continue;
+      const state = ended ? 'ended' : silenceActive(s, now) ? 'active' : 'scheduled';
+      lines.push(`${leaf(parameter)}  ${state}  ${describeSilence(s)}  ${matchesOf(s, targetNames)}`);
+    }
+  }
+  const what = values.all === true ? 'silences' : 'active or scheduled silences';
+  io.stdout(lines.length === 0 ? `no ${what} under ${prefix}/silences\n` : `${lines.join('\n')}\n`);
+  return invalid > 0 ? EXIT.failed : EXIT.ok;
+}
+
+async function expire(args: string[], io: SilenceIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, { prefix: { type: 'string' } });
+  if (positionals.length !== 1) throw new UsageError(`expected one silence name, found ${positionals.length}`);
+  const name = positionals[0] as string;
+  if (!NAME.test(name)) throw new UsageError(`expected a silence name of letters, digits, _ . -, found "${name}"`);
+  const prefix = resolvePrefix(values.prefix, io.env);
+  const parameter = `${prefix}/silences/${name}`;
+  const existing = (await io.ssm().list(`${prefix}/silences`))[parameter];
+  if (existing === undefined || !(await io.ssm().remove(parameter)))
+    throw new RefusedError(`expected a silence ${name} under ${prefix}/silences, found none (silence list shows them)`);
+  io.stdout(`silence ${name} expired: deleted ${parameter} (${describeDocument(parameter, existing)})\n`);
+  return EXIT.ok;
+}
+
+const SUBCOMMANDS = { add, list, expire } as const;
+
+const silenceCommand: CliCommand<SilenceIo> = {
+  name: 'silence',
+  summary: 'add, list and expire maintenance silences in SSM',
+  usage,
+  help,
+  run(argv, io) {
+    const [sub, ...rest] = argv;
+    return runWithPolicy(silenceCommand, sub === undefined || Object.hasOwn(SUBCOMMANDS, sub) ? rest : argv, io, () => {
+      if (sub === undefined || !Object.hasOwn(SUBCOMMANDS, sub))
+        throw new UsageError(`expected add, list or expire, found ${sub === undefined ? 'nothing' : `"${sub}"`}`);
+      return SUBCOMMANDS[sub as keyof typeof SUBCOMMANDS](rest, io);
+    });
+  },
+};
+
+export { silenceCommand };

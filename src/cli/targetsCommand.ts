@@ -1,0 +1,197 @@
+/**
+ * `targets add|list|remove`: the servers the monitor checks, one parameter per target under
+ * `<prefix>/targets/<name>`, validated by the Lambda's own target schema before anything is written.
+ */
+import { type ConfigProblem, readTarget, TARGET_NAME, type TargetConfig } from '../core/monitorConfig.ts';
+import { redactCredentials } from '../core/notify/sanitize.ts';
+import { parseDuration } from '../core/rules/duration.ts';
+import {
+  type AdminIo,
+  type CliCommand,
+  type CommandIo,
+  EXIT,
+  leaf,
+  parseCommandArgs,
+  RefusedError,
+  resolvePrefix,
+  runWithPolicy,
+  UsageError,
+} from './commandSupport.ts';
+
+type TargetsIo = CommandIo & AdminIo;
+
+/** Which option set each field of the target, for problems found by the schema. */
+const OPTION_OF_FIELD: Record<string, string> = {
+  url: '--url',
+  timeoutMs: '--timeout',
+  maxBytes: '--max-bytes',
+  labels: '--label',
+  authParameter: '--auth-parameter',
+  caBundleParameter: '--ca-bundle-parameter',
+};
+
+const usage = `Usage:
+  httpd-status-alerts targets add <name> --url <url> [--auth-parameter <name>] [--timeout <duration>]
+                                  [--max-bytes <n>] [--ca-bundle-parameter <name>] [--label k=v]...
+                                  [--replace] [--prefix <path>]
+  httpd-status-alerts targets list [--prefix <path>]
+  httpd-status-alerts targets remove <name> [--prefix <path>]
+`;
+
+const help = `${usage}
+Each target is one parameter <prefix>/targets/<name> holding { "url": ..., ... }; the Lambda
+picks it up on its next configuration read (CONFIG_MAX_AGE_SECONDS, 60 by default).
+
+  add      writes a target, checked by the Lambda's own schema; an existing one is changed only
+           with --replace. Credentials never go in the URL: put "user:password" in a SecureString
+           (aws ssm put-parameter --type SecureString) and name it with --auth-parameter.
+  list     every target, with what the Lambda would make of it
+  remove   deletes the target's parameter (its alerts resolve away with their retention)
+
+--prefix defaults to $SSM_PREFIX, else /httpd-status-alerts. AWS credentials and region are the
+SDK's usual ones (AWS_PROFILE, AWS_REGION, ...).
+`;
+
+function checkName(name: string | undefined): string {
+  if (name === undefined) throw new UsageError('expected a target name');
+  if (!TARGET_NAME.test(name))
+    throw new UsageError(`expected a target name of letters, digits, _ . - (at most 63), found "${name}"`);
+  return name;
+}
+
+function labelsOf(pairs: string[] | undefined): Record<string, string> | undefined {
+  if (pairs === undefined) return undefined;
+  const labels: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--label expects key=value, found "${pair}"`);
+    labels[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return labels;
+}
+
+function describeTarget(t: TargetConfig): string {
+  const parts = [redactCredentials(t.url)];
+  if (t.timeoutMs !== undefined) parts.push(`timeout ${t.timeoutMs} ms`);
+  if (t.maxBytes !== undefined) parts.push(`max ${t.maxBytes} bytes`);
+  if (t.authParameter !== undefined) parts.push(`auth ${t.authParameter}`);
+  if (t.caBundleParameter !== undefined) parts.push(`CA ${t.caBundleParameter}`);
+  const labels = Object.entries(t.labels).map(([k, v]) => `${k}=${v}`);
+  if (labels.length > 0) parts.push(`labels ${labels.join(',')}`);
+  return parts.join(', ');
+}
+
+async function add(args: string[], io: TargetsIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    url: { type: 'string' },
+    'auth-parameter': { type: 'string' },
+    timeout: { type: 'string' },
+    'max-bytes': { type: 'string' },
+    'ca-bundle-parameter': { type: 'string' },
+    label: { type: 'string', multiple: true },
+    replace: { type: 'boolean' },
+    prefix: { type: 'string' },
+  });
+  if (positionals.length !== 1) throw new UsageError(`expected one target name, found ${positionals.length}`);
+  const name = checkName(positionals[0]);
+  const prefix = resolvePrefix(values.prefix, io.env);
+  if (values.url === undefined) throw new UsageError('--url is required');
+  // Why: a target parameter is a plain String; a password in its URL would sit there unencrypted.
+  if (redactCredentials(values.url) !== values.url)
+    throw new UsageError(
+      `--url: expected no credentials in the URL (use --auth-parameter), found ${redactCredentials(values.url)}`,
+    );
+  // Why: the function's role may decrypt only under <prefix>/secrets/ and read only under <prefix>/.
+  const auth = values['auth-parameter'];
+  if (auth !== undefined && !auth.startsWith(`${prefix}/secrets/`))
+    throw new UsageError(
+      `--auth-parameter: expected a SecureString under ${prefix}/secrets/ (the only place the function may decrypt), found "${auth}"`,
+    );
+  const ca = values['ca-bundle-parameter'];
+  if (ca !== undefined && !ca.startsWith(`${prefix}/`))
+    throw new UsageError(
+      `--ca-bundle-parameter: expected a parameter under ${prefix}/ (the function reads only there), found "${ca}"`,
+    );
+  const timeoutMs = values.timeout === undefined ? undefined : parseDuration(values.timeout);
+  if (timeoutMs === null)
+    throw new UsageError(`--timeout expects a duration such as 5s or 1500ms, found "${values.timeout}"`);
+  const maxBytes = values['max-bytes'] === undefined ? undefined : Number(values['max-bytes']);
+  if (maxBytes !== undefined && !Number.isInteger(maxBytes))
+    throw new UsageError(`--max-bytes expects a whole number of bytes, found "${values['max-bytes']}"`);
+  const document = {
+    url: values.url,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(maxBytes === undefined ? {} : { maxBytes }),
+    ...(values.label === undefined ? {} : { labels: labelsOf(values.label) }),
+    ...(values['auth-parameter'] === undefined ? {} : { authParameter: values['auth-parameter'] }),
+    ...(values['ca-bundle-parameter'] === undefined ? {} : { caBundleParameter: values['ca-bundle-parameter'] }),
+  };
+  const parameter = `${prefix}/targets/${name}`;
+  const problems: ConfigProblem[] = [];
+  const target = readTarget(parameter, name, JSON.stringify(document), problems);
+  if (target === null)
+    throw new UsageError(
+      problems.map((p) => `${OPTION_OF_FIELD[p.field?.split('.')[0] ?? ''] ?? 'target'}: ${p.message}`).join('; '),
+    );
+  const replace = values.replace === true;
+  const before = replace ? (await io.ssm().list(`${prefix}/targets`))[parameter] : undefined;
+  await io.ssm().put(parameter, JSON.stringify(document), { replace });
+  io.stdout(
+    `target ${name} ${before === undefined ? 'added' : 'replaced'} (${parameter}): ${describeTarget(target)}\n`,
+  );
+  return EXIT.ok;
+}
+
+async function list(args: string[], io: TargetsIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, { prefix: { type: 'string' } });
+  if (positionals.length > 0) throw new UsageError(`expected no positional arguments, found "${positionals[0]}"`);
+  const prefix = resolvePrefix(values.prefix, io.env);
+  const parameters = await io.ssm().list(`${prefix}/targets`);
+  const lines: string[] = [];
+  let invalid = 0;
+  for (const [parameter, text] of Object.entries(parameters)) {
+    const problems: ConfigProblem[] = [];
+    const target = readTarget(parameter, leaf(parameter), text, problems);
+    if (target !== null) lines.push(`${target.name}  ${describeTarget(target)}`);
+    else {
+      invalid += 1;
+      const why = problems.map((p) => `${p.field === null ? '' : `field ${p.field}: `}${p.message}`).join('; ');
+      lines.push(`${leaf(parameter)}  INVALID, the Lambda rejects it: ${redactCredentials(why)}`);
+    }
+  }
+  io.stdout(lines.length === 0 ? `no targets under ${prefix}/targets\n` : `${lines.join('\n')}\n`);
+  if (invalid > 0) io.stderr(`targets list: ${invalid} invalid target(s) under ${prefix}/targets\n`);
+  return invalid > 0 ? EXIT.failed : EXIT.ok;
+}
+
+async function remove(args: string[], io: TargetsIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, { prefix: { type: 'string' } });
+  if (positionals.length !== 1) throw new UsageError(`expected one target name, found ${positionals.length}`);
+  const name = checkName(positionals[0]);
+  const prefix = resolvePrefix(values.prefix, io.env);
+  const parameter = `${prefix}/targets/${name}`;
+  const existing = (await io.ssm().list(`${prefix}/targets`))[parameter];
+  if (existing === undefined || !(await io.ssm().remove(parameter)))
+    throw new RefusedError(`expected a target ${name} under ${prefix}/targets, found none (targets list shows them)`);
+  io.stdout(`target ${name} removed: deleted ${parameter} (was ${redactCredentials(existing)})\n`);
+  return EXIT.ok;
+}
+
+const SUBCOMMANDS = { add, list, remove } as const;
+
+const targetsCommand: CliCommand<TargetsIo> = {
+  name: 'targets',
+  summary: 'add, list and remove the monitored servers in SSM',
+  usage,
+  help,
+  run(argv, io) {
+    const [sub, ...rest] = argv;
+    return runWithPolicy(targetsCommand, sub !== undefined && Object.hasOwn(SUBCOMMANDS, sub) ? rest : argv, io, () => {
+      if (sub === undefined || !Object.hasOwn(SUBCOMMANDS, sub))
+        throw new UsageError(`expected add, list or remove, found ${sub === undefined ? 'nothing' : `"${sub}"`}`);
+      return SUBCOMMANDS[sub as keyof typeof SUBCOMMANDS](rest, io);
+    });
+  },
+};
+
+export { targetsCommand };

@@ -1,0 +1,166 @@
+/**
+ * `rules validate|test` through `main`. Runs the shipped tests of the built-in rules
+ * (rules-tests/), and shows that a wrong expectation fails with what differed.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { type CliIo, main } from '../../src/cli/main.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const RULES_TESTS = join(ROOT, 'rules-tests');
+const FIXTURES = join(ROOT, 'test/fixtures/rules');
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = {
+    stdout: (t) => out.push(t),
+    stderr: (t) => err.push(t),
+    readText: (p) => readFile(p, 'utf8'),
+    fetchText: () => Promise.reject(new Error('no network in this test')),
+    now: () => new Date('2026-11-22T12:00:00Z'),
+    colour: false,
+  };
+  const code = await main(args, io);
+  return { code, out: out.join(''), err: err.join('') };
+}
+
+/** A test file in a temporary directory, next to a copy of the reports it names by relative path. */
+function writeTestFile(doc: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hsa-rules-test-'));
+  const path = join(dir, 'case.test.json');
+  writeFileSync(path, JSON.stringify(doc));
+  return path;
+}
+
+const SATURATED = join(RULES_TESTS, 'reports/saturated.auto.txt');
+
+describe('cli rules test', () => {
+  it('passes the shipped tests of the built-in rules and of a maintenance window', async () => {
+    const files = ['default-rules.test.json', 'maintenance-window.test.json'].map((f) => join(RULES_TESTS, f));
+    const result = await cli(['rules', 'test', ...files]);
+    expect(result.err).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.out.split('\n').filter((l) => !l.startsWith('PASS '))).toEqual(['10 passed, 0 failed', '']);
+  });
+
+  it('fails a test whose expectations differ, printing each difference by step', async () => {
+    // Prepare: idle-slots-low has for: 2m, so it is pending (not firing) one minute in
+    const path = writeTestFile({
+      tests: [
+        {
+          name: 'too eager',
+          target: 'web-9',
+          steps: [
+            { at: '2026-11-22T12:00:00Z', report: SATURATED, alerts: [{ rule: 'idle-slots-low', state: 'pending' }] },
+            {
+              at: '2026-11-22T12:01:00Z',
+              report: SATURATED,
+              alerts: [{ rule: 'idle-slots-low', state: 'firing', severity: 'warning' }],
+              notifications: [{ status: 'firing', rule: 'idle-slots-low' }],
+            },
+            { at: '2026-11-22T12:02:00Z', report: SATURATED },
+          ],
+        },
+      ],
+    });
+    // Act
+    const result = await cli(['rules', 'test', path]);
+    // Assess
+    expect(result).toEqual({
+      code: 1,
+      out: [
+        `FAIL ${path}: too eager`,
+        '  step 2 at 2026-11-22T12:01:00Z: alert idle-slots-low: expected firing, found pending (value 0.0234375)',
+        '  step 2 at 2026-11-22T12:01:00Z: alert idle-slots-low: expected severity warning, found critical',
+        '  step 2 at 2026-11-22T12:01:00Z: notification firing idle-slots-low: expected, found none',
+        '  step 3 at 2026-11-22T12:02:00Z: alert idle-slots-low: expected none, found firing (value 0.0234375)',
+        '  step 3 at 2026-11-22T12:02:00Z: notification firing idle-slots-low: expected none, found "[FIRING critical] web-9: idle-slots-low (0.023 < 0.05)"',
+        '0 passed, 1 failed',
+        '',
+      ].join('\n'),
+      err: '',
+    });
+  });
+
+  it('uses the rules files the test names instead of the built-in rules', async () => {
+    const path = writeTestFile({
+      rules: [join(FIXTURES, 'valid.json')],
+      tests: [
+        {
+          name: 'quiet',
+          steps: [{ at: '2026-11-22T12:00:00Z', report: join(RULES_TESTS, 'reports/healthy.auto.txt') }],
+        },
+      ],
+    });
+    expect(await cli(['rules', 'test', path])).toEqual({
+      code: 0,
+      out: `PASS ${path}: quiet\n1 passed, 0 failed\n`,
+      err: '',
+    });
+  });
+
+  it('refuses an invalid test file with every problem listed (exit 1)', async () => {
+    const path = writeTestFile({
+      tests: [
+        {
+          name: 'bad',
+          steps: [
+            { at: 'noon', report: 'x', alerts: [{ rule: 'r', state: 'resolved' }] },
+            { at: '2026-11-22T12:00:00Z', colour: 'red' },
+          ],
+        },
+      ],
+    });
+    expect(await cli(['rules', 'test', path])).toEqual({
+      code: 1,
+      out: '',
+      err: `rules: ${path}: expected a valid rules test file, found: tests.0.steps.0.at: expected an ISO-8601 time with a zone, e.g. 2026-11-22T12:00:00Z, found "noon"; tests.0.steps.0.alerts.0.state: expected pending or firing, found "resolved"; tests.0.steps.1: unknown field(s) colour\n`,
+    });
+  });
+
+  it('refuses a step with neither report nor down', async () => {
+    const path = writeTestFile({ tests: [{ name: 'empty', steps: [{ at: '2026-11-22T12:00:00Z' }] }] });
+    const result = await cli(['rules', 'test', path]);
+    expect(result.code).toBe(1);
+    expect(result.err).toBe(
+      `rules: ${path}: expected a valid rules test file, found: tests.0.steps.0: expected exactly one of "report" or "down"\n`,
+    );
+  });
+});
+
+describe('cli rules validate', () => {
+  it('accepts valid rules files, naming the rules', async () => {
+    const result = await cli(['rules', 'validate', join(FIXTURES, 'valid.json')]);
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/^\d+ rule\(s\) in 1 file\(s\) valid: [a-z0-9-]+(, [a-z0-9-]+)*\n$/);
+  });
+
+  it('lists every problem of an invalid file (exit 1)', async () => {
+    const file = join(FIXTURES, 'invalid.json');
+    const result = await cli(['rules', 'validate', file]);
+    expect(result.code).toBe(1);
+    expect(result.out).toBe('');
+    const lines = result.err.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^rules validate: expected valid rules documents, found (\d+) problem\(s\):$/);
+    const count = Number(/found (\d+) problem/.exec(lines[0] as string)?.[1]);
+    expect(lines.slice(1)).toHaveLength(count);
+    for (const line of lines.slice(1)) expect(line.startsWith(`${file}: `)).toBe(true);
+  });
+
+  it.each([
+    [['validate'], 2, 'rules: expected at least one rules file (usage: rules --help)'],
+    [
+      ['validate', '/no/such/file.json'],
+      1,
+      "rules: cannot read /no/such/file.json: ENOENT: no such file or directory, open '/no/such/file.json'",
+    ],
+    [['lint', 'x'], 2, 'rules: expected validate or test, found "lint" (usage: rules --help)'],
+  ])('%j exits %i with one line', async (args, code, line) => {
+    expect(await cli(['rules', ...args])).toEqual({ code, out: '', err: `${line}\n` });
+  });
+});

@@ -1,0 +1,192 @@
+/**
+ * `targets add|list|remove` through `main`, against the fake SSM (awsJson1_1 on loopback) reached
+ * only through AWS_ENDPOINT_URL_SSM; what `add` writes is read back by the Lambda's own validation.
+ */
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type CliIo, main } from '../../src/cli/main.ts';
+import { buildMonitorConfig } from '../../src/core/monitorConfig.ts';
+import { type FakeSsm, startFakeSsm } from '../support/fakeSsm.ts';
+
+const PREFIX = '/hsa-targets';
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = {
+    stdout: (t) => out.push(t),
+    stderr: (t) => err.push(t),
+    readText: (p) => readFile(p, 'utf8'),
+    fetchText: () => Promise.reject(new Error('no network in this test')),
+    now: () => new Date('2026-11-22T12:00:00Z'),
+    colour: false,
+  };
+  const code = await main(args, io);
+  return { code, out: out.join(''), err: err.join('') };
+}
+
+describe('cli targets (fake SSM over HTTP)', () => {
+  let ssm: FakeSsm;
+
+  beforeAll(async () => {
+    ssm = await startFakeSsm();
+    vi.stubEnv('AWS_ENDPOINT_URL_SSM', ssm.endpoint);
+    vi.stubEnv('SSM_PREFIX', '/not-this-one');
+  });
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    await ssm.stop();
+  });
+  beforeEach(() => {
+    for (const name of [...ssm.parameters.keys()]) (ssm.parameters as Map<string, unknown>).delete(name);
+  });
+
+  const folder = () =>
+    Object.fromEntries(
+      [...ssm.parameters].filter(([n]) => n.startsWith(`${PREFIX}/targets/`)).map(([n, p]) => [n, p.value]),
+    );
+
+  it('adds a target the Lambda accepts, with every option, under --prefix', async () => {
+    // Act
+    const result = await cli([
+      'targets',
+      'add',
+      'web-1',
+      '--url',
+      'https://web-1.internal/server-status?auto',
+      '--timeout',
+      '3s',
+      '--auth-parameter',
+      '/hsa-targets/secrets/web-1',
+      '--label',
+      'env=prod',
+      '--label',
+      'dc=eu-1',
+      '--prefix',
+      PREFIX,
+    ]);
+    // Assess
+    expect(result).toEqual({
+      code: 0,
+      out: 'target web-1 added (/hsa-targets/targets/web-1): https://web-1.internal/server-status?auto, timeout 3000 ms, auth /hsa-targets/secrets/web-1, labels env=prod,dc=eu-1\n',
+      err: '',
+    });
+    const config = buildMonitorConfig({ targets: folder(), rules: {}, silences: {} });
+    expect(config.targets).toEqual([
+      {
+        name: 'web-1',
+        url: 'https://web-1.internal/server-status?auto',
+        timeoutMs: 3000,
+        authParameter: '/hsa-targets/secrets/web-1',
+        labels: { env: 'prod', dc: 'eu-1' },
+      },
+    ]);
+  });
+
+  it('changes an existing target only with --replace', async () => {
+    await cli(['targets', 'add', 'web-1', '--url', 'http://a/server-status', '--prefix', PREFIX]);
+    const refused = await cli(['targets', 'add', 'web-1', '--url', 'http://b/server-status', '--prefix', PREFIX]);
+    const replaced = await cli([
+      'targets',
+      'add',
+      'web-1',
+      '--url',
+      'http://b/server-status',
+      '--replace',
+      '--prefix',
+      PREFIX,
+    ]);
+    expect(refused).toEqual({
+      code: 1,
+      out: '',
+      err: 'targets: expected no parameter /hsa-targets/targets/web-1, found one already\n',
+    });
+    expect(replaced.out).toBe('target web-1 replaced (/hsa-targets/targets/web-1): http://b/server-status\n');
+    expect(folder()).toEqual({ '/hsa-targets/targets/web-1': '{"url":"http://b/server-status"}' });
+  });
+
+  it('lists every target with what the Lambda makes of it; an invalid one is flagged, exit 1', async () => {
+    // Prepare
+    await cli(['targets', 'add', 'web-2', '--url', 'http://web-2/server-status', '--prefix', PREFIX]);
+    ssm.put(`${PREFIX}/targets/web-1`, '{"url":"ftp://web-1/"}');
+    // Act
+    const result = await cli(['targets', 'list', '--prefix', PREFIX]);
+    // Assess
+    expect(result).toEqual({
+      code: 1,
+      out: [
+        'web-1  INVALID, the Lambda rejects it: field url: expected an http:// or https:// URL, found "ftp://web-1/"',
+        'web-2  http://web-2/server-status',
+        '',
+      ].join('\n'),
+      err: 'targets list: 1 invalid target(s) under /hsa-targets/targets\n',
+    });
+  });
+
+  it('removes a target, printing what it held; a second remove finds none', async () => {
+    await cli(['targets', 'add', 'web-1', '--url', 'http://web-1/server-status', '--prefix', PREFIX]);
+    expect(await cli(['targets', 'remove', 'web-1', '--prefix', PREFIX])).toEqual({
+      code: 0,
+      out: 'target web-1 removed: deleted /hsa-targets/targets/web-1 (was {"url":"http://web-1/server-status"})\n',
+      err: '',
+    });
+    expect(await cli(['targets', 'remove', 'web-1', '--prefix', PREFIX])).toEqual({
+      code: 1,
+      out: '',
+      err: 'targets: expected a target web-1 under /hsa-targets/targets, found none (targets list shows them)\n',
+    });
+    expect(await cli(['targets', 'list', '--prefix', PREFIX])).toEqual({
+      code: 0,
+      out: 'no targets under /hsa-targets/targets\n',
+      err: '',
+    });
+  });
+
+  it.each([
+    // [args, the one line on stderr]; all exit 2 and write nothing
+    [
+      ['add', 'web 1', '--url', 'http://x/'],
+      'expected a target name of letters, digits, _ . - (at most 63), found "web 1"',
+    ],
+    [['add', 'web-1'], '--url is required'],
+    [
+      ['add', 'web-1', '--url', 'web-1/server-status'],
+      '--url: expected an http:// or https:// URL, found "web-1/server-status"',
+    ],
+    [
+      ['add', 'web-1', '--url', 'https://ops:s3cret@web-1/server-status'],
+      '--url: expected no credentials in the URL (use --auth-parameter), found https://ops:***@web-1/server-status',
+    ],
+    [
+      ['add', 'web-1', '--url', 'http://x/', '--timeout', '3 seconds'],
+      '--timeout expects a duration such as 5s or 1500ms, found "3 seconds"',
+    ],
+    [
+      ['add', 'web-1', '--url', 'http://x/', '--timeout', '5m'],
+      '--timeout: Too big: expected number to be <=60000, found 300000',
+    ],
+    [
+      ['add', 'web-1', '--url', 'http://x/', '--auth-parameter', 'secret'],
+      '--auth-parameter: expected a SecureString under /hsa-targets/secrets/ (the only place the function may decrypt), found "secret"',
+    ],
+    [
+      ['add', 'web-1', '--url', 'http://x/', '--ca-bundle-parameter', '/elsewhere/ca'],
+      '--ca-bundle-parameter: expected a parameter under /hsa-targets/ (the function reads only there), found "/elsewhere/ca"',
+    ],
+    [['add', 'web-1', '--url', 'http://x/', '--label', 'env'], '--label expects key=value, found "env"'],
+    [
+      ['add', 'web-1', '--url', 'http://x/', '--max-bytes', '1MB'],
+      '--max-bytes expects a whole number of bytes, found "1MB"',
+    ],
+    [
+      ['add', 'web-1', '--url', 'http://x/', '--max-bytes', '10'],
+      '--max-bytes: Too small: expected number to be >=1024, found 10',
+    ],
+    [['remove'], 'expected one target name, found 0'],
+    [['delete', 'web-1'], 'expected add, list or remove, found "delete"'],
+  ])('refuses %j (exit 2) writing nothing', async (args, line) => {
+    const result = await cli(['targets', ...args, '--prefix', PREFIX]);
+    expect(result).toEqual({ code: 2, out: '', err: `targets: ${line} (usage: targets --help)\n` });
+    expect(ssm.parameters.size).toBe(0);
+  });
+});

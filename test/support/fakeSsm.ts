@@ -1,0 +1,146 @@
+/**
+ * A fake SSM Parameter Store speaking awsJson1_1 on loopback (no npm emulator exists; see
+ * toolchain.md 3c), reached with `AWS_ENDPOINT_URL_SSM`. The operations the monitor and its CLI
+ * use, with the real service's answers: GetParameter, GetParameters, GetParametersByPath (at most
+ * 10 a page, NextToken), PutParameter (ParameterAlreadyExists without Overwrite, a version per
+ * write) and DeleteParameter (ParameterNotFound). Counts every call by operation. Shared by the
+ * tests and the end-to-end benchmark.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** GetParametersByPath returns at most 10 parameters a page, as the real service does. */
+const MAX_PAGE = 10;
+/** A standard-tier parameter holds at most 4 KB; more needs the advanced tier (8 KB). */
+const MAX_VALUE_CHARS = { Standard: 4096, Advanced: 8192 } as const;
+
+interface StoredParameter {
+  value: string;
+  type: string;
+  version: number;
+}
+
+interface FakeSsm {
+  endpoint: string;
+  /** Calls per operation since start (or since `reset`). */
+  readonly calls: Record<string, number>;
+  /** The stored parameters by name (read it in assertions; write with `put`). */
+  readonly parameters: ReadonlyMap<string, StoredParameter>;
+  put(name: string, value: string, type?: string): void;
+  reset(): void;
+  stop(): Promise<void>;
+}
+
+type Json = Record<string, unknown>;
+type Answer = [number, Json];
+
+function parameter(name: string, stored: StoredParameter): Json {
+  return {
+    Name: name,
+    Type: stored.type,
+    Value: stored.value,
+    Version: stored.version,
+    DataType: 'text',
+    LastModifiedDate: 0,
+  };
+}
+
+const notFound = (name: unknown): Answer => [
+  400,
+  { __type: 'ParameterNotFound', message: `${String(name)} not found` },
+];
+
+/** Start the fake on a random loopback port. */
+async function startFakeSsm(): Promise<FakeSsm> {
+  const store = new Map<string, StoredParameter>();
+  const calls: Record<string, number> = {};
+
+  function put(input: Json): Answer {
+    const name = String(input.Name ?? '');
+    const value = input.Value;
+    if (!name.startsWith('/') || typeof value !== 'string')
+      return [400, { __type: 'ValidationException', message: 'expected a Name starting with / and a string Value' }];
+    const tier = input.Tier === 'Advanced' ? 'Advanced' : 'Standard';
+    if (value.length > MAX_VALUE_CHARS[tier])
+      return [400, { __type: 'ParameterMaxVersionLimitExceeded', message: `value longer than ${tier} allows` }];
+    const previous = store.get(name);
+    if (previous !== undefined && input.Overwrite !== true)
+      return [400, { __type: 'ParameterAlreadyExists', message: `${name} already exists` }];
+    const version = (previous?.version ?? 0) + 1;
+    store.set(name, { value, type: String(input.Type ?? previous?.type ?? 'String'), version });
+    return [200, { Version: version, Tier: tier }];
+  }
+
+  function byPath(input: Json): Answer {
+    const path = `${String(input.Path).replace(/\/+$/, '')}/`;
+    const names = [...store.keys()]
+      .filter((n) => n.startsWith(path) && (input.Recursive === true || !n.slice(path.length).includes('/')))
+      .sort();
+    const start = Number(input.NextToken ?? 0);
+    const size = Math.min(Number(input.MaxResults ?? MAX_PAGE), MAX_PAGE);
+    const page = names.slice(start, start + size);
+    const next = start + size < names.length ? { NextToken: String(start + size) } : {};
+    return [200, { Parameters: page.map((n) => parameter(n, store.get(n) as StoredParameter)), ...next }];
+  }
+
+  function answer(op: string, input: Json): Answer {
+    switch (op) {
+      case 'GetParameter': {
+        const stored = store.get(String(input.Name));
+        return stored === undefined
+          ? notFound(input.Name)
+          : [200, { Parameter: parameter(String(input.Name), stored) }];
+      }
+      case 'GetParameters': {
+        const names = (input.Names as string[]) ?? [];
+        const found = names.filter((n) => store.has(n));
+        return [
+          200,
+          {
+            Parameters: found.map((n) => parameter(n, store.get(n) as StoredParameter)),
+            InvalidParameters: names.filter((n) => !store.has(n)),
+          },
+        ];
+      }
+      case 'GetParametersByPath':
+        return byPath(input);
+      case 'PutParameter':
+        return put(input);
+      case 'DeleteParameter':
+        return store.delete(String(input.Name)) ? [200, {}] : notFound(input.Name);
+      default:
+        return [400, { __type: 'InvalidAction', message: `${op} is not implemented by the fake` }];
+    }
+  }
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const op = String(req.headers['x-amz-target'] ?? '').replace(/^AmazonSSM\./, '');
+      calls[op] = (calls[op] ?? 0) + 1;
+      const [status, body] = answer(op, JSON.parse(Buffer.concat(chunks).toString() || '{}') as Json);
+      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
+      res.end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls,
+    parameters: store,
+    put: (name, value, type = 'String') =>
+      void store.set(name, { value, type, version: (store.get(name)?.version ?? 0) + 1 }),
+    reset: () => {
+      for (const key of Object.keys(calls)) delete calls[key];
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export type { FakeSsm, StoredParameter };
+export { startFakeSsm };
