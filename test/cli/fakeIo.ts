@@ -50,7 +50,7 @@ function fakeIo(options: FakeIoOptions = {}) {
 }
 
 /** A page the fake fetch answers with 200. */
-function okPage(url: string, body: string): Omit<FetchResult, 'latencyMs'> {
+function okPage(url: string, body: string): Omit<FetchResult & { ok: true }, 'latencyMs'> {
   return { ok: true, body, status: 200, contentType: 'text/html', url };
 }
 
