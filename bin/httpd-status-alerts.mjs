@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 // Installed entry point: the compiled CLI (`npm run build`, run by `prepack`). From a checkout
 // without a build, use `npm run cli -- <command>` instead.
+import module from 'node:module';
+
+// V8's code cache on disk (Node >= 22.1): a Nagios plugin runs every minute, and compiling zod
+// and the parser again each time was most of its start-up. Set NODE_DISABLE_COMPILE_CACHE=1 to turn it off.
+module.enableCompileCache?.();
 try {
   await import('../dist/cli.js');
 } catch (error) {

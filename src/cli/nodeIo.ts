@@ -5,7 +5,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { fetchStatusPage } from '../adapters/httpStatusSource.ts';
 import { type CliIo, InputTooLargeError } from './command.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -53,7 +52,8 @@ function createNodeIo(version: string): CliIo {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     readInput: (path, maxBytes) => readCapped(path, maxBytes, process.stdin),
-    fetch: (target) => fetchStatusPage(target),
+    // node:https and TLS load only when a command fetches: `--help` and files start faster.
+    fetch: async (target) => (await import('../adapters/httpStatusSource.ts')).fetchStatusPage(target),
     env,
     now: () => new Date(),
     colour: process.stdout.isTTY === true && !env.NO_COLOR && env.TERM !== 'dumb',

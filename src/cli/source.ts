@@ -10,29 +10,10 @@ import { parseReport } from '../core/report/parse.ts';
 import type { ReportFormat, StatusReport } from '../core/report/types.ts';
 import { parseDuration } from '../core/rules/duration.ts';
 import { type CliIo, InputTooLargeError, oneLine, UsageError } from './command.ts';
-
-/** Names a file holding `user:password` for basic auth, when `--auth-file` is not given. */
-const AUTH_FILE_ENV = 'HTTPD_STATUS_AUTH_FILE';
+import { AUTH_FILE_ENV } from './sourceOptions.ts';
 
 /** Credentials and CA files are small; a larger one is a mistake (a wrong path), not a secret. */
 const SMALL_FILE_MAX_BYTES = 1024 * 1024;
-
-const SOURCE_OPTIONS = {
-  'ca-file': { type: 'string' },
-  'auth-file': { type: 'string' },
-  timeout: { type: 'string' },
-  'max-bytes': { type: 'string' },
-} as const;
-
-const SOURCE_HELP = `Reading the report:
-  <file>, -               a saved page, or standard input
-  http(s)://host/...      fetched: same-host redirects only, TLS verified
-  --ca-file <pem>         CA bundle (PEM) that replaces the system roots, e.g. for a self-signed page
-  --auth-file <file>      basic auth from a file holding user:password (first line); default: the
-                          file named by $${AUTH_FILE_ENV}; user:password@ in the URL also works
-  --timeout <duration>    whole fetch, redirects included (default ${DEFAULT_TIMEOUT_MS / 1000}s; e.g. 500ms, 10s)
-  --max-bytes <n>         size cap for a fetched page, a file or standard input (default ${DEFAULT_MAX_BYTES / 1024 / 1024}MiB;
-                          e.g. 500000, 512KiB, 16MiB); larger input is rejected before it is held`;
 
 interface SourceValues {
   'ca-file'?: string | undefined;
@@ -159,4 +140,4 @@ async function readReport(
 }
 
 export type { SourceResult, SourceValues };
-export { AUTH_FILE_ENV, isUrl, readReport, SOURCE_HELP, SOURCE_OPTIONS, SourceConfigError };
+export { isUrl, readReport, SourceConfigError };
