@@ -3,7 +3,7 @@
  * offline into a temporary consumer, imported from JavaScript, compiled against from TypeScript
  * (`module: nodenext`, no loader), and its bin run.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,9 @@ import { consumerLock, pathWithThisNode, ROOT, run } from './support/npm.ts';
 const root = fileURLToPath(ROOT);
 const REPORT = join(root, 'test/fixtures/apache-2.4.71/prefork-busy/report.html');
 const TSC = join(root, 'node_modules/typescript/bin/tsc');
+// Node 24, the other supported line, from test/node24 (`npm run setup:node24`; CI installs it).
+const NODE_24 = join(root, 'test/node24/node_modules/node/bin/node');
+const skip24 = existsSync(NODE_24) || process.env.CI !== undefined ? null : 'run npm run setup:node24';
 
 let dir: string;
 let consumer: string;
@@ -70,16 +73,20 @@ describe('the packed package', () => {
     ).toEqual([]);
   });
 
-  it('imports parseReport from JavaScript on this Node', () => {
+  it.for([
+    ['22', process.execPath, null],
+    [`24${skip24 === null ? '' : ` (SKIPPED: ${skip24})`}`, NODE_24, skip24],
+  ] as const)('imports parseReport from JavaScript on Node %s', ([, node, skipped], { skip }) => {
+    if (skipped !== null) skip();
     const script = `import { parseReport, NotAStatusReportError } from 'httpd-status-alerts';
       import { readFileSync } from 'node:fs';
       const r = parseReport(readFileSync(${JSON.stringify(REPORT)}, 'latin1'));
       let rejected = false;
       try { parseReport('<html>login</html>'); } catch (e) { rejected = e instanceof NotAStatusReportError; }
       console.log(JSON.stringify([process.versions.node.split('.')[0], r.format, r.scoreboard.length, r.counts.W, rejected]));`;
-    const result = run(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer, env: env() });
+    const result = run(node, ['--input-type=module', '-e', script], { cwd: consumer, env: env() });
     expect(result.stderr).toBe('');
-    expect(JSON.parse(result.stdout)).toEqual([process.versions.node.split('.')[0], 'html', 256, 10, true]);
+    expect(JSON.parse(result.stdout)).toEqual([node === NODE_24 ? '24' : '22', 'html', 256, 10, true]);
   });
 
   it('compiles against its types from TypeScript (module nodenext, no loader), and they catch a wrong type', () => {
