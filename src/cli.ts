@@ -1,25 +1,15 @@
 #!/usr/bin/env node
 /**
- * Entry point of the `httpd-status-alerts` command: real files, HTTP, clock and terminal.
+ * Entry point of the `httpd-status-alerts` command (composition root): the real process's files,
+ * standard input, HTTP, clock and terminal. Compiled to dist/cli.js for the installed `bin`.
  */
-import { readFile } from 'node:fs/promises';
-import { fetchStatusPage } from './adapters/httpStatusSource.ts';
+import { readFileSync } from 'node:fs';
 import { main } from './cli/main.ts';
+import { createNodeIo } from './cli/nodeIo.ts';
 
-async function fetchText(url: string): Promise<string> {
-  const result = await fetchStatusPage({ name: new URL(url).host, url });
-  if (!result.ok) throw new Error(`${result.reason}: ${result.detail}`);
-  return result.body;
-}
+// ../package.json from both src/cli.ts and dist/cli.js.
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
-const colour = process.stdout.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
-
-const code = await main(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  readText: (path) => readFile(path, 'utf8'),
-  fetchText,
-  now: () => new Date(),
-  colour,
-});
-process.exitCode = code;
+process.exitCode = await main(process.argv.slice(2), createNodeIo(version));

@@ -12,7 +12,8 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-const RIC = fileURLToPath(new URL('../../node_modules/aws-lambda-ric/index.mjs', import.meta.url));
+// Installed apart from the project by `npm run setup:lambda-runtime` (it compiles C++ with cmake).
+const RIC = fileURLToPath(new URL('../../test/lambda-runtime/node_modules/aws-lambda-ric/index.mjs', import.meta.url));
 const BASE = '/2018-06-01/runtime';
 
 interface Invocation {

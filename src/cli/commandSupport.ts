@@ -7,6 +7,9 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { createSsmAdmin, type ParameterAdmin } from '../adapters/ssmAdmin.ts';
 import { DEFAULT_SSM_PREFIX } from '../config.ts';
+import { EXIT, oneLine as oneLineWith, UsageError } from './command.ts';
+
+const oneLine = (error: unknown) => oneLineWith(error, '; ');
 
 /** The part of the CLI's io the configuration commands use. */
 interface CommandIo {
@@ -31,27 +34,12 @@ interface CliCommand<Io> {
   run(argv: string[], io: Io): Promise<number>;
 }
 
-const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
-
-/** A bad command line: exit 2. */
-class UsageError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'UsageError';
-  }
-}
-
 /** The input was read but refused (invalid, missing, already there): exit 1, nothing written. */
 class RefusedError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'RefusedError';
   }
-}
-
-function oneLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/\s*\n\s*/g, '; ');
 }
 
 /** The real environment and SSM client (standard AWS SDK credentials, region and `AWS_ENDPOINT_URL_SSM`). */

@@ -1,110 +1,135 @@
 /**
- * The command line: `parse` and `check`. A composition root: it wires files, HTTP and the clock
- * into the pure core and maps outcomes to exit codes. All I/O goes through `io` so tests drive it.
+ * The command line: a table of commands, `--help` and `--version`, usage errors (exit 2), and
+ * credentials in URLs redacted from everything written. All I/O goes through `io`.
  */
-import { parseArgs } from 'node:util';
-import { NotAStatusReportError } from '../core/errors.ts';
-import { parseReport } from '../core/report/parse.ts';
-import { REPORT_FORMATS, type ReportFormat } from '../core/report/types.ts';
-import { runCheck } from './check.ts';
-import { createAdminIo } from './commandSupport.ts';
+import { redactCredentials } from '../core/notify/sanitize.ts';
+import { checkCommand } from './check.ts';
+import { type CliIo, type Command, EXIT, oneLine, UsageError } from './command.ts';
+import { type CliCommand, createAdminIo } from './commandSupport.ts';
+import { parseCommand } from './parseCommand.ts';
 import { rulesCommand } from './rulesCommand.ts';
 import { silenceCommand } from './silenceCommand.ts';
-import { renderSummary } from './summary.ts';
 import { targetsCommand } from './targetsCommand.ts';
 
-interface CliIo {
-  stdout(text: string): void;
-  stderr(text: string): void;
-  readText(path: string): Promise<string>;
-  fetchText(url: string): Promise<string>;
-  now(): Date;
-  /** Whether stdout is a colour terminal (TTY and no NO_COLOR). */
-  colour: boolean;
+const PROGRAM = 'httpd-status-alerts';
+
+/** Rules, silences and test files are small JSON documents: a cap far above any real one. */
+const DOCUMENT_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A configuration command (commandSupport.ts) in the table: its io gains the SSM parameter store
+ * (made on first use) and capped document reads.
+ */
+function configCommand<Io>(command: CliCommand<Io>, subcommands: string): Command {
+  return {
+    name: command.name,
+    summary: command.summary,
+    usage: `${command.name} ${subcommands} [options]`,
+    help: command.help,
+    run: (argv, io) =>
+      command.run(argv, {
+        ...io,
+        ...createAdminIo(io.env),
+        readText: (path: string) => io.readInput(path, DOCUMENT_MAX_BYTES),
+      } as Io),
+  };
 }
 
-const USAGE = `Usage:
-  httpd-status-alerts parse <file-or-url> [--json] [--format html|auto|text]
-  httpd-status-alerts check (--file <path> | --url <url>) [--rules <file>] [--silences <file>]
-                            [--state <file>] [--now <ISO-8601>] [--target <name>] [--json]
-                            [--repeat-interval <duration>] [--max-request-workers <n>]
-${silenceCommand.usage.replace('Usage:\n', '')}${targetsCommand.usage.replace('Usage:\n', '')}${rulesCommand.usage.replace('Usage:\n', '')}`;
+/** Every command, in the order `--help` lists them. A new command: a module and one line here. */
+const COMMANDS: readonly Command[] = [
+  parseCommand,
+  checkCommand,
+  configCommand(silenceCommand, '(add|list|expire)'),
+  configCommand(targetsCommand, '(add|list|remove)'),
+  configCommand(rulesCommand, '(validate|test)'),
+];
 
-const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+function topHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const list = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n');
+  return `Usage: ${PROGRAM} <command> [options]
 
-function isUrl(source: string): boolean {
-  return /^https?:\/\//i.test(source);
+Watches Apache httpd mod_status server-status reports; locally it parses a report and runs the
+alert rules on it, sending nothing.
+
+Commands:
+${list}
+
+Options:
+  -h, --help     this help; '${PROGRAM} <command> --help' for a command's options
+  -V, --version  print the version
+
+Environment: NO_COLOR (plain output), HTTPD_STATUS_AUTH_FILE (basic-auth credentials file).
+`;
 }
 
-function oneLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/\s*\n\s*/g, ' ');
+function commandHelp(command: Command): string {
+  return `Usage: ${PROGRAM} ${command.usage}\n\n${command.help}\n`;
 }
 
-async function runParse(args: string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<
-    typeof parseArgs<{ options: { json: { type: 'boolean' }; format: { type: 'string' } }; allowPositionals: true }>
-  >;
-  try {
-    parsed = parseArgs({
-      args,
-      options: { json: { type: 'boolean' }, format: { type: 'string' } },
-      allowPositionals: true,
-    });
-  } catch (error) {
-    io.stderr(`parse: ${oneLine(error)}\n${USAGE}`);
-    return EXIT.usage;
+function usageLine(command: Command): string {
+  return `Usage: ${PROGRAM} ${command.usage}\nRun '${PROGRAM} ${command.name} --help' for more.\n`;
+}
+
+/** Whether `--help`/`-h` appears before a `--` that ends the options. */
+function asksForHelp(args: readonly string[]): boolean {
+  for (const arg of args) {
+    if (arg === '--') return false;
+    if (arg === '--help' || arg === '-h') return true;
   }
-  const [source, ...extra] = parsed.positionals;
-  if (source === undefined || extra.length > 0) {
-    io.stderr(`parse: expected exactly one file or URL, found ${parsed.positionals.length}\n${USAGE}`);
-    return EXIT.usage;
-  }
-  const format = parsed.values.format;
-  if (format !== undefined && !(REPORT_FORMATS as readonly string[]).includes(format)) {
-    io.stderr(`parse: --format expects one of ${REPORT_FORMATS.join(', ')}, found "${format}"\n`);
-    return EXIT.usage;
-  }
-  try {
-    const text = isUrl(source) ? await io.fetchText(source) : await io.readText(source);
-    const report = parseReport(text, format === undefined ? {} : { format: format as ReportFormat });
-    io.stdout(
-      parsed.values.json ? `${JSON.stringify(report, null, 2)}\n` : renderSummary(report, { colour: io.colour }),
-    );
+  return false;
+}
+
+/** The same io, with `user:password@` in URLs redacted from everything written. */
+function redacting(io: CliIo): CliIo {
+  return {
+    ...io,
+    stdout: (text) => io.stdout(redactCredentials(text)),
+    stderr: (text) => io.stderr(redactCredentials(text)),
+  };
+}
+
+/**
+ * Run the command line; resolves to the exit status.
+ *
+ * @example
+ * process.exitCode = await main(['parse', 'web-1.html', '--json'], createNodeIo('0.1.0'));
+ */
+async function main(argv: string[], rawIo: CliIo): Promise<number> {
+  const io = redacting(rawIo);
+  const [name, ...rest] = argv;
+  if (name === '--help' || name === '-h' || name === 'help') {
+    const command = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+    io.stdout(command === undefined ? topHelp() : commandHelp(command));
     return EXIT.ok;
+  }
+  if (name === '--version' || name === '-V') {
+    io.stdout(`${io.version}\n`);
+    return EXIT.ok;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (command === undefined) {
+    const found = name === undefined ? 'none' : `"${name}"`;
+    const names = COMMANDS.map((c) => c.name).join(', ');
+    io.stderr(`${PROGRAM}: expected a command (${names}), found ${found}\nUsage: ${PROGRAM} <command> [options]\n`);
+    return EXIT.usage;
+  }
+  if (asksForHelp(rest)) {
+    io.stdout(commandHelp(command));
+    return EXIT.ok;
+  }
+  try {
+    return await command.run(rest, io);
   } catch (error) {
-    const prefix = error instanceof NotAStatusReportError ? `${source}: ` : `${source}: cannot read: `;
-    io.stderr(`parse: ${prefix}${oneLine(error)}\n`);
+    if (error instanceof UsageError) {
+      io.stderr(`${command.name}: ${oneLine(error)}\n${usageLine(command)}`);
+      return EXIT.usage;
+    }
+    // Not a stack trace: it could carry a URL with credentials past the redaction.
+    io.stderr(`${command.name}: ${oneLine(error)}\n`);
     return EXIT.failed;
   }
 }
 
-/** Run the command line; returns the exit code. */
-async function main(argv: string[], io: CliIo): Promise<number> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case 'parse':
-      return runParse(rest, io);
-    case 'check':
-      return runCheck(rest, { ...io, parse: (text: string) => parseReport(text) });
-    case 'silence':
-      return silenceCommand.run(rest, { ...io, ...createAdminIo(process.env) });
-    case 'targets':
-      return targetsCommand.run(rest, { ...io, ...createAdminIo(process.env) });
-    case 'rules':
-      return rulesCommand.run(rest, io);
-    case 'help':
-    case '--help':
-    case '-h':
-      io.stdout(USAGE);
-      return EXIT.ok;
-    default:
-      io.stderr(
-        `expected a command (parse, check, silence, targets, rules), found ${command === undefined ? 'none' : `"${command}"`}\n${USAGE}`,
-      );
-      return EXIT.usage;
-  }
-}
-
-export type { CliIo };
-export { main };
+export type { CliIo, Command };
+export { COMMANDS, main };

@@ -36,6 +36,8 @@ const MODE_COLOURS: Record<ModeChar, string> = {
 };
 
 const TOP_N = 5;
+/** 16,384 positions: more than any real server's; past that the map says how many were left out. */
+const MAP_MAX_LINES = 256;
 
 /** Strip control characters from report text before it reaches a terminal. */
 function printable(text: string, max = 80): string {
@@ -48,15 +50,17 @@ function paint(text: string, code: string, colour: boolean): string {
   return colour ? `\x1b[${code}m${text}\x1b[0m` : text;
 }
 
-function scoreboardMap(scoreboard: string, colour: boolean): string[] {
-  const lines: string[] = [];
-  for (let start = 0; start < scoreboard.length; start += SCOREBOARD_MAP_WIDTH) {
-    const chunk = scoreboard.slice(start, start + SCOREBOARD_MAP_WIDTH);
+/** Appends the scoreboard map to `out`, at most `MAP_MAX_LINES` lines (no spread: it may be huge). */
+function pushScoreboardMap(out: string[], scoreboard: string, colour: boolean): void {
+  const shown = Math.min(scoreboard.length, SCOREBOARD_MAP_WIDTH * MAP_MAX_LINES);
+  for (let start = 0; start < shown; start += SCOREBOARD_MAP_WIDTH) {
+    const chunk = scoreboard.slice(start, Math.min(start + SCOREBOARD_MAP_WIDTH, shown));
     let line = '';
     for (const c of chunk) line += paint(c, MODE_COLOURS[c as ModeChar] ?? '0', colour);
-    lines.push(`  ${String(start).padStart(5)}  ${line}`);
+    out.push(`  ${String(start).padStart(5)}  ${line}`);
   }
-  return lines;
+  if (shown < scoreboard.length)
+    out.push(`  ... ${scoreboard.length - shown} more positions (the counts below include them; --json has all)`);
 }
 
 function topBy(slots: readonly Slot[], key: (s: Slot) => string): Array<[string, number]> {
@@ -91,7 +95,7 @@ function renderSummary(report: StatusReport, options: { colour: boolean }): stri
     `  workers       ${num(server.busyWorkers)} busy, ${num(server.idleWorkers)} idle, ${num(server.gracefulWorkers)} gracefully restarting`,
   );
   out.push('', paint(`Scoreboard (${report.scoreboard.length} positions)`, '1', colour));
-  out.push(...scoreboardMap(report.scoreboard, colour));
+  pushScoreboardMap(out, report.scoreboard, colour);
   out.push('', paint('Slots per mode', '1', colour));
   for (const mode of MODE_CHARS) {
     if (counts[mode] === 0) continue;

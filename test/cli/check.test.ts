@@ -3,20 +3,23 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CheckIo, runCheck } from '../../src/cli/check.ts';
-import { NotAStatusReportError } from '../../src/core/errors.ts';
-import type { StatusReport } from '../../src/core/report/types.ts';
+import { main } from '../../src/cli/main.ts';
+import { fakeIo, okPage } from './fakeIo.ts';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url);
-const expectedJson = (name: string) => readFileSync(new URL(`apache-2.4.71/${name}.expected.json`, FIXTURES), 'utf8');
+const fixture = (path: string) => readFileSync(new URL(path, FIXTURES), 'utf8');
+const WEB_2 = 'http://web-2.example:8080/server-status';
 
-// Files the command may read: reports (their parsed form, see `parse` below), rules and silences.
+// Files the command may read: real reports (prefork-busy: top client 28 busy slots; event-busy: 48 busy),
+// rules and silences.
 const FILES: Record<string, string> = {
-  'web-1.html': expectedJson('prefork-busy/report.html'),
-  'event.html': expectedJson('event-busy/report.late.html'),
+  'web-1.html': fixture('apache-2.4.71/prefork-busy/report.html'),
+  'idle.html': fixture('apache-2.4.71/prefork-idle/report.html'),
+  'event.html': fixture('apache-2.4.71/event-busy/report.late.html'),
   'login.html': '<html>Please log in</html>',
-  'rules.json': readFileSync(new URL('rules/valid.json', FIXTURES), 'utf8'),
-  'invalid.json': readFileSync(new URL('rules/invalid.json', FIXTURES), 'utf8'),
+  'user-only': 'ops\n',
+  'rules.json': fixture('rules/valid.json'),
+  'invalid.json': fixture('rules/invalid.json'),
   'critical.json': JSON.stringify({
     rules: [
       {
@@ -29,34 +32,11 @@ const FILES: Record<string, string> = {
       },
     ],
   }),
+  'kept.json': JSON.stringify({
+    rules: [{ name: 'busy-high', metric: 'slots_busy', op: '>=', threshold: 20, keepFiringFor: '5m' }],
+  }),
   'silence.json': JSON.stringify({ silences: [{ rule: 'busy-*', until: '2026-11-22T12:05:00Z' }] }),
 };
-
-function makeIo() {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CheckIo = {
-    stdout: (s) => out.push(s),
-    stderr: (s) => err.push(s),
-    readText: async (path) => {
-      const text = FILES[path];
-      if (text === undefined) throw new Error(`ENOENT: no such file, open '${path}'`);
-      return text;
-    },
-    fetchText: async (url) => {
-      if (url === 'http://web-2.example:8080/server-status') return FILES['event.html'] as string;
-      throw new Error('timeout: no answer in 10 s');
-    },
-    // The parsers are tested on their own: here a report file holds its parsed JSON.
-    parse: (text) => {
-      if (!text.startsWith('{'))
-        throw new NotAStatusReportError('an Apache server-status report', `"${text.slice(0, 10)}"`);
-      return { legend: null, ...JSON.parse(text) } as StatusReport;
-    },
-    now: () => new Date('2026-11-22T12:00:00Z'),
-  };
-  return { io, out, err };
-}
 
 let dir: string;
 beforeEach(async () => {
@@ -66,13 +46,17 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function check(args: string[]) {
-  const { io, out, err } = makeIo();
-  const code = await runCheck(args, io);
-  return { code, out: out.join(''), err: err.join('') };
+async function check(args: string[], now = '2026-11-22T12:00:00Z', files: Record<string, string> = {}) {
+  const { io, out, err } = fakeIo({
+    files: { ...FILES, ...files },
+    pages: { [WEB_2]: okPage(WEB_2, FILES['event.html'] as string) },
+    now,
+  });
+  const code = await main(['check', ...args], io);
+  return { code, out: out(), err: err() };
 }
 
-describe('Function: runCheck', () => {
+describe('check', () => {
   it('steps the default rules through --now with a --state file: pending, firing (exit 1), then quiet', async () => {
     const state = join(dir, 'state.json');
     const at = (now: string) =>
@@ -88,15 +72,15 @@ describe('Function: runCheck', () => {
       [1, ''],
       [1, ''],
     ]);
+    const pending = { rule: 'client-concentration', value: 28, threshold: 20, severity: 'warning' };
+    const kept = { keepFiringSince: null, resolvesAt: null };
     expect(parsed[0]).toEqual({
       target: 'web-1',
       evaluatedAt: '2026-11-22T12:00:00Z',
-      alerts: [{ rule: 'client-concentration', state: 'pending', value: 28, threshold: 20, severity: 'warning' }],
+      alerts: [{ ...pending, state: 'pending', ...kept }],
       notifications: [],
     });
-    expect(parsed[1].alerts).toEqual([
-      { rule: 'client-concentration', state: 'firing', value: 28, threshold: 20, severity: 'warning' },
-    ]);
+    expect(parsed[1].alerts).toEqual([{ ...pending, state: 'firing', ...kept }]);
     expect(Object.keys(parsed[1].notifications[0])).toEqual([
       'status',
       'rule',
@@ -120,73 +104,107 @@ describe('Function: runCheck', () => {
   });
 
   it.each([
-    ['a critical rule firing', ['--file', 'web-1.html', '--rules', 'critical.json'], 2, ''],
-    ['the contract example rules, nothing firing', ['--file', 'web-1.html', '--rules', 'rules.json'], 0, ''],
-    [
-      '--url, target from the host',
-      ['--url', 'http://web-2.example:8080/server-status', '--rules', 'critical.json'],
-      2,
-      '',
-    ],
+    ['a critical rule firing', 2, ['--file', 'web-1.html', '--rules', 'critical.json']],
+    ['the contract example rules, nothing firing', 0, ['--file', 'web-1.html', '--rules', 'rules.json']],
+    ['--url, target from the host', 2, ['--url', WEB_2, '--rules', 'critical.json']],
+    ['the report from standard input', 2, ['--file', '-', '--rules', 'critical.json']],
     [
       'a silence holding back the page (still exit 2)',
-      ['--file', 'event.html', '--rules', 'critical.json', '--silences', 'silence.json'],
       2,
-      '',
+      ['--file', 'event.html', '--rules', 'critical.json', '--silences', 'silence.json'],
     ],
+  ])('%s exits %i', async (_, code, args) => {
+    const result = await check(args, undefined, { '-': FILES['web-1.html'] as string });
+    expect([result.code, result.err]).toEqual([code, '']);
+  });
+
+  it.each([
     [
       'neither --file nor --url',
       ['--rules', 'rules.json'],
-      3,
-      'check: expected exactly one of --file <path> or --url <url>\n',
+      'check: expected exactly one of --file <path|-> or --url <url>',
     ],
     [
       'both --file and --url',
       ['--file', 'a', '--url', 'http://b/'],
-      3,
-      'check: expected exactly one of --file <path> or --url <url>\n',
+      'check: expected exactly one of --file <path|-> or --url <url>',
+    ],
+    ['a positional argument', ['web-1.html'], 'check: expected no positional arguments, found "web-1.html"'],
+    [
+      '--url without http(s)',
+      ['--url', 'web-1/server-status'],
+      'check: --url expects an http:// or https:// URL, found "web-1/server-status"',
     ],
     [
       'an unknown option',
       ['--file', 'web-1.html', '--verbose'],
-      3,
-      expect.stringMatching(/^check: Unknown option '--verbose'.*\n$/),
+      expect.stringMatching(/^check: Unknown option '--verbose'/),
     ],
+    ['a missing option value', ['--file'], expect.stringMatching(/^check: Option '--file <value>' argument missing/)],
     [
       'a bad --now',
       ['--file', 'web-1.html', '--now', 'noon'],
-      3,
-      'check: --now expects an ISO-8601 time such as 2026-11-22T12:00:00Z, found "noon"\n',
+      'check: --now expects an ISO-8601 time such as 2026-11-22T12:00:00Z, found "noon"',
     ],
     [
       'a bad --repeat-interval',
       ['--file', 'web-1.html', '--repeat-interval', '4 hours'],
-      3,
-      'check: --repeat-interval expects a duration such as 4h, found "4 hours"\n',
+      'check: --repeat-interval expects a duration such as 4h, found "4 hours"',
     ],
     [
       'a bad --max-request-workers',
       ['--file', 'web-1.html', '--max-request-workers', '0'],
-      3,
-      'check: --max-request-workers expects a whole number of 1 or more, found "0"\n',
+      'check: --max-request-workers expects a whole number of 1 or more, found "0"',
     ],
     [
+      'a bad --timeout',
+      ['--url', WEB_2, '--timeout', '0s'],
+      'check: --timeout expects a duration such as 5s or 500ms, found "0s"',
+    ],
+    [
+      'a bad --max-bytes',
+      ['--file', 'web-1.html', '--max-bytes=0'],
+      'check: --max-bytes expects a positive size such as 4194304 or 4MiB, found "0"',
+    ],
+  ])('%s is a usage error: exit 2 with the usage line', async (_, args, first) => {
+    const { code, out, err } = await check(args);
+    expect([code, out]).toEqual([2, '']);
+    const lines = err.split('\n');
+    expect(lines[0]).toEqual(first);
+    expect(lines.slice(1)).toEqual([
+      'Usage: httpd-status-alerts check (--file <path|-> | --url <url>) [options]',
+      "Run 'httpd-status-alerts check --help' for more.",
+      '',
+    ]);
+  });
+
+  it.each([
+    [
       'a missing rules file',
-      ['--file', 'web-1.html', '--rules', 'nope.json'],
-      3,
-      "check: cannot read nope.json: ENOENT: no such file, open 'nope.json'\n",
+      ['--rules', 'nope.json'],
+      /^check: cannot read nope\.json: ENOENT: no such file or directory/,
     ],
     [
       'invalid rules',
-      ['--file', 'web-1.html', '--rules', 'invalid.json'],
-      3,
-      expect.stringMatching(
-        /^check: expected valid rules documents, found 12 problem\(s\):; invalid.json: rule #1 field name: [^\n]+\n$/,
-      ),
+      ['--rules', 'invalid.json'],
+      /^check: expected valid rules documents, found 12 problem\(s\):; invalid.json: rule #1 field name: [^\n]+$/,
     ],
-  ])('%s', async (_, args, code, err) => {
-    const result = await check(args as string[]);
-    expect([result.code, result.err]).toEqual([code, err]);
+    [
+      'an auth file without user:',
+      ['--url', WEB_2, '--auth-file', 'user-only'],
+      /^check: expected user:password on the first line of user-only, found no "user:" part$/,
+    ],
+    [
+      'a missing CA file',
+      ['--url', WEB_2, '--ca-file', 'nope.pem'],
+      /^check: cannot read the CA file nope\.pem: ENOENT/,
+    ],
+  ])('%s exits 3 with one line', async (_, args, message) => {
+    const source = args.includes('--url') ? [] : ['--file', 'web-1.html'];
+    const { code, out, err } = await check([...source, ...args]);
+    expect([code, out]).toEqual([3, '']);
+    expect(err.split('\n')).toHaveLength(2);
+    expect(err.trimEnd()).toMatch(message);
   });
 
   it('computes free slots against --max-request-workers, not the printed positions', async () => {
@@ -204,15 +222,23 @@ describe('Function: runCheck', () => {
     const { out } = await check(args);
     expect(JSON.parse(out).notifications).toEqual([]);
     expect(JSON.parse(out).alerts).toEqual([
-      { rule: 'busy-high', state: 'firing', value: 48, threshold: 20, severity: 'critical' },
+      {
+        rule: 'busy-high',
+        state: 'firing',
+        value: 48,
+        threshold: 20,
+        severity: 'critical',
+        keepFiringSince: null,
+        resolvesAt: null,
+      },
     ]);
   });
 
-  it('prints alerts and notifications for a person without --json', async () => {
-    const { code, out } = await check(['--url', 'http://web-2.example:8080/server-status', '--rules', 'critical.json']);
+  it('prints a plugin status line with performance data, then alerts and notifications, without --json', async () => {
+    const { code, out } = await check(['--url', WEB_2, '--rules', 'critical.json']);
     expect(code).toBe(2);
     expect(out.split('\n').slice(0, 6)).toEqual([
-      'web-2.example:8080 at 2026-11-22T12:00:00Z: 1 alert(s) pending or firing',
+      'CRITICAL - web-2.example:8080 at 2026-11-22T12:00:00Z: 1 alert(s) pending or firing | idle=27;;;0;150 busy=48;;;0;150 closing=0;;;0;150 free_ratio=0.68;;;0;1 ssl_miss_ratio=0;;;0;1',
       '  FIRING   critical busy-high: slots_busy 48 >= 20',
       'Notifications that would be published: 1',
       '',
@@ -222,7 +248,27 @@ describe('Function: runCheck', () => {
     expect(out).toContain('Runbook: https://wiki.example/busy\n');
   });
 
-  it('exits 3 with one line when the report is not one, and pages target-down on the second failure', async () => {
+  it('says when a kept-firing alert cleared and when it resolves, and resolves it then', async () => {
+    const state = join(dir, 'state.json');
+    const at = (file: string, now: string) =>
+      check(['--file', file, '--target', 'web-1', '--rules', 'kept.json', '--state', state, '--now', now]);
+
+    // Act: fires at 12:00, condition gone at 12:01 (kept until 12:06), resolved at 12:06.
+    const runs = [
+      await at('web-1.html', '2026-11-22T12:00:00Z'),
+      await at('idle.html', '2026-11-22T12:01:00Z'),
+      await at('idle.html', '2026-11-22T12:06:00Z'),
+    ];
+
+    // Assess
+    expect(runs.map((r) => r.code)).toEqual([1, 1, 0]);
+    expect(runs[1]?.out.split('\n')[1]).toBe(
+      '  FIRING   warning  busy-high: slots_busy 2: condition cleared at 2026-11-22T12:01:00Z; kept firing for 5m, resolves at 2026-11-22T12:06:00Z unless it returns',
+    );
+    expect(runs[2]?.out).toContain('Subject: [RESOLVED warning] web-1: busy-high (now 2)\n');
+  });
+
+  it('exits 3 with one line while the report is missing, 2 once target-down fires', async () => {
     const state = join(dir, 'state.json');
     const at = (now: string) => check(['--file', 'login.html', '--state', state, '--now', now, '--json']);
 
@@ -231,37 +277,42 @@ describe('Function: runCheck', () => {
     const second = await at('2026-11-22T12:01:00Z');
 
     // Assess
-    expect([first.code, first.err]).toEqual([
-      3,
-      'check: login.html: not-a-report: expected an Apache server-status report, found "<html>Plea"\n',
-    ]);
+    expect(first.code).toBe(3);
+    expect(first.err).toBe(
+      'check: login.html: not-a-report: expected an Apache server-status report (the HTML page, the ?auto page or a text dump of the HTML page), found "<html>Please log in</html>" (26 characters)\n',
+    );
     expect(JSON.parse(first.out).notifications).toEqual([]);
-    expect(second.code).toBe(3);
+    expect(second.code).toBe(2);
     expect(JSON.parse(second.out).notifications.map((n: { subject: string }) => n.subject)).toEqual([
       '[FIRING critical] login.html: target-down (not a report)',
     ]);
   });
 
+  it('names the fetch failure in target-down (refused), as the Lambda does', async () => {
+    const state = join(dir, 'state.json');
+    const url = 'http://ops:s3cret@web-3.example/server-status';
+    const at = (now: string) => check(['--url', url, '--state', state, '--now', now]);
+
+    const first = await at('2026-11-22T12:00:00Z');
+    const second = await at('2026-11-22T12:01:00Z');
+
+    expect([first.code, second.code]).toEqual([3, 2]);
+    expect(second.err).toBe(
+      'check: web-3.example: refused: connection refused by web-3.example - Apache may be down or saturated\n',
+    );
+    expect(second.out.split('\n')[0]).toBe(
+      'CRITICAL - web-3.example at 2026-11-22T12:01:00Z: 1 alert(s) pending or firing | idle=U;;;0 busy=U;;;0 closing=U;;;0 free_ratio=U;;;0;1 ssl_miss_ratio=U;;;0;1',
+    );
+    expect(second.out).toContain('Subject: [FIRING critical] web-3.example: target-down (refused)\n');
+    expect(`${first.out}${first.err}${second.out}${second.err}`).not.toContain('s3cret');
+  });
+
   it('re-sends a still-firing alert after --repeat-interval', async () => {
     const state = join(dir, 'state.json');
-    const at = async (now: string) =>
-      JSON.parse(
-        (
-          await check([
-            '--file',
-            'web-1.html',
-            '--rules',
-            'critical.json',
-            '--state',
-            state,
-            '--now',
-            now,
-            '--json',
-            '--repeat-interval',
-            '30m',
-          ])
-        ).out,
-      ).notifications.length;
+    const at = async (now: string) => {
+      const args = ['--file', 'web-1.html', '--rules', 'critical.json', '--state', state, '--now', now];
+      return JSON.parse((await check([...args, '--json', '--repeat-interval', '30m'])).out).notifications.length;
+    };
     expect([
       await at('2026-11-22T12:00:00Z'),
       await at('2026-11-22T12:29:00Z'),

@@ -38,8 +38,10 @@ async function cli(args: string[], now: Date): Promise<{ code: number; out: stri
   const io: CliIo = {
     stdout: (t) => out.push(t),
     stderr: (t) => err.push(t),
-    readText: (p) => readFile(p, 'utf8'),
-    fetchText: () => Promise.reject(new Error('no network in this test')),
+    readInput: (p) => readFile(p, 'utf8'),
+    fetch: () => Promise.reject(new Error('no network in this test')),
+    env: process.env,
+    version: '0.0.0-test',
     now: () => now,
     colour: false,
   };

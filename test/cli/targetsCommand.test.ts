@@ -16,8 +16,10 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
   const io: CliIo = {
     stdout: (t) => out.push(t),
     stderr: (t) => err.push(t),
-    readText: (p) => readFile(p, 'utf8'),
-    fetchText: () => Promise.reject(new Error('no network in this test')),
+    readInput: (p) => readFile(p, 'utf8'),
+    fetch: () => Promise.reject(new Error('no network in this test')),
+    env: process.env,
+    version: '0.0.0-test',
     now: () => new Date('2026-11-22T12:00:00Z'),
     colour: false,
   };

@@ -4,11 +4,29 @@
  * process, where aws-sdk-client-mock cannot reach.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-const RIC = fileURLToPath(new URL('../../node_modules/aws-lambda-ric/index.mjs', import.meta.url));
+/**
+ * The runtime interface client is not a dependency of the project: it compiles curl and a C++
+ * client with cmake at install (about two minutes, and no install at all without compilers).
+ * `npm run setup:lambda-runtime` installs it, locked, into test/lambda-runtime/ (CI does).
+ */
+const RIC_DIR = fileURLToPath(new URL('../lambda-runtime/node_modules/aws-lambda-ric/', import.meta.url));
+
+/** Where the installed client is, or why it cannot run (for a skip outside CI, a failure in CI). */
+function findRuntimeClient(): { path: string; missing: null } | { path: null; missing: string } {
+  if (!existsSync(`${RIC_DIR}index.mjs`))
+    return { path: null, missing: 'aws-lambda-ric is not installed: run `npm run setup:lambda-runtime` (cmake, C++)' };
+  if (!existsSync(`${RIC_DIR}rapid-client.node`))
+    return {
+      path: null,
+      missing: 'aws-lambda-ric has no native client: its build failed (needs cmake and a C++ compiler)',
+    };
+  return { path: `${RIC_DIR}index.mjs`, missing: null };
+}
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -117,8 +135,10 @@ async function startLambda(assetDir: string, env: Record<string, string>): Promi
   });
   const address = await listen(server);
 
+  const client = findRuntimeClient();
+  if (client.path === null) throw new Error(client.missing);
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, [RIC, 'index.handler'], {
+  const child: ChildProcess = spawn(process.execPath, [client.path, 'index.handler'], {
     cwd: assetDir,
     env: {
       PATH: process.env.PATH ?? '',
@@ -161,4 +181,4 @@ async function startLambda(assetDir: string, env: Record<string, string>): Promi
 }
 
 export type { FakeSsm, LambdaProcess };
-export { startFakeSsm, startLambda };
+export { findRuntimeClient, startFakeSsm, startLambda };

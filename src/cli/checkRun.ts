@@ -1,0 +1,216 @@
+/**
+ * What `check` does (its description and options are in check.ts): one evaluation cycle on one
+ * report, sending nothing, exit status as a monitoring plugin's.
+ */
+import { basename } from 'node:path';
+import { createFileStateStore } from '../adapters/fileStateStore.ts';
+import { createMemoryStateStore } from '../adapters/memoryStateStore.ts';
+import { type EvaluateResult, evaluateTarget } from '../core/alerts/evaluateTarget.ts';
+import { parseSilencesDocuments, type Silence } from '../core/alerts/silences.ts';
+import type { AlertView, Observation } from '../core/alerts/types.ts';
+import { DEFAULT_DOWN_AFTER_FAILURES } from '../core/constants.ts';
+import { formatValue } from '../core/notify/format.ts';
+import { computeMetrics } from '../core/rules/compute.ts';
+import { DEFAULT_RULES, parseRulesDocuments } from '../core/rules/document.ts';
+import { formatDuration, parseDuration } from '../core/rules/duration.ts';
+import type { Rule } from '../core/rules/types.ts';
+import { type CliIo, oneLine, parseOptions, UsageError } from './command.ts';
+import { perfdata } from './perfdata.ts';
+import { isUrl, readReport } from './source.ts';
+import { SOURCE_OPTIONS } from './sourceOptions.ts';
+
+const EXIT = { ok: 0, warning: 1, critical: 2, unknown: 3 } as const;
+const STATUS_WORDS = ['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'] as const;
+
+/** Rules and silences files: far smaller than a report, but read under the same cap. */
+const CONFIG_MAX_BYTES = 4 * 1024 * 1024;
+
+const OPTIONS = {
+  file: { type: 'string' },
+  url: { type: 'string' },
+  rules: { type: 'string', multiple: true },
+  silences: { type: 'string', multiple: true },
+  state: { type: 'string' },
+  now: { type: 'string' },
+  target: { type: 'string' },
+  json: { type: 'boolean' },
+  'repeat-interval': { type: 'string' },
+  'max-request-workers': { type: 'string' },
+  ...SOURCE_OPTIONS,
+} as const;
+
+/** An unusable rules or silences file: one line, exit 3. */
+class CheckConfigError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'CheckConfigError';
+  }
+}
+
+/** ISO-8601 without milliseconds when they are zero, as the contract prints times. */
+function isoTime(date: Date | string): string {
+  return (typeof date === 'string' ? date : date.toISOString()).replace('.000Z', 'Z');
+}
+
+function parseNow(text: string | undefined, io: CliIo): Date {
+  if (text === undefined) return io.now();
+  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(ms))
+    throw new UsageError(`--now expects an ISO-8601 time such as 2026-11-22T12:00:00Z, found "${text}"`);
+  return new Date(ms);
+}
+
+async function readDocs(paths: string[], io: CliIo): Promise<Array<{ source: string; text: string }>> {
+  return Promise.all(
+    paths.map(async (source) => {
+      try {
+        return { source, text: await io.readInput(source, CONFIG_MAX_BYTES) };
+      } catch (error) {
+        throw new CheckConfigError(`cannot read ${source}: ${oneLine(error)}`, { cause: error });
+      }
+    }),
+  );
+}
+
+async function loadConfig(values: { rules?: string[]; silences?: string[] }, io: CliIo) {
+  let rules: Rule[] = DEFAULT_RULES;
+  let silences: Silence[] = [];
+  try {
+    if (values.rules !== undefined) rules = parseRulesDocuments(await readDocs(values.rules, io));
+    if (values.silences !== undefined) silences = parseSilencesDocuments(await readDocs(values.silences, io));
+  } catch (error) {
+    if (error instanceof CheckConfigError) throw error;
+    throw new CheckConfigError(oneLine(error, '; '), { cause: error });
+  }
+  return { rules, silences };
+}
+
+function renderJson(target: string, now: Date, result: EvaluateResult): string {
+  const out = {
+    target,
+    evaluatedAt: isoTime(now),
+    alerts: result.alerts.map((a) => ({
+      rule: a.rule,
+      state: a.state,
+      value: a.value,
+      threshold: a.threshold,
+      severity: a.severity,
+      keepFiringSince: a.keepFiringSince === null ? null : isoTime(a.keepFiringSince),
+      resolvesAt: a.resolvesAt === null ? null : isoTime(a.resolvesAt),
+    })),
+    notifications: result.notifications.map((n) => ({
+      status: n.status,
+      rule: n.rule,
+      target: n.target,
+      severity: n.severity,
+      value: n.value,
+      threshold: n.threshold,
+      subject: n.subject,
+      message: n.message,
+    })),
+  };
+  return `${JSON.stringify(out, null, 2)}\n`;
+}
+
+/** One alert for a person; a kept-firing one says that its condition cleared, not `0.891 < 0.05`. */
+function alertLine(a: AlertView): string {
+  const head = `  ${a.state.toUpperCase().padEnd(8)} ${a.severity.padEnd(8)} ${a.rule}: ${a.metric}`;
+  if (a.keepFiringSince !== null && a.resolvesAt !== null) {
+    const keep = formatDuration(Date.parse(a.resolvesAt) - Date.parse(a.keepFiringSince));
+    return `${head} ${formatValue(a.value)}: condition cleared at ${isoTime(a.keepFiringSince)}; kept firing for ${keep}, resolves at ${isoTime(a.resolvesAt)} unless it returns`;
+  }
+  return `${head} ${formatValue(a.value)} ${a.op} ${formatValue(a.threshold)}`;
+}
+
+function renderText(target: string, now: Date, result: EvaluateResult, code: number, perf: string): string {
+  const status = STATUS_WORDS[code] ?? 'UNKNOWN';
+  const lines = [
+    `${status} - ${target} at ${isoTime(now)}: ${result.alerts.length} alert(s) pending or firing | ${perf}`,
+  ];
+  for (const a of result.alerts) lines.push(alertLine(a));
+  if (result.unevaluated.length > 0) {
+    lines.push('Not evaluated:');
+    for (const u of result.unevaluated) lines.push(`  ${u.rule}: ${u.reason}`);
+  }
+  lines.push(`Notifications that would be published: ${result.notifications.length}`);
+  for (const n of result.notifications) lines.push('', `Subject: ${n.subject}`, n.message);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Worst firing severity; while the report is missing, 3 unless a critical alert (target-down) fires. */
+function exitCode(observation: Observation, result: EvaluateResult): number {
+  const firing = result.alerts.filter((a) => a.state === 'firing');
+  if (firing.some((a) => a.severity === 'critical')) return EXIT.critical;
+  if (observation.kind === 'down') return EXIT.unknown;
+  return firing.some((a) => a.severity === 'warning') ? EXIT.warning : EXIT.ok;
+}
+
+function defaultTarget(source: string): string {
+  if (source === '-') return 'stdin';
+  if (!isUrl(source)) return basename(source);
+  try {
+    return new URL(source).host;
+  } catch (error) {
+    throw new UsageError(`--url expects a URL such as https://web-1/server-status, found "${source}"`, {
+      cause: error,
+    });
+  }
+}
+
+async function check(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseOptions(argv, OPTIONS, true);
+  if (positionals.length > 0) throw new UsageError(`expected no positional arguments, found "${positionals[0]}"`);
+  if ((values.file === undefined) === (values.url === undefined))
+    throw new UsageError('expected exactly one of --file <path|-> or --url <url>');
+  if (values.url !== undefined && !isUrl(values.url))
+    throw new UsageError(`--url expects an http:// or https:// URL, found "${values.url}"`);
+  const source = (values.url ?? values.file) as string;
+  const now = parseNow(values.now, io);
+  const repeat = values['repeat-interval'];
+  const repeatIntervalMs = repeat === undefined ? undefined : parseDuration(repeat);
+  if (repeatIntervalMs === null)
+    throw new UsageError(`--repeat-interval expects a duration such as 4h, found "${repeat}"`);
+  const capacity = values['max-request-workers'];
+  const maxRequestWorkers = capacity === undefined ? null : Number(capacity);
+  if (maxRequestWorkers !== null && !(Number.isInteger(maxRequestWorkers) && maxRequestWorkers >= 1))
+    throw new UsageError(`--max-request-workers expects a whole number of 1 or more, found "${capacity}"`);
+  const target = values.target ?? defaultTarget(source);
+  const { rules, silences } = await loadConfig(values, io);
+  const store = values.state !== undefined ? createFileStateStore(values.state) : createMemoryStateStore();
+  const previous = await store.load(target);
+  const observation: Observation = await readReport(source, values, io);
+  const result = evaluateTarget({
+    target,
+    observation,
+    rules,
+    silences,
+    previous,
+    now,
+    options: repeatIntervalMs === undefined ? {} : { repeatIntervalMs },
+    maxRequestWorkers,
+  });
+  await store.save(result.state);
+  const code = exitCode(observation, result);
+  if (values.json) io.stdout(renderJson(target, now, result));
+  else io.stdout(renderText(target, now, result, code, perfdata(result.metrics)));
+  if (observation.kind === 'down') io.stderr(`check: ${target}: ${observation.reason}: ${observation.detail}\n`);
+  return code;
+}
+
+/**
+ * Runs `check` with the arguments after the command name; resolves to the exit status.
+ *
+ * @example
+ * await runCheck(['--file', 'web-1.html', '--state', 'state.json', '--now', '2026-11-22T12:00:00Z'], io) // 0, 1, 2 or 3
+ */
+async function runCheck(argv: string[], io: CliIo): Promise<number> {
+  try {
+    return await check(argv, io);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    io.stderr(`check: ${oneLine(error, '; ')}\n`);
+    return EXIT.unknown;
+  }
+}
+
+export { runCheck };
