@@ -55,7 +55,8 @@ const SOCACHE_HEADING = 'mod_cache_socache Status:';
 /** Text of `[start, end)` with tags removed (`<br>` kept as a line break) and entities decoded. */
 function plainText(text: string, start: number, end: number): string {
   const slice = text.slice(start, end);
-  return decodeEntities(slice.includes('<') ? slice.replace(/<(br\b)?[^>]*>/gi, (_, br) => (br ? '\n' : '')) : slice);
+  // `[^<>]*`, not `[^>]*`: a tag attempt stops at the next "<", so a run of unclosed "<" stays linear.
+  return decodeEntities(slice.includes('<') ? slice.replace(/<(br\b)?[^<>]*>/gi, (_, br) => (br ? '\n' : '')) : slice);
 }
 
 /** Whether the first `<pre>`'s characters are mostly mode characters (a code block is not). */

@@ -46,7 +46,8 @@ class RowCells {
     const runs = this.runs[i] ?? 0;
     if (runs === 0) return '';
     const slice = text.slice(this.start[i], this.end[i]);
-    return runs === 1 ? slice : slice.replace(/<[^>]*>/g, '').trim();
+    // `[^<>]*`: an attempt stops at the next "<", so unclosed "<" runs stay linear.
+    return runs === 1 ? slice : slice.replace(/<[^<>]*>/g, '').trim();
   }
 
   /** The cell's text, entities decoded. */

@@ -80,15 +80,27 @@ function readHeader(lines: readonly string[], end: number, server: ServerInfo): 
   if (sentence !== null) readHeaderSentence(sentence, server);
 }
 
+/**
+ * `"  Srv  Child Server number - generation "` as `["Srv", "Child Server number - generation"]`;
+ * null without a second word. (Not `(\S.*?)\s*$`: a lazy group retries the end at every blank.)
+ */
+function splitFirstWord(line: string): [string, string] | null {
+  const trimmed = line.trim();
+  let end = 0;
+  while (end < trimmed.length && trimmed.charCodeAt(end) > 0x20) end++;
+  const rest = trimmed.slice(end).trim();
+  return end === 0 || rest === '' ? null : [trimmed.slice(0, end), rest];
+}
+
 function readLegend(lines: readonly string[], start: number): { legend: LegendEntry[]; next: number } {
   const legend: LegendEntry[] = [];
   let i = start;
   for (; i < lines.length; i++) {
     const line = lines[i] as string;
     const cells = line.includes('\t') ? unitsOf(line) : null;
-    const m = cells === null ? /^\s*(\S+)\s+(\S.*?)\s*$/.exec(line) : null;
-    const abbreviation = cells?.[0] ?? m?.[1];
-    const meaning = cells ? cells.slice(1).join(' ') : m?.[2];
+    const pair = cells === null ? splitFirstWord(line) : null;
+    const abbreviation = cells?.[0] ?? pair?.[0];
+    const meaning = cells ? cells.slice(1).join(' ') : pair?.[1];
     if (abbreviation === undefined || meaning === undefined || !SLOT_COLUMN_SET.has(abbreviation)) break;
     legend.push({ abbreviation, meaning });
   }
