@@ -145,8 +145,18 @@ function checkSlots(slots: readonly Slot[], report: StatusReport, warnings: stri
   return kept;
 }
 
-/** Keep the first `MAX_WARNINGS - 1` warnings and count the rest in a last one. */
+/**
+ * One copy of each warning (a slot printed 3,000 times disagrees with the scoreboard 3,000 times),
+ * then the first `MAX_WARNINGS - 1` and a last one counting the rest.
+ */
 function capWarnings(warnings: string[]): void {
+  const distinct = [...new Set(warnings)];
+  if (distinct.length < warnings.length) {
+    const repeats = warnings.length - distinct.length;
+    warnings.length = 0;
+    for (const warning of distinct) warnings.push(warning);
+    warnings.push(`${repeats} repeated warnings not shown again`);
+  }
   if (warnings.length <= MAX_WARNINGS) return;
   const dropped = warnings.length - (MAX_WARNINGS - 1);
   warnings.length = MAX_WARNINGS - 1;

@@ -3,7 +3,7 @@
  * (also found, as plain lines, in text dumps), the SSL/TLS session cache prose, request truncation
  * and the scoreboard/column-M cross-check.
  */
-import { MODE_SET, type ModeCounts, type ServerInfo, type Slot, type SslCache } from './types.ts';
+import { MODE_CHARS, type ModeCounts, type ServerInfo, type Slot, type SslCache } from './types.ts';
 
 function emptyServer(): ServerInfo {
   return {
@@ -22,16 +22,28 @@ function emptyServer(): ServerInfo {
 /** How many distinct unknown scoreboard characters a warning lists. */
 const MAX_UNKNOWN_SHOWN = 32;
 
+/** For each character code below 128, its index in `MODE_CHARS`, or -1: a scoreboard may be 20 MB. */
+const MODE_INDEX = new Int8Array(128).fill(-1);
+MODE_CHARS.forEach((c, i) => {
+  MODE_INDEX[c.charCodeAt(0)] = i;
+});
+
+/** The index in `MODE_CHARS` of the character code `code`, or -1 when it is no mode character. */
+function modeIndexOf(code: number): number {
+  return code < 128 ? (MODE_INDEX[code] as number) : -1;
+}
+
 /** Count each of the 11 mode characters; characters outside them are reported in `warnings`. */
 function countModes(scoreboard: string, warnings: string[]): ModeCounts {
-  const counts: ModeCounts = { _: 0, S: 0, R: 0, W: 0, K: 0, D: 0, C: 0, L: 0, G: 0, I: 0, '.': 0 };
+  const tally = new Array<number>(MODE_CHARS.length).fill(0);
   // A set, not a string searched per character: a hostile scoreboard may hold thousands of distinct ones.
   const unknown = new Set<string>();
   for (let i = 0; i < scoreboard.length; i++) {
-    const c = scoreboard[i] as string;
-    if (MODE_SET.has(c)) counts[c as keyof ModeCounts]++;
-    else unknown.add(c);
+    const k = modeIndexOf(scoreboard.charCodeAt(i));
+    if (k >= 0) tally[k] = (tally[k] as number) + 1;
+    else unknown.add(scoreboard[i] as string);
   }
+  const counts = Object.fromEntries(MODE_CHARS.map((c, k) => [c, tally[k]])) as ModeCounts;
   if (unknown.size > 0) {
     const shown = [...unknown].slice(0, MAX_UNKNOWN_SHOWN).join('');
     const more = unknown.size > MAX_UNKNOWN_SHOWN ? ` and ${unknown.size - MAX_UNKNOWN_SHOWN} more` : '';
@@ -267,6 +279,7 @@ export {
   emptySslCacheDraft,
   finishSslCache,
   isRequestTruncated,
+  modeIndexOf,
   parseAprNumber,
   readHeaderSentence,
   readSslCacheText,

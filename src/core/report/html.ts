@@ -13,6 +13,7 @@ import {
   emptyServer,
   emptySslCacheDraft,
   finishSslCache,
+  modeIndexOf,
   readHeaderSentence,
   readSslCacheText,
   SSL_HEADING,
@@ -22,7 +23,6 @@ import { type ScanHandler, scanHtml, tagId } from './htmlScanner.ts';
 import { type ColumnMap, mapColumns, RowCells, readSlotRow } from './htmlSlots.ts';
 import {
   type LegendEntry,
-  MODE_SET,
   type ModeCounts,
   type ServerInfo,
   type Slot,
@@ -62,7 +62,7 @@ function plainText(text: string, start: number, end: number): string {
 /** Whether the first `<pre>`'s characters are mostly mode characters (a code block is not). */
 function looksLikeScoreboard(chars: string): boolean {
   let known = 0;
-  for (const c of chars) if (MODE_SET.has(c)) known++;
+  for (let i = 0; i < chars.length; i++) if (modeIndexOf(chars.charCodeAt(i)) >= 0) known++;
   return chars.length > 0 && known * 2 > chars.length;
 }
 
