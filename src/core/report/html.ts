@@ -21,14 +21,7 @@ import {
 import { readNotableSlots } from './htmlNotable.ts';
 import { type ScanHandler, scanHtml, tagId } from './htmlScanner.ts';
 import { type ColumnMap, mapColumns, RowCells, readSlotRow } from './htmlSlots.ts';
-import {
-  type LegendEntry,
-  type ModeCounts,
-  type ServerInfo,
-  type Slot,
-  type SslCache,
-  type StatusReport,
-} from './types.ts';
+import type { LegendEntry, ModeCounts, ServerInfo, Slot, SslCache, StatusReport } from './types.ts';
 
 const EXPECTED = 'an Apache server-status HTML page with a scoreboard of mode characters in a <pre> block';
 const EXPECTED_CLOSED = 'an Apache server-status HTML page whose scoreboard <pre> block is closed by </pre>';
