@@ -5,8 +5,8 @@
  * - a number that is not finite or is negative (`Total Accesses: 1e+999`, `-5`) becomes `null`;
  *   where the contract has no `null` for it, its unit goes instead (a slot row; the SSL/TLS cache
  *   block, as when one of its lines is missing);
- * - a slot printed twice (prefork: same Srv) is kept once; rows beyond the scoreboard's positions are dropped, so the
- *   table never holds more slots than the scoreboard has positions;
+ * - a slot printed twice (prefork: same Srv) is kept once; rows beyond the scoreboard's positions
+ *   are dropped, so the table never holds more slots than the scoreboard has positions;
  * - the warnings themselves are capped.
  */
 import type { Slot, SslCache, StatusReport } from './types.ts';
@@ -28,7 +28,7 @@ function expected(path: string, value: number): string {
   return `${path} is ${String(value)}, expected a finite number >= 0`;
 }
 
-/** Rows dropped for one reason: how many, and the first few for the warning. */
+/** Rows (or values) taken out for one reason: how many, and the first few for the warning. */
 class DroppedRows {
   count = 0;
   readonly examples: string[] = [];
@@ -76,14 +76,14 @@ function checkSslCache(cache: SslCache, warnings: string[]): SslCache | null {
 }
 
 /** Why a slot cannot be kept (a required number is impossible), or null; nullable ones are nulled. */
-function checkSlotNumbers(slot: Slot, warnings: string[]): string | null {
+function checkSlotNumbers(slot: Slot, nulled: DroppedRows): string | null {
   for (const key of REQUIRED_SLOT_NUMBERS) if (!isGood(slot[key])) return expected(key, slot[key]);
   for (let i = 0; i < 3; i++) if (!isGood(slot.acc[i] as number)) return expected(`acc[${i}]`, slot.acc[i] as number);
   for (const key of NULLABLE_SLOT_NUMBERS) {
     const value = slot[key];
     if (value !== null && !isGood(value)) {
       slot[key] = null;
-      warnings.push(`slot ${JSON.stringify(slot.srv)}: ${expected(key, value)}; reported as null`);
+      nulled.add(`Srv ${JSON.stringify(slot.srv)}: ${expected(key, value)}`);
     }
   }
   return null;
@@ -113,6 +113,7 @@ function checkSlots(slots: readonly Slot[], report: StatusReport, warnings: stri
   const positions = report.scoreboard.length;
   const prefork = report.server.mpm === 'prefork';
   const badNumbers = new DroppedRows();
+  const nulled = new DroppedRows();
   const repeated = new DroppedRows();
   const beyond = new DroppedRows();
   const seenPositions = new Set<number>();
@@ -120,7 +121,7 @@ function checkSlots(slots: readonly Slot[], report: StatusReport, warnings: stri
   for (let index = 0; index < slots.length; index++) {
     const slot = slots[index] as Slot;
     const row = `row ${index + 1}, Srv ${JSON.stringify(slot.srv)}`;
-    const problem = checkSlotNumbers(slot, warnings);
+    const problem = checkSlotNumbers(slot, nulled);
     const position = prefork ? positionOf(slot.srv) : null;
     if (problem !== null) badNumbers.add(`${row}: ${problem}`);
     else if (position !== null && position >= positions) beyond.add(row);
@@ -131,6 +132,7 @@ function checkSlots(slots: readonly Slot[], report: StatusReport, warnings: stri
       kept.push(slot);
     }
   }
+  nulled.report('slot values are impossible', 'reported as null', warnings);
   badNumbers.report('slot rows have an impossible number', 'those rows are skipped', warnings);
   repeated.report(
     'slot rows repeat a scoreboard position (Srv) already printed',
