@@ -33,8 +33,9 @@ class DroppedRows {
   count = 0;
   readonly examples: string[] = [];
 
-  add(example: string): void {
-    if (this.count++ < MAX_EXAMPLES) this.examples.push(example);
+  /** Count one; only the first few are described (a table may repeat 400,000 rows). */
+  add(index: number, slot: Slot, detail = ''): void {
+    if (this.count++ < MAX_EXAMPLES) this.examples.push(`row ${index + 1}, Srv ${JSON.stringify(slot.srv)}${detail}`);
   }
 
   /** `"; 2 more"`-style summary pushed as one warning, or nothing when no row was dropped. */
@@ -75,15 +76,33 @@ function checkSslCache(cache: SslCache, warnings: string[]): SslCache | null {
   return null;
 }
 
+/** Whether every number of the slot is finite and >= 0 (the usual case, checked without loops). */
+function allGood(s: Slot): boolean {
+  return (
+    isGood(s.ss) &&
+    isGood(s.reqMs) &&
+    isGood(s.connKB) &&
+    isGood(s.childMB) &&
+    isGood(s.slotMB) &&
+    isGood(s.acc[0]) &&
+    isGood(s.acc[1]) &&
+    isGood(s.acc[2]) &&
+    (s.pid === null || isGood(s.pid)) &&
+    (s.cpu === null || isGood(s.cpu)) &&
+    (s.durMs === null || isGood(s.durMs))
+  );
+}
+
 /** Why a slot cannot be kept (a required number is impossible), or null; nullable ones are nulled. */
-function checkSlotNumbers(slot: Slot, nulled: DroppedRows): string | null {
+function checkSlotNumbers(slot: Slot, index: number, nulled: DroppedRows): string | null {
+  if (allGood(slot)) return null;
   for (const key of REQUIRED_SLOT_NUMBERS) if (!isGood(slot[key])) return expected(key, slot[key]);
   for (let i = 0; i < 3; i++) if (!isGood(slot.acc[i] as number)) return expected(`acc[${i}]`, slot.acc[i] as number);
   for (const key of NULLABLE_SLOT_NUMBERS) {
     const value = slot[key];
     if (value !== null && !isGood(value)) {
       slot[key] = null;
-      nulled.add(`Srv ${JSON.stringify(slot.srv)}: ${expected(key, value)}`);
+      nulled.add(index, slot, `: ${expected(key, value)}`);
     }
   }
   return null;
@@ -116,19 +135,18 @@ function checkSlots(slots: readonly Slot[], report: StatusReport, warnings: stri
   const nulled = new DroppedRows();
   const repeated = new DroppedRows();
   const beyond = new DroppedRows();
-  const seenPositions = new Set<number>();
+  const seenPositions = new Uint8Array(prefork ? positions : 0);
   const kept: Slot[] = [];
   for (let index = 0; index < slots.length; index++) {
     const slot = slots[index] as Slot;
-    const row = `row ${index + 1}, Srv ${JSON.stringify(slot.srv)}`;
-    const problem = checkSlotNumbers(slot, nulled);
+    const problem = checkSlotNumbers(slot, index, nulled);
     const position = prefork ? positionOf(slot.srv) : null;
-    if (problem !== null) badNumbers.add(`${row}: ${problem}`);
-    else if (position !== null && position >= positions) beyond.add(row);
-    else if (position !== null && seenPositions.has(position)) repeated.add(row);
-    else if (kept.length >= positions) beyond.add(row);
+    if (problem !== null) badNumbers.add(index, slot, `: ${problem}`);
+    else if (position !== null && position >= positions) beyond.add(index, slot);
+    else if (position !== null && seenPositions[position] === 1) repeated.add(index, slot);
+    else if (kept.length >= positions) beyond.add(index, slot);
     else {
-      if (position !== null) seenPositions.add(position);
+      if (position !== null) seenPositions[position] = 1;
       kept.push(slot);
     }
   }

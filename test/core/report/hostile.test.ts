@@ -232,7 +232,7 @@ describe('parseReport: numbers that cannot be true become null with a warning na
     const report = parseReport(text);
     expect(report.slots?.find((s) => s.srv === '3-0')?.cpu).toBeNull();
     expect(report.warnings).toContain(
-      '1 slot values are impossible (Srv "3-0": cpu is Infinity, expected a finite number >= 0); reported as null',
+      '1 slot values are impossible (row 4, Srv "3-0": cpu is Infinity, expected a finite number >= 0); reported as null',
     );
   });
 
