@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { NotAStatusReportError } from '../../../src/core/errors.ts';
-import { MAX_WARNINGS } from '../../../src/core/report/check.ts';
+import { checkReport, MAX_WARNINGS } from '../../../src/core/report/check.ts';
 import { parseReport } from '../../../src/core/report/parse.ts';
 import type { ReportFormat } from '../../../src/core/report/types.ts';
 
@@ -248,6 +248,37 @@ describe('parseReport: numbers that cannot be true become null with a warning na
     expect(report.warnings).toContain(
       '1 slot rows have an impossible number (row 5, Srv "4-0": ss is -5, expected a finite number >= 0); those rows are skipped',
     );
+  });
+});
+
+describe('checkReport: the event MPM connection totals and process rows (fields of the contract)', () => {
+  it('nulls an impossible connection total and process count, naming each', () => {
+    // Prepare: a report as the event-MPM reader makes it, with two impossible numbers
+    const report = Object.assign(parseReport(read('event-busy/report.auto.txt')), {
+      connections: {
+        total: Number.POSITIVE_INFINITY,
+        asyncWaitIo: null,
+        asyncWriting: 0,
+        asyncKeepAlive: 11,
+        asyncClosing: 5,
+      },
+      processes: [{ slot: 0, pid: 18693, connections: -2, busyThreads: 6 }],
+    });
+    // Act
+    checkReport(report);
+    // Assess
+    expect(report.connections).toEqual({
+      total: null,
+      asyncWaitIo: null,
+      asyncWriting: 0,
+      asyncKeepAlive: 11,
+      asyncClosing: 5,
+    });
+    expect(report.processes).toEqual([{ slot: 0, pid: 18693, connections: null, busyThreads: 6 }]);
+    expect(report.warnings.slice(-2)).toEqual([
+      'connections.total is Infinity, expected a finite number >= 0; reported as null',
+      'processes[0].connections is -2, expected a finite number >= 0; reported as null',
+    ]);
   });
 });
 
