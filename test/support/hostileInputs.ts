@@ -92,6 +92,12 @@ const WORST_CASES: ReadonlyArray<readonly [string, BaseName, number, (n: number)
   ],
   ['text: one huge line of words after the table header', 'lynx80', 1, (n) => `\n   ${'Request '.repeat(n / 8)}\n`],
   ['text: blank lines', 'lynx80', 0, (n) => '\n'.repeat(n)],
+  [
+    'text: SSL/TLS headings repeated (100 s at 16,000 before)',
+    'lynx80',
+    0,
+    (n) => '\nSSL/TLS Session Cache Status:'.repeat(n / 30),
+  ],
 ];
 
 export type { BaseName };

@@ -107,17 +107,26 @@ function readLegend(lines: readonly string[], start: number): { legend: LegendEn
   return { legend, next: i };
 }
 
-/** The lines after "SSL/TLS Session Cache Status:" up to a blank line or a rule. */
-function readSsl(lines: readonly string[], start: number, warnings: string[]): SslCache | null {
+/**
+ * The lines after "SSL/TLS Session Cache Status:" up to a blank line or a rule, and the index of
+ * that line (the caller goes on from there: re-reading the block at each heading line inside it
+ * was quadratic on a page of repeated headings).
+ */
+function readSsl(
+  lines: readonly string[],
+  start: number,
+  warnings: string[],
+): { sslCache: SslCache | null; next: number } {
   const parts: string[] = [];
-  for (let i = start; i < lines.length; i++) {
+  let i = start;
+  for (; i < lines.length; i++) {
     const line = lines[i] as string;
     if (line.trim() === '' || RULE_LINE.test(line)) break;
     parts.push(line.trim());
   }
   const draft = emptySslCacheDraft();
   readSslCacheText(parts.join(' '), draft);
-  return finishSslCache(draft, warnings);
+  return { sslCache: finishSslCache(draft, warnings), next: i };
 }
 
 /**
@@ -157,7 +166,9 @@ function parseText(text: string): StatusReport {
       legend = read.legend;
       i = read.next - 1;
     } else if (sslCache === null && line.includes(SSL_HEADING)) {
-      sslCache = readSsl(lines, i + 1, warnings);
+      const read = readSsl(lines, i + 1, warnings);
+      sslCache = read.sslCache;
+      i = read.next - 1;
     }
   }
 
