@@ -2,7 +2,7 @@
  * Worst-case inputs: each named hostile case of test/support/hostileInputs.ts (a real capture with
  * an attacker's payload spliced in) timed at 32 KB, 256 KB and 2 MB of payload. Linear parsing
  * shows as a flat time per KB and growth near 8x per 8x size; a quadratic reader would show 64x.
- * Part of `npm run bench:parser` (bench/run.ts); alone: `npx tsx bench/worstCase.ts`.
+ * Part of `npm run bench:parser` (bench/run.ts); alone: `npx tsx bench/worstCase.ts [name part]`.
  */
 import { fileURLToPath } from 'node:url';
 import { NotAStatusReportError } from '../src/core/errors.ts';
@@ -35,11 +35,12 @@ function parseOrReject(text: string): unknown {
 
 const f = (ms: number): string => (ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(3));
 
-/** Time every worst case at every size, printing one line per case. */
-function timeWorstCases(out: (line: string) => void): WorstCaseRow[] {
+/** Time every worst case (or those whose name contains `only`) at every size, one line per case. */
+function timeWorstCases(out: (line: string) => void, only = ''): WorstCaseRow[] {
   out('\nWorst cases (median ms per parse at 32 KB / 256 KB / 2 MB of payload; growth per 8x; us per KB at 2 MB)\n');
   const rows: WorstCaseRow[] = [];
   for (const [name, base, anchor, payload] of WORST_CASES) {
+    if (!name.includes(only)) continue;
     const texts = PAYLOAD_SIZES.map((n) => splice(base, anchor, payload(n)));
     const timings = texts.map((text) => measure(() => parseOrReject(text), BUDGET_MS));
     const [a, b, c] = timings.map((t) => t.medianMs) as [number, number, number];
@@ -59,7 +60,9 @@ function timeWorstCases(out: (line: string) => void): WorstCaseRow[] {
   return rows;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) timeWorstCases((line) => process.stdout.write(line));
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  timeWorstCases((line) => process.stdout.write(line), process.argv[2]);
+}
 
 export type { WorstCaseRow };
 export { timeWorstCases };
