@@ -2,7 +2,8 @@
  * `npm run bench`: `parseReport` against a cheerio extraction (HTML) and the line-split floor, on
  * reports of 256, 1,024 and 20,000 slots generated from real 2.4.71 rows, in every form; then the
  * memory of one 20,000-slot parse (fresh child process) and a CPU profile of the 1,024-slot HTML
- * parse. Prints tables; writes bench/results/<stamp>.json and bench/results/latest.json.
+ * parse, and the hostile worst cases (bench/worstCase.ts). Prints tables; writes
+ * bench/results/<stamp>.json and bench/results/latest.json.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { renderLynx } from '../test/support/generateText.ts';
 import { parseWithCheerio } from './cheerioParser.ts';
 import { measure, sinkValue, type Timing } from './measure.ts';
 import { profileParser } from './profile.ts';
+import { timeWorstCases } from './worstCase.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const SIZES = [256, 1024, 20_000] as const;
@@ -124,6 +126,7 @@ function main(): void {
     `form     slots  input    | parser   median      p95 | cheerio  median      p95 | floor median     p95 | ratios              | parser\n`,
   );
   const rows = timeAll();
+  const worstCases = timeWorstCases((line) => process.stdout.write(line));
 
   const dir = mkdtempSync(join(tmpdir(), 'bench-in-'));
   let memory: Record<string, Record<string, number | null>>;
@@ -183,6 +186,7 @@ function main(): void {
     linear,
     html1024: { vsCheerio, vsFloor },
     hotSpots,
+    worstCases,
     seconds: (Date.now() - started) / 1000,
     sink: sinkValue(),
   };

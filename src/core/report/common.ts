@@ -3,7 +3,7 @@
  * (also found, as plain lines, in text dumps), the SSL/TLS session cache prose, request truncation
  * and the scoreboard/column-M cross-check.
  */
-import { MODE_SET, type ModeCounts, type ServerInfo, type Slot, type SslCache } from './types.ts';
+import { MODE_CHARS, type ModeCounts, type ServerInfo, type Slot, type SslCache } from './types.ts';
 
 function emptyServer(): ServerInfo {
   return {
@@ -21,22 +21,43 @@ function emptyServer(): ServerInfo {
   };
 }
 
+/** How many distinct unknown scoreboard characters a warning lists. */
+const MAX_UNKNOWN_SHOWN = 32;
+
+/** For each character code below 128, its index in `MODE_CHARS`, or -1: a scoreboard may be 20 MB. */
+const MODE_INDEX = new Int8Array(128).fill(-1);
+MODE_CHARS.forEach((c, i) => {
+  MODE_INDEX[c.charCodeAt(0)] = i;
+});
+
+/** The index in `MODE_CHARS` of the character code `code`, or -1 when it is no mode character. */
+function modeIndexOf(code: number): number {
+  return code < 128 ? (MODE_INDEX[code] as number) : -1;
+}
+
 /** Count each of the 11 mode characters; characters outside them are reported in `warnings`. */
 function countModes(scoreboard: string, warnings: string[]): ModeCounts {
-  const counts: ModeCounts = { _: 0, S: 0, R: 0, W: 0, K: 0, D: 0, C: 0, L: 0, G: 0, I: 0, '.': 0 };
-  let unknown = '';
+  const tally = new Array<number>(MODE_CHARS.length).fill(0);
+  // A set, not a string searched per character: a hostile scoreboard may hold thousands of distinct ones.
+  const unknown = new Set<string>();
   for (let i = 0; i < scoreboard.length; i++) {
-    const c = scoreboard[i] as string;
-    if (MODE_SET.has(c)) counts[c as keyof ModeCounts]++;
-    else if (!unknown.includes(c)) unknown += c;
+    const k = modeIndexOf(scoreboard.charCodeAt(i));
+    if (k >= 0) tally[k] = (tally[k] as number) + 1;
+    else unknown.add(scoreboard[i] as string);
   }
-  if (unknown.length > 0) {
-    warnings.push(`scoreboard has characters outside the 11 modes: ${JSON.stringify(unknown)}`);
+  const counts = Object.fromEntries(MODE_CHARS.map((c, k) => [c, tally[k]])) as ModeCounts;
+  if (unknown.size > 0) {
+    const shown = [...unknown].slice(0, MAX_UNKNOWN_SHOWN).join('');
+    const more = unknown.size > MAX_UNKNOWN_SHOWN ? ` and ${unknown.size - MAX_UNKNOWN_SHOWN} more` : '';
+    warnings.push(`scoreboard has characters outside the 11 modes: ${JSON.stringify(shown)}${more}`);
   }
   return counts;
 }
 
-const APR_NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[+-]\d+)?$/;
+// Linear: every quantifier is followed by a character it cannot match (digits, then "." or "e" or
+// the end), so a failed match gives nothing back to retry. (`\d+\.?\d*` could split a digit run
+// in n ways: quadratic on a long run of digits that ends in a letter.)
+const APR_NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]\d+)?$/;
 
 /** A number as APR prints it (`.0898876`, `3.e+5`, `-1.00`); `null` when the text is not one. */
 function parseAprNumber(text: string): number | null {
@@ -45,20 +66,45 @@ function parseAprNumber(text: string): number | null {
   return Number(t.endsWith('.') ? t.slice(0, -1) : t.replace('.e', 'e'));
 }
 
-const UPTIME_UNITS: Record<string, number> = { day: 86400, hour: 3600, minute: 60, second: 1 };
+const UPTIME_UNITS: Record<string, number> = {
+  day: 86400,
+  days: 86400,
+  hour: 3600,
+  hours: 3600,
+  minute: 60,
+  minutes: 60,
+  second: 1,
+  seconds: 1,
+};
 
-/** `" 1 day 2 hours 3 minutes 4 seconds"` to seconds; `""` (uptime 0) is 0. */
+/**
+ * `" 1 day 2 hours 3 minutes 4 seconds"` to seconds; `""` (uptime 0) is 0. Read as words (a
+ * global regex retried at every digit of a long digit run is quadratic): a number followed by a
+ * unit word counts, other words are skipped.
+ */
 function parseUptime(text: string): number | null {
   const t = text.trim();
   if (t === '') return 0;
+  const words = t.split(/\s+/);
   let total = 0;
-  const re = /(\d+)\s+(day|hour|minute|second)s?\b/g;
   let matched = false;
-  for (let m = re.exec(t); m !== null; m = re.exec(t)) {
-    total += Number(m[1]) * (UPTIME_UNITS[m[2] as string] as number);
+  for (let i = 0; i + 1 < words.length; i++) {
+    const unit = UPTIME_UNITS[(words[i + 1] as string).replace(/[,.;]$/, '')];
+    if (unit === undefined || !isDigits(words[i] as string)) continue;
+    total += Number(words[i]) * unit;
     matched = true;
+    i++;
   }
   return matched ? total : null;
+}
+
+function isDigits(word: string): boolean {
+  if (word === '') return false;
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
 }
 
 /**
@@ -235,6 +281,7 @@ export {
   emptySslCacheDraft,
   finishSslCache,
   isRequestTruncated,
+  modeIndexOf,
   parseAprNumber,
   readHeaderSentence,
   readSslCacheText,

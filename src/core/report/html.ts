@@ -13,6 +13,7 @@ import {
   emptyServer,
   emptySslCacheDraft,
   finishSslCache,
+  modeIndexOf,
   readHeaderSentence,
   readSslCacheText,
   SSL_HEADING,
@@ -21,15 +22,7 @@ import { isProcessTableHeader, ProcessTableReader } from './eventProcesses.ts';
 import { readNotableSlots } from './htmlNotable.ts';
 import { type ScanHandler, scanHtml, tagId } from './htmlScanner.ts';
 import { type ColumnMap, mapColumns, RowCells, readSlotRow } from './htmlSlots.ts';
-import {
-  type LegendEntry,
-  MODE_SET,
-  type ModeCounts,
-  type ServerInfo,
-  type Slot,
-  type SslCache,
-  type StatusReport,
-} from './types.ts';
+import type { LegendEntry, ModeCounts, ServerInfo, Slot, SslCache, StatusReport } from './types.ts';
 
 const EXPECTED = 'an Apache server-status HTML page with a scoreboard of mode characters in a <pre> block';
 const EXPECTED_CLOSED = 'an Apache server-status HTML page whose scoreboard <pre> block is closed by </pre>';
@@ -56,13 +49,14 @@ const SOCACHE_HEADING = 'mod_cache_socache Status:';
 /** Text of `[start, end)` with tags removed (`<br>` kept as a line break) and entities decoded. */
 function plainText(text: string, start: number, end: number): string {
   const slice = text.slice(start, end);
-  return decodeEntities(slice.includes('<') ? slice.replace(/<(br\b)?[^>]*>/gi, (_, br) => (br ? '\n' : '')) : slice);
+  // `[^<>]*`, not `[^>]*`: a tag attempt stops at the next "<", so a run of unclosed "<" stays linear.
+  return decodeEntities(slice.includes('<') ? slice.replace(/<(br\b)?[^<>]*>/gi, (_, br) => (br ? '\n' : '')) : slice);
 }
 
 /** Whether the first `<pre>`'s characters are mostly mode characters (a code block is not). */
 function looksLikeScoreboard(chars: string): boolean {
   let known = 0;
-  for (const c of chars) if (MODE_SET.has(c)) known++;
+  for (let i = 0; i < chars.length; i++) if (modeIndexOf(chars.charCodeAt(i)) >= 0) known++;
   return chars.length > 0 && known * 2 > chars.length;
 }
 

@@ -7,12 +7,16 @@ import { decodeEntities, isRequestTruncated, parseAprNumber } from './common.ts'
 import { isWhitespace } from './htmlScanner.ts';
 import { MODE_SET, SLOT_COLUMN_SET, SLOT_COLUMNS, type Slot, type SlotColumn } from './types.ts';
 
+/** Cells kept per row: the tables read here have 2 to 15; a row of thousands is only counted. */
+const MAX_CELLS = 64;
+
 /**
  * The cells of the current row. Each cell keeps the span from its first to its last non-blank
  * text run and how many runs there were: one run (the usual case, `<b>W</b>\n` included) is
  * sliced as is, several (`a<b>b</b>`) are sliced across and stripped of tags.
  */
 class RowCells {
+  /** Cells counted in the row; only the first `MAX_CELLS` are kept. */
   count = 0;
   readonly start: number[] = [];
   readonly end: number[] = [];
@@ -22,6 +26,7 @@ class RowCells {
   /** Start a new cell (`<td>` or `<th>`). */
   open(header: boolean): void {
     const i = this.count++;
+    if (i >= MAX_CELLS) return;
     this.start[i] = 0;
     this.end[i] = 0;
     this.runs[i] = 0;
@@ -34,8 +39,8 @@ class RowCells {
     let e = end;
     while (s < e && isWhitespace(text.charCodeAt(s))) s++;
     while (e > s && isWhitespace(text.charCodeAt(e - 1))) e--;
-    if (s === e) return;
     const i = this.count - 1;
+    if (s === e || i >= MAX_CELLS) return;
     if (this.runs[i] === 0) this.start[i] = s;
     this.end[i] = e;
     this.runs[i] = (this.runs[i] as number) + 1;
@@ -46,7 +51,8 @@ class RowCells {
     const runs = this.runs[i] ?? 0;
     if (runs === 0) return '';
     const slice = text.slice(this.start[i], this.end[i]);
-    return runs === 1 ? slice : slice.replace(/<[^>]*>/g, '').trim();
+    // `[^<>]*`: an attempt stops at the next "<", so unclosed "<" runs stay linear.
+    return runs === 1 ? slice : slice.replace(/<[^<>]*>/g, '').trim();
   }
 
   /** The cell's text, entities decoded. */
@@ -78,7 +84,7 @@ class RowCells {
 
   /** Whether every cell is a `<th>`. */
   allHeaders(): boolean {
-    for (let i = 0; i < this.count; i++) if (!this.header[i]) return false;
+    for (let i = 0; i < Math.min(this.count, MAX_CELLS); i++) if (!this.header[i]) return false;
     return true;
   }
 }

@@ -82,32 +82,53 @@ function readHeader(lines: readonly string[], end: number, server: ServerInfo): 
   if (sentence !== null) readHeaderSentence(sentence, server);
 }
 
+/**
+ * `"  Srv  Child Server number - generation "` as `["Srv", "Child Server number - generation"]`;
+ * null without a second word. (Not `(\S.*?)\s*$`: a lazy group retries the end at every blank.)
+ */
+function splitFirstWord(line: string): [string, string] | null {
+  const trimmed = line.trim();
+  let end = 0;
+  while (end < trimmed.length && trimmed.charCodeAt(end) > 0x20) end++;
+  const rest = trimmed.slice(end).trim();
+  return end === 0 || rest === '' ? null : [trimmed.slice(0, end), rest];
+}
+
 function readLegend(lines: readonly string[], start: number): { legend: LegendEntry[]; next: number } {
   const legend: LegendEntry[] = [];
   let i = start;
   for (; i < lines.length; i++) {
     const line = lines[i] as string;
     const cells = line.includes('\t') ? unitsOf(line) : null;
-    const m = cells === null ? /^\s*(\S+)\s+(\S.*?)\s*$/.exec(line) : null;
-    const abbreviation = cells?.[0] ?? m?.[1];
-    const meaning = cells ? cells.slice(1).join(' ') : m?.[2];
+    const pair = cells === null ? splitFirstWord(line) : null;
+    const abbreviation = cells?.[0] ?? pair?.[0];
+    const meaning = cells ? cells.slice(1).join(' ') : pair?.[1];
     if (abbreviation === undefined || meaning === undefined || !SLOT_COLUMN_SET.has(abbreviation)) break;
     legend.push({ abbreviation, meaning });
   }
   return { legend, next: i };
 }
 
-/** The lines after "SSL/TLS Session Cache Status:" up to a blank line or a rule. */
-function readSsl(lines: readonly string[], start: number, warnings: string[]): SslCache | null {
+/**
+ * The lines after "SSL/TLS Session Cache Status:" up to a blank line or a rule, and the index of
+ * that line (the caller goes on from there: re-reading the block at each heading line inside it
+ * was quadratic on a page of repeated headings).
+ */
+function readSsl(
+  lines: readonly string[],
+  start: number,
+  warnings: string[],
+): { sslCache: SslCache | null; next: number } {
   const parts: string[] = [];
-  for (let i = start; i < lines.length; i++) {
+  let i = start;
+  for (; i < lines.length; i++) {
     const line = lines[i] as string;
     if (line.trim() === '' || RULE_LINE.test(line)) break;
     parts.push(line.trim());
   }
   const draft = emptySslCacheDraft();
   readSslCacheText(parts.join(' '), draft);
-  return finishSslCache(draft, warnings);
+  return { sslCache: finishSslCache(draft, warnings), next: i };
 }
 
 /**
@@ -150,7 +171,9 @@ function parseText(text: string): StatusReport {
       legend = read.legend;
       i = read.next - 1;
     } else if (sslCache === null && line.includes(SSL_HEADING)) {
-      sslCache = readSsl(lines, i + 1, warnings);
+      const read = readSsl(lines, i + 1, warnings);
+      sslCache = read.sslCache;
+      i = read.next - 1;
     }
   }
 

@@ -3,20 +3,12 @@
  * lines, `Server 0-0 (16985): 0|118|118 [Write] u0 s0 cu0 cs0 5 0 6(0 B|6.3 MB|6.3 MB) 127.0.0.1
  * {GET / HTTP/1.1} (http/1.1) [www.example.test:80]`.
  */
-import { slotFromNotableEntry } from './notableEntry.ts';
+import { readNotableFields, slotFromNotableEntry } from './notableEntry.ts';
 import type { Slot } from './types.ts';
 
-const ENTRY = new RegExp(
-  [
-    String.raw`^Server (\S+) \(([^)]*)\): (\d+)\|(\d+)\|(\d+) \[([^\]]*)\] u(\S+) s(\S+) cu(\S+) cs(\S+) `,
-    String.raw`(-?\d+) (-?\d+)(?: (-?\d+))? ?\(([^|)]*)\|([^|)]*)\|([^|)]*)\) ?`,
-    String.raw`(\S*) ?\{(.*)\}(?: \(([^)]*)\))? \[([^\]]*)\]$`,
-  ].join(''),
-);
-
 function readEntry(entry: string, warnings: string[]): Slot | null {
-  const m = ENTRY.exec(entry);
-  return m === null ? null : slotFromNotableEntry(m, warnings, (text) => text);
+  const fields = readNotableFields(entry);
+  return fields === null ? null : slotFromNotableEntry(fields, warnings, (text) => text);
 }
 
 /** Read the entries from `lines[start]` until `isEnd`; unreadable entries are skipped with a warning. */

@@ -104,7 +104,7 @@ function readTextTable(
   // lynx at 80 columns wraps the header: "Request" alone on the next line.
   const wrapped = unitsOf(lines[i] ?? '');
   if (wrapped.length > 0 && wrapped.every((u) => SLOT_COLUMN_SET.has(u)) && !isRowStart(wrapped)) {
-    columns.push(...wrapped);
+    for (const name of wrapped) columns.push(name); // no spread: a hostile line may hold millions
     i++;
   }
   columns.forEach((column, k) => {
