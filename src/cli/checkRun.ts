@@ -8,22 +8,17 @@ import { createMemoryStateStore } from '../adapters/memoryStateStore.ts';
 import { type EvaluateResult, evaluateTarget } from '../core/alerts/evaluateTarget.ts';
 import { parseSilencesDocuments, type Silence } from '../core/alerts/silences.ts';
 import type { AlertView, Observation } from '../core/alerts/types.ts';
-import { DEFAULT_DOWN_AFTER_FAILURES } from '../core/constants.ts';
 import { formatValue } from '../core/notify/format.ts';
-import { computeMetrics } from '../core/rules/compute.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from '../core/rules/document.ts';
 import { formatDuration, parseDuration } from '../core/rules/duration.ts';
 import type { Rule } from '../core/rules/types.ts';
-import { type CliIo, oneLine, parseOptions, UsageError } from './command.ts';
+import { type CliIo, DOCUMENT_MAX_BYTES, oneLine, parseOptions, UsageError } from './command.ts';
 import { perfdata } from './perfdata.ts';
 import { isUrl, readReport } from './source.ts';
 import { SOURCE_OPTIONS } from './sourceOptions.ts';
 
 const EXIT = { ok: 0, warning: 1, critical: 2, unknown: 3 } as const;
 const STATUS_WORDS = ['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'] as const;
-
-/** Rules and silences files: far smaller than a report, but read under the same cap. */
-const CONFIG_MAX_BYTES = 4 * 1024 * 1024;
 
 const OPTIONS = {
   file: { type: 'string' },
@@ -64,7 +59,7 @@ async function readDocs(paths: string[], io: CliIo): Promise<Array<{ source: str
   return Promise.all(
     paths.map(async (source) => {
       try {
-        return { source, text: await io.readInput(source, CONFIG_MAX_BYTES) };
+        return { source, text: await io.readInput(source, DOCUMENT_MAX_BYTES) };
       } catch (error) {
         throw new CheckConfigError(`cannot read ${source}: ${oneLine(error)}`, { cause: error });
       }

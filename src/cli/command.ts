@@ -28,6 +28,9 @@ interface CliIo {
   version: string;
 }
 
+/** Rules, silences and rules-test files are small JSON documents: read under a cap far above any real one. */
+const DOCUMENT_MAX_BYTES = 4 * 1024 * 1024;
+
 /** Exit statuses shared by every command: 0 done, 1 failed, 2 bad usage (a command may add its own). */
 const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
@@ -100,4 +103,4 @@ function parseOptions<T extends NonNullable<ParseArgsConfig['options']>>(
 }
 
 export type { CliIo, Command };
-export { EXIT, InputTooLargeError, oneLine, parseOptions, UsageError };
+export { DOCUMENT_MAX_BYTES, EXIT, InputTooLargeError, oneLine, parseOptions, UsageError };

@@ -4,7 +4,7 @@
  */
 import { redactCredentials } from '../core/notify/sanitize.ts';
 import { checkCommand } from './check.ts';
-import { type CliIo, type Command, EXIT, oneLine, UsageError } from './command.ts';
+import { type CliIo, type Command, DOCUMENT_MAX_BYTES, EXIT, oneLine, UsageError } from './command.ts';
 import { type CliCommand, createAdminIo } from './commandSupport.ts';
 import { parseCommand } from './parseCommand.ts';
 import { rulesCommand } from './rulesCommand.ts';
@@ -12,9 +12,6 @@ import { silenceCommand } from './silenceCommand.ts';
 import { targetsCommand } from './targetsCommand.ts';
 
 const PROGRAM = 'httpd-status-alerts';
-
-/** Rules, silences and test files are small JSON documents: a cap far above any real one. */
-const DOCUMENT_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
  * A configuration command (commandSupport.ts) in the table: its io gains the SSM parameter store
