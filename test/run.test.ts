@@ -6,12 +6,12 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDynamoStateTable, type StateTable } from '../src/adapters/dynamoStateStore.ts';
+import { createDynamoStateTable } from '../src/adapters/dynamoStateStore.ts';
 import { fetchStatusPage } from '../src/adapters/httpStatusSource.ts';
-import { createSnsNotifier, type Notifier } from '../src/adapters/snsNotifier.ts';
-import type { ConfigSource } from '../src/adapters/ssmConfigSource.ts';
+import { createSnsNotifier } from '../src/adapters/snsNotifier.ts';
 import type { RawConfig } from '../src/core/monitorConfig.ts';
-import { type CycleDeps, PublishFailedError, runCycle } from '../src/run.ts';
+import type { ConfigSource, CycleDeps, Notifier, StateTable } from '../src/ports.ts';
+import { PublishFailedError, runCycle } from '../src/run.ts';
 import { type LocalDynamo, type LocalSns, type ReceivedMessage, startDynalite, startSns } from './support/emulators.ts';
 
 const BUSY_HTML = readFileSync(new URL('fixtures/apache-2.4.71/prefork-busy/report.html', import.meta.url), 'latin1');
@@ -118,6 +118,7 @@ describe('runCycle with dynalite and fauxqs', () => {
       concurrency: 4,
       evaluate: { repeatIntervalMs: 4 * 3600_000, downAfterFailures: 2 },
       claimLeaseMs: 60_000,
+      warm: new Map(),
       ...overrides,
     };
   }

@@ -12,7 +12,7 @@ import { fetchStatusPage } from '../src/adapters/httpStatusSource.ts';
 import { createSnsNotifier } from '../src/adapters/snsNotifier.ts';
 import { createSqsShardQueue } from '../src/adapters/sqsShardQueue.ts';
 import { buildMonitorConfig, type RawConfig } from '../src/core/monitorConfig.ts';
-import type { CycleDeps } from '../src/run.ts';
+import type { CycleDeps } from '../src/ports.ts';
 import { consumeShards, dispatchShards, planShards } from '../src/shards.ts';
 import { credentials, type LocalDynamo, type LocalSns, region, startDynalite, startSns } from './support/emulators.ts';
 
@@ -93,6 +93,7 @@ describe('dispatch and consume through SQS', () => {
       concurrency: 8,
       evaluate: {},
       claimLeaseMs: 60_000,
+      warm: new Map(),
     };
   }
 

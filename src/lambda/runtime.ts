@@ -18,10 +18,10 @@ import { fetchStatusPage } from '../adapters/httpStatusSource.ts';
 import { createSnsNotifier } from '../adapters/snsNotifier.ts';
 import { createSsmConfigSource } from '../adapters/ssmConfigSource.ts';
 import { readRuntimeConfig, wantsTargetMetrics } from '../config.ts';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../core/constants.ts';
+import { DEFAULT_CLAIM_LEASE_MS, METRICS_NAMESPACE, SERVICE_NAME } from '../core/constants.ts';
 import type { ModeChar } from '../core/report/types.ts';
 import { BUSY_MODES } from '../core/rules/metrics.ts';
-import type { CycleDeps, MetricsSink, TargetMetrics } from '../run.ts';
+import type { CycleDeps, MetricsSink, TargetMetrics } from '../ports.ts';
 
 const env = readRuntimeConfig(process.env);
 const logger = new Logger({ serviceName: SERVICE_NAME });
@@ -76,7 +76,9 @@ const deps: CycleDeps = {
   logger,
   concurrency: env.fetchConcurrency,
   evaluate: { repeatIntervalMs: env.repeatIntervalMs, downAfterFailures: env.downAfterFailures },
-  claimLeaseMs: 5 * 60 * 1000,
+  claimLeaseMs: DEFAULT_CLAIM_LEASE_MS,
+  // Counters and the last evaluation of each target, kept while the container is warm.
+  warm: new Map(),
 };
 
 interface SqsEvent {
