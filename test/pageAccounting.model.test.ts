@@ -11,8 +11,9 @@
  * 2. After settling (silences ended; conditions cleared, targets removed, or rules removed), no
  *    pair's latest page is FIRING.
  * 3. No FIRING page is evaluated under a silence (the owed resolve is the only page a silence lets through).
- * 4. Per pair, pages alternate FIRING / RESOLVED once exact copies are set aside; exact copies
- *    exist only in sequences with a crash or a lost write, and at most one copy each.
+ * 4. Per pair, pages alternate FIRING / RESOLVED, except copies of a page in flight during a
+ *    fault: k pages of one status in a row need k - 1 faulty runs (a crash, a lost commit)
+ *    between the first and the last (at most one duplicate per fault).
  * Most sequences use the memory table (same conditional semantics as DynamoDB); some use dynalite.
  * `npm run soak` runs many more (SOAK_SEQUENCES).
  */

@@ -76,6 +76,7 @@ class World {
   log: Published[] = [];
   /** Runs that died or lost a write: duplicates may follow; claims may block until the lease ends. */
   dirtyRuns = 0;
+  dirtyTimes: number[] = [];
   lastDirtyMs = Number.NEGATIVE_INFINITY;
   violations: string[] = [];
   readonly table: StateTable;
@@ -202,6 +203,7 @@ class World {
       if (faults.crashed) this.warm[container] = new Map(); // the container died with its memory
       if (faults.crashed || faults.lostWrite) {
         this.dirtyRuns++;
+        this.dirtyTimes.push(this.nowMs);
         this.lastDirtyMs = this.nowMs;
       }
       if (faults.crashed || faults.lostWrite || faults.injectedSns) clean = false;
@@ -231,27 +233,32 @@ class World {
   }
 
   /**
-   * Over the whole log: per pair, pages alternate FIRING, RESOLVED once exact copies are set
-   * aside; no FIRING page was evaluated under a silence; exact copies (a page in flight during a
-   * fault) only after a faulty run and at most two of each.
+   * Over the whole log, per pair: pages alternate FIRING, RESOLVED, except that a page in flight
+   * when a run died or lost its commit may go out again: k pages of one status in a row need
+   * k - 1 faulty runs between the first and the last of them. No FIRING page was evaluated under
+   * a silence.
    */
   checkLog(silenceLog: Array<ModelSilence & { startMs: number }>): void {
-    const copies = new Map<string, number>();
-    const lastStatus = new Map<string, string>();
-    for (const p of this.log) {
-      const id = `${p.target}/${p.rule}/${p.status}/${p.evaluatedAt}`;
-      const n = (copies.get(id) ?? 0) + 1;
-      copies.set(id, n);
-      if (n > 1) {
-        if (this.dirtyRuns === 0) this.violations.push(`duplicate without a fault: ${id}`);
-        if (n > 2) this.violations.push(`more than one duplicate: ${id} x${n}`);
-        continue;
+    const byPair = new Map<string, Published[]>();
+    for (const p of this.log) byPair.set(`${p.target}/${p.rule}`, [...(byPair.get(`${p.target}/${p.rule}`) ?? []), p]);
+    for (const [pair, pages] of byPair) {
+      for (let i = 0; i < pages.length; ) {
+        let j = i;
+        while (j + 1 < pages.length && pages[j + 1]?.status === pages[i]?.status) j++;
+        const first = pages[i] as Published;
+        const last = pages[j] as Published;
+        const faults = this.dirtyTimes.filter((t) => t >= first.atMs && t <= last.atMs).length;
+        if (j - i > faults)
+          this.violations.push(
+            `${pair}: ${j - i + 1} ${first.status} pages in a row (${pages
+              .slice(i, j + 1)
+              .map((p) => p.evaluatedAt)
+              .join(', ')}) with ${faults} faulty run(s) between`,
+          );
+        i = j + 1;
       }
-      const pair = `${p.target}/${p.rule}`;
-      if (lastStatus.get(pair) === p.status)
-        this.violations.push(`${pair}: two ${p.status} pages in a row (${p.evaluatedAt})`);
-      lastStatus.set(pair, p.status);
-      if (p.status === 'firing') {
+      for (const p of pages) {
+        if (p.status !== 'firing') continue;
         const at = Date.parse(p.evaluatedAt);
         if (
           silenceLog.some(
@@ -365,7 +372,7 @@ async function runSequence(commands: Command[], settle: 'clear' | 'removeTargets
       world.violations.push(`after settling (${settle}): ${target}/${rule} last page FIRING`);
   }
   world.checkLog(silenceLog);
-  return { violations: world.violations, pages: world.log.length, dirtyRuns: world.dirtyRuns };
+  return { violations: world.violations, pages: world.log.length, dirtyRuns: world.dirtyRuns, log: world.log };
 }
 
 export type { Command, CrashPoint };
