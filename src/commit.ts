@@ -13,7 +13,8 @@
  *
  * A run that finds an expired claim (its run died, or overran its lease) takes it over and
  * publishes its pages again before evaluating: a page in flight is sent at least once, at most
- * twice. Without pages, an item is written only when it changed (one conditional write).
+ * twice. A replayed page SNS refuses stays claimed (in doubt) and is retried by the next run
+ * before the item is evaluated again. Without pages, an item is written only when it changed.
  */
 import type { AlertRecord, Notification, TargetState } from './core/alerts/types.ts';
 import type { Claim, ClaimedPage, Notifier, StateTable, StoredState } from './ports.ts';
@@ -109,7 +110,9 @@ function storedPage(notification: Notification): Notification {
 
 /**
  * Steps 2 and 3 for an item whose claim this run holds at `version`: publish every page, then
- * commit what was accepted. Never throws for SNS failures (they are returned).
+ * commit what was accepted. Never throws for SNS failures (they are returned). A replayed page
+ * that fails stays in doubt (the dead run may have sent it): it stays in the claim, released for
+ * the next run to try again, so a resolve it may owe is never forgotten.
  */
 async function publishClaimed(
   table: StateTable,
@@ -119,16 +122,19 @@ async function publishClaimed(
   pages: readonly ClaimedPage[],
   version: number,
   now: Date,
+  inDoubt: boolean,
 ): Promise<CommitOutcome> {
   const outcome = emptyOutcome(null);
   const final: TargetState = { ...claimed.state, alerts: { ...claimed.state.alerts } };
-  for (const page of pages) {
+  const leftover: ClaimedPage[] = [];
+  for (const [index, page] of pages.entries()) {
     try {
       await notifier.publish(page.notification);
       outcome.sent.push(page.notification);
       accept(final, page);
     } catch (error) {
       outcome.failed.push({ notification: page.notification, error });
+      leftover.push(claimed.claim.pages[index] as ClaimedPage);
     }
   }
   outcome.writes++;
@@ -136,16 +142,19 @@ async function publishClaimed(
     outcome.conflict = !(await table.remove(key, version));
     return outcome;
   }
-  const ok = await table.put(key, { state: final, claim: null }, version, now);
-  outcome.conflict = !ok;
-  outcome.stored = ok ? { version: version + 1, state: final, claim: null } : null;
+  const claim =
+    inDoubt && leftover.length > 0 ? { ...claimed.claim, pages: leftover, expiresAtMs: now.getTime() } : null;
+  const ok = await table.put(key, { state: final, claim }, version, now);
+  // Pages still in doubt: the item is not evaluated this run (the claim comes first).
+  outcome.conflict = !ok || claim !== null;
+  outcome.stored = ok ? { version: version + 1, state: final, claim } : null;
   return outcome;
 }
 
 /**
  * Finish what a run left in `loaded.claim` (expired: that run died or overran its lease): take
  * the claim over, publish its pages again, commit. A claim of another run still in force is left
- * alone (`conflict`).
+ * alone (`conflict`), as is an item whose replayed pages SNS refused (they are retried first).
  */
 async function recoverClaim(
   table: StateTable,
@@ -162,7 +171,7 @@ async function recoverClaim(
   const takeover = { state: loaded.state, claim };
   if (!(await table.put(key, takeover, loaded.version, now)))
     return { ...emptyOutcome(null), conflict: true, writes: 1 };
-  const outcome = await publishClaimed(table, notifier, key, takeover, claim.pages, loaded.version + 1, now);
+  const outcome = await publishClaimed(table, notifier, key, takeover, claim.pages, loaded.version + 1, now, true);
   return { ...outcome, writes: outcome.writes + 1 };
 }
 
@@ -209,7 +218,7 @@ async function commitTarget(
   };
   const claimed = { state: withPagesUnsent(next, loaded?.state ?? null, notifications), claim };
   if (!(await table.put(key, claimed, expected, now))) return { ...emptyOutcome(null), conflict: true, writes: 1 };
-  const outcome = await publishClaimed(table, notifier, key, claimed, pages, (expected ?? 0) + 1, now);
+  const outcome = await publishClaimed(table, notifier, key, claimed, pages, (expected ?? 0) + 1, now, false);
   return { ...outcome, writes: outcome.writes + 1 };
 }
 
