@@ -24,8 +24,8 @@ import { type LocalDynamo, startDynalite } from './support/emulators.ts';
 import { type Command, type CrashPoint, GLOBS, runSequence, TARGET_POOL } from './support/pageModel.ts';
 
 const SOAK = Number(process.env.SOAK_SEQUENCES ?? 0);
-const MEMORY_RUNS = SOAK > 0 ? SOAK : 1500;
-const DYNALITE_RUNS = SOAK > 0 ? Math.ceil(SOAK / 10) : 150;
+const MEMORY_RUNS = SOAK > 0 ? SOAK : 1000;
+const DYNALITE_RUNS = SOAK > 0 ? Math.ceil(SOAK / 20) : 30;
 
 const crash: fc.Arbitrary<CrashPoint | null> = fc.option(fc.record({ op: fc.nat({ max: 12 }), after: fc.boolean() }), {
   freq: 3,
@@ -67,10 +67,12 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('endSilences' as const) }) },
 );
 
-const sequence = fc.tuple(
-  fc.array(command, { minLength: 5, maxLength: 40 }),
-  fc.constantFrom('clear' as const, 'removeTargets' as const, 'removeRules' as const),
-);
+const sequenceOf = (maxLength: number) =>
+  fc.tuple(
+    fc.array(command, { minLength: 5, maxLength }),
+    fc.constantFrom('clear' as const, 'removeTargets' as const, 'removeRules' as const),
+  );
+const sequence = sequenceOf(40);
 
 describe('page accounting under random runs, faults and configuration changes', () => {
   it(`holds its invariants over ${MEMORY_RUNS} sequences on the memory table`, async () => {
@@ -95,7 +97,7 @@ describe('page accounting under random runs, faults and configuration changes', 
 
     it(`holds its invariants over ${DYNALITE_RUNS} sequences`, async () => {
       await fc.assert(
-        fc.asyncProperty(sequence, async ([commands, settle]) => {
+        fc.asyncProperty(sequenceOf(20), async ([commands, settle]) => {
           const name = `model-${++tables}`;
           await dynamo.createTable(name);
           const { violations } = await runSequence(commands, settle, createDynamoStateTable(dynamo.doc, name));
