@@ -74,9 +74,11 @@ interface StateTable {
 
 /** What a warm container remembers between runs about one target (the table holds less, written rarely). */
 interface WarmEntry {
-  /** The table version this memory extends; stale (and ignored) once the item's version moved on. */
+  /** The table version this memory extends (0: not stored yet); stale (ignored) once the item's version moved on. */
   version: number;
   state: TargetState;
+  /** For a target not stored yet (version 0): when this container first evaluated it. */
+  firstSeenMs?: number;
 }
 
 /** Per-container memory between invocations: target name -> what the last run of it left. */

@@ -285,7 +285,7 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
     raw = await deps.config.loadRaw();
     config = buildMonitorConfig(raw);
   } catch (error) {
-    const lines = problemLines(error);
+    const lines = problemLines(error).map(redactCredentials);
     const fallback = await fallbackConfig(deps, raw);
     deps.logger.error('invalid configuration', {
       problems: lines.slice(0, 50),

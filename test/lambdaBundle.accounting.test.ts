@@ -211,25 +211,36 @@ describe('page accounting through the synthesized bundle', () => {
     ]);
   }, 60_000);
 
-  it('steady runs of 20 targets write nothing per target', async () => {
+  it('steady runs of 20 targets write at most one item per ten targets a run', async () => {
     const names = Array.from({ length: 20 }, (_, i) => `steady-${String(i).padStart(2, '0')}`);
     setTargets(names);
     await run(); // new targets are written once
     await run(); // the removals of the earlier cases' targets are done by now
     tap.resetWrites();
     for (let i = 0; i < 5; i++) await run();
-    // Issue 16: at most one write per ten targets per run on average (here: 2 a run allowed).
-    expect(tap.writes()).toBeLessThanOrEqual(0);
+    // Issue 16: at most one write per ten targets per run on average: 2 a run here. New targets are
+    // first written spread over 15 minutes, so a few may land in these runs; nothing else writes.
+    expect(tap.writes()).toBeLessThanOrEqual(10);
     await sns.drain();
   }, 60_000);
 
   it('3,000 targets in default mode: configuration accepted and stored, every target run', async () => {
     const names = Array.from({ length: 3000 }, (_, i) => `fleet-${String(i).padStart(4, '0')}`);
+    const auto = readFileSync(
+      new URL('fixtures/apache-2.4.71/prefork-idle/report.auto.txt', import.meta.url),
+      'latin1',
+    );
+    for (const name of names) bodies.set(name, auto);
     setTargets(names);
+    const started = Date.now();
     const first = await run();
     expect(first).toMatchObject({ targets: 3000, down: 0, failed: 0, configError: null });
+    const firstMs = Date.now() - started;
     tap.resetWrites();
     const steady = await run();
+    console.log(
+      `3,000 targets: first run ${firstMs} ms (3,000 new items written), steady run ${Date.now() - started - firstMs} ms, ${tap.writes()} writes`,
+    );
     expect(steady).toMatchObject({ targets: 3000, down: 0, failed: 0 });
     expect(tap.writes()).toBeLessThanOrEqual(300);
     await sns.drain();
