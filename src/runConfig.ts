@@ -84,7 +84,8 @@ async function readStored(deps: CycleDeps): Promise<{ pointer: LastValidPointer;
     savedAt: value.savedAt ?? '',
     removing: value.removing ?? [],
   };
-  if (value.raw !== undefined) return { pointer, raw: redacted(value.raw) }; // the earlier single-item layout
+  // The earlier single-item layout (unredacted): an empty hash makes the next valid run rewrite it.
+  if (value.raw !== undefined) return { pointer: { ...pointer, hash: '' }, raw: redacted(value.raw) };
   const parts: string[] = [];
   for (let i = 0; i < pointer.chunks; i++) {
     const chunk = await deps.table.getMeta(chunkKey(pointer.hash, i));

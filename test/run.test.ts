@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDynamoStateTable } from '../src/adapters/dynamoStateStore.ts';
 import { fetchStatusPage } from '../src/adapters/httpStatusSource.ts';
@@ -290,6 +292,32 @@ describe('runCycle with dynalite and fauxqs', () => {
     expect(subjects(await sns.drain())).toEqual(['[FIRING warning] httpd-status-alerts: invalid configuration']);
     await runCycle(d, at(3));
     expect(await sns.drain()).toEqual([]);
+  });
+
+  it('no state item holds URL credentials; a cold start on invalid configuration gets them back from SSM', async () => {
+    const secretUrl = page.url.replace('http://', 'http://ops:s3cret@');
+    const good: RawConfig = {
+      targets: { '/hsa/targets/web-1': JSON.stringify({ url: secretUrl }) },
+      rules: { '/hsa/rules/closing': CLOSING_RULES },
+      silences: {},
+    };
+    await runCycle(deps({ raw: good }), at(0));
+    await sns.drain();
+    const items = await dynamo.doc.send(new ScanCommand({ TableName: tableName }));
+    const stored = JSON.stringify(items.Items);
+    expect(stored).not.toContain('s3cret');
+    const chunk = items.Items?.find((i) => String(i.pk).startsWith('meta#config#'));
+    expect(gunzipSync(Buffer.from(String(chunk?.value.data), 'base64')).toString()).toContain('ops:***@127.0.0.1');
+
+    const fetched: string[] = [];
+    const cold = deps({ raw: { ...good, rules: { '/hsa/rules/closing': '{"rules": 1}' } } });
+    cold.fetch = (t) => {
+      fetched.push(t.url);
+      return fetchStatusPage(t);
+    };
+    const summary = await runCycle(cold, at(1));
+    expect(summary.configError).toMatch(/\/hsa\/rules\/closing/);
+    expect(fetched).toEqual([secretUrl]); // unchanged target parameter: its current value, credentials included
   });
 
   it('a cold start with invalid configuration uses the last valid one kept in the table', async () => {
