@@ -24,8 +24,8 @@ import { type LocalDynamo, startDynalite } from './support/emulators.ts';
 import { type Command, type CrashPoint, GLOBS, runSequence, TARGET_POOL } from './support/pageModel.ts';
 
 const SOAK = Number(process.env.SOAK_SEQUENCES ?? 0);
-const MEMORY_RUNS = SOAK > 0 ? SOAK : 1000;
-const DYNALITE_RUNS = SOAK > 0 ? Math.ceil(SOAK / 20) : 30;
+const MEMORY_RUNS = SOAK > 0 ? SOAK : 2000;
+const DYNALITE_RUNS = SOAK > 0 ? Math.ceil(SOAK / 20) : 60;
 
 const crash: fc.Arbitrary<CrashPoint | null> = fc.option(fc.record({ op: fc.nat({ max: 12 }), after: fc.boolean() }), {
   freq: 3,
