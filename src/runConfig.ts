@@ -4,9 +4,7 @@
  *   stays in force (in memory while warm; in the table across cold starts) and the configuration
  *   alert fires, one page per distinct set of problems, resolved once it is valid again. That
  *   alert is a state item like a target's and goes through the same claim, publish, commit.
- * - The last valid configuration is stored gzipped in chunks (`meta#config#<hash>#<n>`, under
- *   the 400 KB item limit whatever the fleet) behind a pointer item, credentials in target URLs
- *   redacted: no state item holds a secret.
+ * - The last valid configuration is stored (`storedConfig.ts`: chunked, credentials redacted).
  * - Targets removed from the configuration are found by comparing the new configuration with the
  *   last one applied (stored, so this works across cold starts and changes made while no run was
  *   going): each alert whose firing page went out is resolved ("target removed from
@@ -14,7 +12,6 @@
  *   in the pointer and retried by the next run.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { gunzipSync, gzipSync } from 'node:zlib';
 import { commitTarget, recoverClaim, targetKey } from './commit.ts';
 import { evaluateRemovedTarget } from './core/alerts/evaluateTarget.ts';
 import type { Notification } from './core/alerts/types.ts';
@@ -22,19 +19,9 @@ import { buildMonitorConfig, ConfigurationError, type MonitorConfig, type RawCon
 import { evaluateConfigAlert } from './core/notify/configAlert.ts';
 import { redactCredentials } from './core/notify/sanitize.ts';
 import type { CycleDeps, StoredState } from './ports.ts';
+import { LAST_VALID_KEY, readStoredConfig, saveStoredConfig } from './storedConfig.ts';
 
-const LAST_VALID_KEY = 'last-valid-config';
 const CONFIG_ALERT_KEY = 'config#alert';
-/** Base64 characters per chunk item: well under DynamoDB's 400 KB. */
-const CHUNK_CHARS = 300_000;
-
-interface LastValidPointer {
-  hash: string;
-  chunks: number;
-  savedAt: string;
-  /** Targets gone from the configuration whose resolves or deletion have not finished yet. */
-  removing: string[];
-}
 
 interface Applied {
   hash: string;
@@ -58,68 +45,12 @@ const lastApplied = new WeakMap<object, Applied>();
 
 const hashOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
 const leaf = (parameter: string) => parameter.slice(parameter.lastIndexOf('/') + 1);
-const chunkKey = (hash: string, index: number) => `config#${hash}#${index}`;
 
 function problemLines(error: unknown): string[] {
   if (error instanceof ConfigurationError) {
     return error.problems.map((p) => `${p.parameter}${p.field ? ` (field ${p.field})` : ''}: ${p.message}`);
   }
   return [`cannot read the configuration: ${(error as Error).message}`];
-}
-
-/** The raw configuration with credentials in target URLs hidden: what may be stored. */
-function redacted(raw: RawConfig): RawConfig {
-  const targets: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw.targets)) targets[name] = redactCredentials(value);
-  return { targets, rules: raw.rules, silences: raw.silences };
-}
-
-async function readStored(deps: CycleDeps): Promise<{ pointer: LastValidPointer; raw: RawConfig | null } | null> {
-  const item = await deps.table.getMeta(LAST_VALID_KEY);
-  if (item === null) return null;
-  const value = item.value as Partial<LastValidPointer> & { raw?: RawConfig };
-  const pointer: LastValidPointer = {
-    hash: String(value.hash ?? ''),
-    chunks: value.chunks ?? 0,
-    savedAt: value.savedAt ?? '',
-    removing: value.removing ?? [],
-  };
-  // The earlier single-item layout (unredacted): an empty hash makes the next valid run rewrite it.
-  if (value.raw !== undefined) return { pointer: { ...pointer, hash: '' }, raw: redacted(value.raw) };
-  const parts: string[] = [];
-  for (let i = 0; i < pointer.chunks; i++) {
-    const chunk = await deps.table.getMeta(chunkKey(pointer.hash, i));
-    if (chunk === null) return { pointer, raw: null }; // a torn save; the next valid run writes it whole
-    parts.push(String(chunk.value.data));
-  }
-  try {
-    return {
-      pointer,
-      raw: JSON.parse(gunzipSync(Buffer.from(parts.join(''), 'base64')).toString('utf8')) as RawConfig,
-    };
-  } catch {
-    return { pointer, raw: null };
-  }
-}
-
-/** Chunks first, then the pointer, then the previous chunks: a crash leaves the old configuration whole. */
-async function saveStored(
-  deps: CycleDeps,
-  raw: RawConfig,
-  hash: string,
-  removing: string[],
-  now: Date,
-  old?: LastValidPointer,
-) {
-  const data = gzipSync(JSON.stringify(redacted(raw))).toString('base64');
-  const chunks = Math.max(1, Math.ceil(data.length / CHUNK_CHARS));
-  for (let i = 0; i < chunks; i++)
-    await deps.table.putMeta(chunkKey(hash, i), { data: data.slice(i * CHUNK_CHARS, (i + 1) * CHUNK_CHARS) });
-  const pointer: LastValidPointer = { hash, chunks, savedAt: now.toISOString(), removing };
-  await deps.table.putMeta(LAST_VALID_KEY, { ...pointer });
-  if (old !== undefined && old.hash !== hash)
-    for (let i = 0; i < old.chunks; i++) await deps.table.deleteMeta(chunkKey(old.hash, i));
-  return chunks + 1;
 }
 
 /**
@@ -130,7 +61,7 @@ async function saveStored(
 async function fallbackConfig(deps: CycleDeps, current: RawConfig | null): Promise<Applied | null> {
   const warm = lastApplied.get(deps.config);
   if (warm) return warm;
-  const stored = await readStored(deps);
+  const stored = await readStoredConfig(deps.table);
   if (stored?.raw == null) return null;
   const raw = stored.raw;
   for (const [name, value] of Object.entries(current?.targets ?? {}))
@@ -202,7 +133,7 @@ async function applyConfig(
   const hash = hashOf(raw);
   const warm = lastApplied.get(deps.config);
   if (warm?.hash === hash && warm.removing.length === 0) return 0;
-  const stored = await readStored(deps);
+  const stored = await readStoredConfig(deps.table);
   let writes = 0;
   let removing: string[] = [];
   if (stored !== null && (stored.pointer.hash !== hash || stored.pointer.removing.length > 0)) {
@@ -214,7 +145,8 @@ async function applyConfig(
       tally(o);
     });
   }
-  if (stored?.pointer.hash !== hash) writes += await saveStored(deps, raw, hash, removing, now, stored?.pointer);
+  if (stored?.pointer.hash !== hash)
+    writes += await saveStoredConfig(deps.table, raw, hash, removing, now, stored?.pointer);
   else if (stored.pointer.removing.join() !== removing.join()) {
     await deps.table.putMeta(LAST_VALID_KEY, { ...stored.pointer, removing });
     writes++;
