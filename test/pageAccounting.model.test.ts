@@ -2,12 +2,14 @@
  * Model-based test of page accounting: random sequences of runs (single, overlapping, crashing at
  * any table write or publish, before or after it), SNS refusals, DynamoDB errors, and
  * configuration changes (targets added and removed, rules added, removed, renamed, narrowed,
- * silences added and ended), against the real run, commit and state code. Invariants
+ * silences added and ended, the configuration made invalid and valid again), against the real run, commit and state code. Invariants
  * (test/support/pageModel.ts):
  * 1. After a run with no fault and no faulty run's claim still in force, for every (target, rule):
  *    the latest page is FIRING when the condition holds outside a silence, and is not FIRING when
  *    the condition does not hold or the pair left the configuration. (Every episode pages; every
  *    page sent is followed by its resolve once the episode ends or leaves the configuration.)
+ *    The configuration alert's latest page is FIRING while the configuration is invalid, and not
+ *    FIRING while it is valid.
  * 2. After settling (silences ended; conditions cleared, targets removed, or rules removed), no
  *    pair's latest page is FIRING.
  * 3. No FIRING page is evaluated under a silence (the owed resolve is the only page a silence lets through).
@@ -65,6 +67,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('endSilences' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('breakConfig' as const), broken: fc.boolean() }) },
 );
 
 const sequenceOf = (maxLength: number) =>

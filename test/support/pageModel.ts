@@ -48,7 +48,8 @@ type Command =
   | { kind: 'renameRule'; index: number }
   | { kind: 'narrowRule'; index: number; glob: number }
   | { kind: 'silence'; target: number; rule: number; minutes: number }
-  | { kind: 'endSilences' };
+  | { kind: 'endSilences' }
+  | { kind: 'breakConfig'; broken: boolean };
 
 interface Published {
   target: string;
@@ -71,6 +72,10 @@ class World {
   closing = new Map<string, number>(TARGET_POOL.map((t) => [t, 0]));
   rules: ModelRule[] = [{ name: 'r0', threshold: 1, glob: '*' }];
   silences: ModelSilence[] = [];
+  /** An invalid silences parameter is present: the last valid configuration stays in force. */
+  broken = false;
+  /** [from, to) while the configuration was invalid: silences written then were not in force. */
+  brokenSpans: Array<[number, number]> = [];
   ruleCounter = 1;
   warm: [WarmStates, WarmStates] = [new Map(), new Map()];
   log: Published[] = [];
@@ -105,7 +110,10 @@ class World {
     return {
       targets,
       rules: rules.length > 0 ? { '/m/rules/all': JSON.stringify({ rules }) } : {},
-      silences: silences.length > 0 ? { '/m/silences/all': JSON.stringify({ silences }) } : {},
+      silences: {
+        ...(silences.length > 0 ? { '/m/silences/all': JSON.stringify({ silences }) } : {}),
+        ...(this.broken ? { '/m/silences/broken': '{"silences":[{}]}' } : {}),
+      },
     };
   }
 
@@ -218,6 +226,13 @@ class World {
    * FIRING when the condition does not hold or the pair left the configuration.
    */
   checkAfterCleanRun(): void {
+    const config = this.log.findLast((p) => p.rule === 'configuration');
+    if (this.broken !== (config?.status === 'firing'))
+      this.violations.push(
+        `${iso(this.nowMs)} configuration ${this.broken ? 'invalid' : 'valid'}, latest page ${config?.status ?? 'none'}`,
+      );
+    // While invalid, the last valid configuration the system stored is in force, not the model's.
+    if (this.broken) return;
     for (const { target, rule } of this.pairs()) {
       const latest = this.log.findLast((p) => p.target === target && p.rule === rule);
       const holds = this.holds(target, rule);
@@ -260,6 +275,7 @@ class World {
       for (const p of pages) {
         if (p.status !== 'firing') continue;
         const at = Date.parse(p.evaluatedAt);
+        if (this.brokenSpans.some(([from, to]) => at >= from && at < to)) continue;
         if (
           silenceLog.some(
             (s) => s.untilMs > at && s.startMs <= at && globMatch(s.target, p.target) && globMatch(s.rule, p.rule),
@@ -346,6 +362,11 @@ async function apply(world: World, command: Command, silenceLog: Array<ModelSile
       silenceLog.push({ ...s, startMs: world.nowMs });
       return;
     }
+    case 'breakConfig':
+      if (command.broken && !world.broken) world.brokenSpans.push([world.nowMs, Number.POSITIVE_INFINITY]);
+      if (!command.broken && world.broken) (world.brokenSpans.at(-1) as [number, number])[1] = world.nowMs;
+      world.broken = command.broken;
+      return;
     case 'endSilences':
       for (const s of silenceLog) if (s.untilMs > world.nowMs) s.untilMs = world.nowMs;
       world.silences = [];
@@ -362,6 +383,7 @@ async function runSequence(commands: Command[], settle: 'clear' | 'removeTargets
   const silenceLog: Array<ModelSilence & { startMs: number }> = [];
   for (const command of commands) await apply(world, command, silenceLog);
   await apply(world, { kind: 'endSilences' }, silenceLog);
+  await apply(world, { kind: 'breakConfig', broken: false }, silenceLog);
   if (settle === 'clear') for (const t of TARGET_POOL) world.closing.set(t, 0);
   if (settle === 'removeTargets') world.targets.clear();
   if (settle === 'removeRules') world.rules = [];
