@@ -203,12 +203,19 @@ async function checkOne(
  */
 async function runCycle(deps: CycleDeps, now: Date): Promise<CycleSummary> {
   const resolved = await resolveConfig(deps, now);
-  const carried = { configError: resolved.error, failures: resolved.publishErrors, writes: resolved.writes };
+  const carried = {
+    configError: resolved.error,
+    failures: resolved.publishErrors,
+    stateFailures: resolved.stateErrors,
+    writes: resolved.writes,
+  };
   if (resolved.config === null) {
     deps.logger.error('no valid configuration yet: nothing checked', { configError: resolved.error });
     deps.metrics.run({ alertsSent: resolved.sent, targets: 0, targetsDown: 0 });
     if (carried.failures.length > 0)
       throw new PublishFailedError(carried.failures.length, { cause: new AggregateError(carried.failures) });
+    if (carried.stateFailures.length > 0)
+      throw new TargetsFailedError(carried.stateFailures.length, { cause: new AggregateError(carried.stateFailures) });
     return {
       targets: 0,
       down: 0,
@@ -234,7 +241,13 @@ async function checkTargets(
   deps: CycleDeps,
   config: MonitorConfig,
   now: Date,
-  carried: { configError: string | null; failures: unknown[]; writes?: number; sent?: number } = {
+  carried: {
+    configError: string | null;
+    failures: unknown[];
+    stateFailures?: unknown[];
+    writes?: number;
+    sent?: number;
+  } = {
     configError: null,
     failures: [],
   },
@@ -251,7 +264,7 @@ async function checkTargets(
     configError: carried.configError,
   };
   const publishFailures = [...carried.failures];
-  const stateFailures: unknown[] = [];
+  const stateFailures: unknown[] = [...(carried.stateFailures ?? [])];
   // One batched read of every target's state before fetching; conditional writes guard against overlap.
   let stored: Map<string, StoredState> | null = null;
   try {

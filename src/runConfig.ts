@@ -36,6 +36,8 @@ interface ResolvedConfig {
   error: string | null;
   /** Pages SNS refused (configuration alert, removal resolves); the run fails visibly at its end. */
   publishErrors: unknown[];
+  /** State table failures met on the way (the run still checks its targets, then fails visibly). */
+  stateErrors: unknown[];
   sent: number;
   writes: number;
 }
@@ -206,7 +208,25 @@ async function commitConfigAlert(
  */
 async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig> {
   const token = randomUUID();
-  const out: ResolvedConfig = { config: null, raw: null, error: null, publishErrors: [], sent: 0, writes: 0 };
+  const out: ResolvedConfig = {
+    config: null,
+    raw: null,
+    error: null,
+    publishErrors: [],
+    stateErrors: [],
+    sent: 0,
+    writes: 0,
+  };
+  // Why: a table failure here must not stop the targets being fetched, nor the heartbeat.
+  const guarded = async <T>(what: string, step: () => Promise<T>, fallback: T): Promise<T> => {
+    try {
+      return await step();
+    } catch (error) {
+      out.stateErrors.push(error);
+      deps.logger.error(`${what} failed`, { error: (error as Error).message });
+      return fallback;
+    }
+  };
   const tally = (o: { sent: Notification[]; failed: Array<{ error: unknown }>; writes: number }) => {
     out.sent += o.sent.length;
     out.writes += o.writes;
@@ -219,13 +239,18 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
     config = buildMonitorConfig(raw);
   } catch (error) {
     const lines = problemLines(error).map(redactCredentials);
-    const fallback = await fallbackConfig(deps, raw);
+    const fallback = await guarded('reading the last valid configuration', () => fallbackConfig(deps, raw), null);
     deps.logger.error('invalid configuration', {
       problems: lines.slice(0, 50),
       problemCount: lines.length,
       lastValidInForce: fallback !== null,
     });
-    await commitConfigAlert(deps, lines, fallback?.config.targets.length ?? null, now, token, tally);
+    const inForce = fallback?.config.targets.length ?? null;
+    await guarded(
+      'the configuration alert',
+      () => commitConfigAlert(deps, lines, inForce, now, token, tally),
+      undefined,
+    );
     return {
       ...out,
       config: fallback?.config ?? null,
@@ -233,8 +258,13 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
       error: lines.slice(0, 50).join('; '),
     };
   }
-  out.writes += await applyConfig(deps, raw, config, now, token, tally);
-  await commitConfigAlert(deps, null, config.targets.length, now, token, tally);
+  const valid = config;
+  out.writes += await guarded('applying the configuration', () => applyConfig(deps, raw, valid, now, token, tally), 0);
+  await guarded(
+    'the configuration alert',
+    () => commitConfigAlert(deps, null, valid.targets.length, now, token, tally),
+    undefined,
+  );
   return { ...out, config, raw };
 }
 

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { buildMonitorConfig, type MonitorConfig, type RawConfig } from './core/monitorConfig.ts';
 import type { CycleDeps, ShardMessage, ShardQueue } from './ports.ts';
-import { type CycleSummary, checkTargets, PublishFailedError } from './run.ts';
+import { type CycleSummary, checkTargets, PublishFailedError, TargetsFailedError } from './run.ts';
 import { resolveConfig } from './runConfig.ts';
 
 /** SQS takes 256 KiB a message; leave room for the envelope. */
@@ -56,16 +56,20 @@ async function dispatchShards(
   now: Date,
   options: { perShard: number; scheduledAt: string },
 ): Promise<{ mode: 'dispatch'; shards: number; targets: number; configError: string | null }> {
-  const { config, raw, error, publishErrors } = await resolveConfig(deps, now);
-  const failed = () => new PublishFailedError(publishErrors.length, { cause: new AggregateError(publishErrors) });
+  const { config, raw, error, publishErrors, stateErrors } = await resolveConfig(deps, now);
+  const failed = () =>
+    publishErrors.length > 0
+      ? new PublishFailedError(publishErrors.length, { cause: new AggregateError(publishErrors) })
+      : new TargetsFailedError(stateErrors.length, { cause: new AggregateError(stateErrors) });
+  const anyFailed = publishErrors.length + stateErrors.length > 0;
   if (config === null || raw === null) {
-    if (publishErrors.length > 0) throw failed();
+    if (anyFailed) throw failed();
     return { mode: 'dispatch', shards: 0, targets: 0, configError: error };
   }
   const messages = planShards(raw, config, options.perShard, randomUUID(), options.scheduledAt);
   await queue.send(messages);
   deps.logger.info('shards dispatched', { shards: messages.length, targets: config.targets.length });
-  if (publishErrors.length > 0) throw failed();
+  if (anyFailed) throw failed();
   return { mode: 'dispatch', shards: messages.length, targets: config.targets.length, configError: error };
 }
 

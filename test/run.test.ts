@@ -13,7 +13,7 @@ import { fetchStatusPage } from '../src/adapters/httpStatusSource.ts';
 import { createSnsNotifier } from '../src/adapters/snsNotifier.ts';
 import type { RawConfig } from '../src/core/monitorConfig.ts';
 import type { ConfigSource, CycleDeps, Notifier, StateTable } from '../src/ports.ts';
-import { PublishFailedError, runCycle } from '../src/run.ts';
+import { PublishFailedError, runCycle, TargetsFailedError } from '../src/run.ts';
 import { type LocalDynamo, type LocalSns, type ReceivedMessage, startDynalite, startSns } from './support/emulators.ts';
 
 const BUSY_HTML = readFileSync(new URL('fixtures/apache-2.4.71/prefork-busy/report.html', import.meta.url), 'latin1');
@@ -318,6 +318,33 @@ describe('runCycle with dynalite and fauxqs', () => {
     const summary = await runCycle(cold, at(1));
     expect(summary.configError).toMatch(/\/hsa\/rules\/closing/);
     expect(fetched).toEqual([secretUrl]); // unchanged target parameter: its current value, credentials included
+  });
+
+  it('a state table failing for the configuration and for one target: the others, the metrics and the heartbeat still happen', async () => {
+    const raw: RawConfig = {
+      targets: {
+        '/hsa/targets/web-1': JSON.stringify({ url: page.url }),
+        '/hsa/targets/web-2': JSON.stringify({ url: page.url }),
+      },
+      rules: { '/hsa/rules/closing': CLOSING_RULES },
+      silences: {},
+    };
+    const throttled = () => Object.assign(new Error('throughput exceeded'), { name: 'ThrottlingException' });
+    const failing: StateTable = {
+      ...table,
+      getMeta: async () => {
+        throw throttled();
+      },
+      put: async (key, item, version, now) => {
+        if (key === 'target#web-2') throw throttled();
+        return table.put(key, item, version, now);
+      },
+    };
+    const runs: unknown[] = [];
+    const d = deps({ raw, table: failing, metrics: { target: () => {}, run: (v) => runs.push(v) } });
+    await expect(runCycle(d, at(0))).rejects.toThrow(TargetsFailedError);
+    expect(runs).toEqual([{ alertsSent: 1, targets: 2, targetsDown: 0 }]);
+    expect(subjects(await sns.drain())).toEqual(['[FIRING critical] web-1: closing-seen (3 >= 3)']);
   });
 
   it('a cold start with invalid configuration uses the last valid one kept in the table', async () => {
