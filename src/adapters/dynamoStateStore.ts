@@ -48,10 +48,25 @@ function versionCondition(expected: number | null): {
     : { ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': expected } };
 }
 
-function toStored(item: Record<string, unknown>): StoredState | null {
+function toStored(item: Record<string, unknown>): StoredState {
   const state = item.state as StoredState['state'] | undefined;
-  if (state === undefined || typeof state !== 'object' || state === null) return null; // an item of the old layout
-  return { version: item.version as number, state, claim: (item.claim as Claim | undefined) ?? null };
+  if (state !== undefined && state !== null) {
+    return { version: item.version as number, state, claim: (item.claim as Claim | undefined) ?? null };
+  }
+  // A `target#` item of the earlier layout (alerts in `alert#` items): its counters and failures
+  // carry over and its version lets the next write replace it; its alerts start afresh.
+  const target = String(item.pk).slice(String(item.pk).indexOf('#') + 1);
+  return {
+    version: (item.version as number | undefined) ?? 0,
+    state: {
+      target,
+      evaluatedAt: (item.evaluatedAt as string | null | undefined) ?? null,
+      consecutiveFailures: (item.consecutiveFailures as number | undefined) ?? 0,
+      counters: (item.counters as StoredState['state']['counters'] | undefined) ?? null,
+      alerts: {},
+    },
+    claim: null,
+  };
 }
 
 /**
@@ -70,10 +85,7 @@ function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: strin
         };
         while (request !== undefined && Object.keys(request).length > 0) {
           const out = await client.send(new BatchGetCommand({ RequestItems: request }));
-          for (const item of out.Responses?.[tableName] ?? []) {
-            const stored = toStored(item);
-            if (stored !== null) items.set(item.pk as string, stored);
-          }
+          for (const item of out.Responses?.[tableName] ?? []) items.set(item.pk as string, toStored(item));
           request = out.UnprocessedKeys as Request | undefined;
         }
       }

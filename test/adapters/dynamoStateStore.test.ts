@@ -1,4 +1,4 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDynamoStateTable } from '../../src/adapters/dynamoStateStore.ts';
 import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
@@ -128,6 +128,30 @@ describe.each([
 });
 
 describe('dynamoStateStore reads', () => {
+  it('reads a target item of the earlier layout as state without alerts, replaceable at its version', async () => {
+    const table = createDynamoStateTable(dynamo.doc, 'state');
+    await dynamo.doc.send(
+      new PutCommand({
+        TableName: 'state',
+        Item: {
+          pk: 'target#old-1',
+          evaluatedAt: NOW.toISOString(),
+          consecutiveFailures: 1,
+          counters: null,
+          fingerprints: ['fp'],
+          version: 7,
+        },
+      }),
+    );
+    const loaded = (await table.loadMany(['target#old-1'])).get('target#old-1');
+    expect(loaded).toEqual({
+      version: 7,
+      state: { target: 'old-1', evaluatedAt: NOW.toISOString(), consecutiveFailures: 1, counters: null, alerts: {} },
+      claim: null,
+    });
+    expect(await table.put('target#old-1', { state: state('old-1', []), claim: null }, 7, NOW)).toBe(true);
+  });
+
   it('reads 150 targets in batches of 100 keys, one read per target whatever its alerts', async () => {
     const table = createDynamoStateTable(dynamo.doc, 'state');
     for (let i = 0; i < 150; i++) {
