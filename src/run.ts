@@ -208,6 +208,7 @@ async function runCycle(deps: CycleDeps, now: Date): Promise<CycleSummary> {
     failures: resolved.publishErrors,
     stateFailures: resolved.stateErrors,
     writes: resolved.writes,
+    evaluate: resolved.applied,
   };
   if (resolved.config === null) {
     deps.logger.error('no valid configuration yet: nothing checked', { configError: resolved.error });
@@ -247,6 +248,8 @@ async function checkTargets(
     stateFailures?: unknown[];
     writes?: number;
     sent?: number;
+    /** False when the configuration could not be stored: targets are fetched, not evaluated. */
+    evaluate?: boolean;
   } = {
     configError: null,
     failures: [],
@@ -268,7 +271,7 @@ async function checkTargets(
   // One batched read of every target's state before fetching; conditional writes guard against overlap.
   let stored: Map<string, StoredState> | null = null;
   try {
-    stored = await deps.table.loadMany(config.targets.map((t) => targetKey(t.name)));
+    if (carried.evaluate !== false) stored = await deps.table.loadMany(config.targets.map((t) => targetKey(t.name)));
   } catch (error) {
     stateFailures.push(error);
     deps.logger.error('state table unreadable: targets fetched, nothing evaluated', {

@@ -36,8 +36,13 @@ interface ResolvedConfig {
   error: string | null;
   /** Pages SNS refused (configuration alert, removal resolves); the run fails visibly at its end. */
   publishErrors: unknown[];
-  /** State table failures met on the way (the run still checks its targets, then fails visibly). */
+  /** State table failures met on the way (the run still fetches its targets, then fails visibly). */
   stateErrors: unknown[];
+  /**
+   * Whether `config` is stored as the last one applied. Only then may targets be evaluated: a
+   * target that pages must be in the stored configuration, or its later removal goes unseen.
+   */
+  applied: boolean;
   sent: number;
   writes: number;
 }
@@ -214,6 +219,7 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
     error: null,
     publishErrors: [],
     stateErrors: [],
+    applied: false,
     sent: 0,
     writes: 0,
   };
@@ -253,13 +259,20 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
     );
     return {
       ...out,
+      applied: fallback !== null,
       config: fallback?.config ?? null,
       raw: fallback?.raw ?? null,
       error: lines.slice(0, 50).join('; '),
     };
   }
   const valid = config;
-  out.writes += await guarded('applying the configuration', () => applyConfig(deps, raw, valid, now, token, tally), 0);
+  const writes = await guarded(
+    'applying the configuration',
+    () => applyConfig(deps, raw, valid, now, token, tally),
+    null,
+  );
+  out.applied = writes !== null;
+  out.writes += writes ?? 0;
   await guarded(
     'the configuration alert',
     () => commitConfigAlert(deps, null, valid.targets.length, now, token, tally),

@@ -320,20 +320,22 @@ describe('runCycle with dynalite and fauxqs', () => {
     expect(fetched).toEqual([secretUrl]); // unchanged target parameter: its current value, credentials included
   });
 
-  it('a state table failing for the configuration and for one target: the others, the metrics and the heartbeat still happen', async () => {
-    const raw: RawConfig = {
-      targets: {
-        '/hsa/targets/web-1': JSON.stringify({ url: page.url }),
-        '/hsa/targets/web-2': JSON.stringify({ url: page.url }),
-      },
-      rules: { '/hsa/rules/closing': CLOSING_RULES },
-      silences: {},
-    };
-    const throttled = () => Object.assign(new Error('throughput exceeded'), { name: 'ThrottlingException' });
+  const throttled = () => Object.assign(new Error('throughput exceeded'), { name: 'ThrottlingException' });
+  const twoTargets = (): RawConfig => ({
+    targets: {
+      '/hsa/targets/web-1': JSON.stringify({ url: page.url }),
+      '/hsa/targets/web-2': JSON.stringify({ url: page.url }),
+    },
+    rules: { '/hsa/rules/closing': CLOSING_RULES },
+    silences: {},
+  });
+
+  it('the state table failing for the configuration alert and one target: the other target, the metrics and the heartbeat still happen', async () => {
     const failing: StateTable = {
       ...table,
-      getMeta: async () => {
-        throw throttled();
+      loadMany: async (keys) => {
+        if (keys.includes('config#alert')) throw throttled();
+        return table.loadMany(keys);
       },
       put: async (key, item, version, now) => {
         if (key === 'target#web-2') throw throttled();
@@ -341,10 +343,27 @@ describe('runCycle with dynalite and fauxqs', () => {
       },
     };
     const runs: unknown[] = [];
-    const d = deps({ raw, table: failing, metrics: { target: () => {}, run: (v) => runs.push(v) } });
+    const d = deps({ raw: twoTargets(), table: failing, metrics: { target: () => {}, run: (v) => runs.push(v) } });
     await expect(runCycle(d, at(0))).rejects.toThrow(TargetsFailedError);
     expect(runs).toEqual([{ alertsSent: 1, targets: 2, targetsDown: 0 }]);
     expect(subjects(await sns.drain())).toEqual(['[FIRING critical] web-1: closing-seen (3 >= 3)']);
+  });
+
+  it('a configuration that cannot be stored is not acted on: targets fetched, metrics sent, nothing evaluated', async () => {
+    // Why: a target that pages must be in the stored configuration, or its later removal would go unseen.
+    const failing: StateTable = {
+      ...table,
+      getMeta: async () => {
+        throw throttled();
+      },
+    };
+    const runs: unknown[] = [];
+    const d = deps({ raw: twoTargets(), table: failing, metrics: { target: () => {}, run: (v) => runs.push(v) } });
+    await expect(runCycle(d, at(0))).rejects.toThrow(TargetsFailedError);
+    expect(runs).toEqual([{ alertsSent: 0, targets: 2, targetsDown: 0 }]);
+    expect(await sns.drain()).toEqual([]);
+    await runCycle(deps({ raw: twoTargets() }), at(1)); // the table answers again
+    expect(subjects(await sns.drain())).toHaveLength(2);
   });
 
   it('a cold start with invalid configuration uses the last valid one kept in the table', async () => {
