@@ -56,13 +56,14 @@ async function dispatchShards(
   now: Date,
   options: { perShard: number; scheduledAt: string },
 ): Promise<{ mode: 'dispatch'; shards: number; targets: number; configError: string | null }> {
-  const { config, raw, error, publishErrors, stateErrors } = await resolveConfig(deps, now);
+  const { config, raw, error, publishErrors, stateErrors, applied } = await resolveConfig(deps, now);
   const failed = () =>
     publishErrors.length > 0
       ? new PublishFailedError(publishErrors.length, { cause: new AggregateError(publishErrors) })
       : new TargetsFailedError(stateErrors.length, { cause: new AggregateError(stateErrors) });
   const anyFailed = publishErrors.length + stateErrors.length > 0;
-  if (config === null || raw === null) {
+  // A configuration that could not be stored is not dispatched: its removals would go unseen.
+  if (config === null || raw === null || !applied) {
     if (anyFailed) throw failed();
     return { mode: 'dispatch', shards: 0, targets: 0, configError: error };
   }
