@@ -19,6 +19,7 @@
  * Most sequences use the memory table (same conditional semantics as DynamoDB); some use dynalite.
  * `npm run soak` runs many more (SOAK_SEQUENCES).
  */
+import { waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoStateTable } from '../src/adapters/dynamoStateStore.ts';
@@ -103,7 +104,14 @@ describe('page accounting under random runs, faults and configuration changes', 
         fc.asyncProperty(sequenceOf(20), async ([commands, settle]) => {
           const name = `model-${++tables}`;
           await dynamo.createTable(name);
-          const { violations } = await runSequence(commands, settle, createDynamoStateTable(dynamo.doc, name));
+          // Why: dynalite may answer ResourceNotFound for a moment after CreateTable returns.
+          await waitUntilTableExists({ client: dynamo.client, maxWaitTime: 10, minDelay: 0.05 }, { TableName: name });
+          const { violations, unexpected } = await runSequence(
+            commands,
+            settle,
+            createDynamoStateTable(dynamo.doc, name),
+          );
+          if (unexpected.length > 0) console.warn(`dynalite: ${unexpected.join(' | ')}`);
           expect(violations).toEqual([]);
         }),
         { numRuns: DYNALITE_RUNS },

@@ -84,6 +84,8 @@ class World {
   dirtyTimes: number[] = [];
   lastDirtyMs = Number.NEGATIVE_INFINITY;
   violations: string[] = [];
+  /** Run failures the model did not inject (reported, and the run counted as faulty). */
+  unexpected: string[] = [];
   readonly table: StateTable;
 
   constructor(table: StateTable = createMemoryStateTable()) {
@@ -205,7 +207,27 @@ class World {
 
   async run(runs: Array<{ container: 0 | 1; faults: Faults }>): Promise<void> {
     const now = new Date(this.nowMs);
-    await Promise.all(runs.map(({ container, faults }) => runCycle(this.deps(container, faults), now).catch(() => {})));
+    await Promise.all(
+      runs.map(({ container, faults }) =>
+        runCycle(this.deps(container, faults), now).catch((error: Error) => {
+          const causes = (error.cause as AggregateError | undefined)?.errors ?? [];
+          // Failures the model did not inject (an emulator timing out under load): not a clean run.
+          if (
+            causes.some(
+              (c: Error) =>
+                c.name !== 'CrashError' &&
+                c.name !== 'InternalError' &&
+                c.name !== 'ProvisionedThroughputExceededException',
+            )
+          ) {
+            faults.lostWrite = true;
+            this.unexpected.push(
+              `${iso(this.nowMs)}: ${causes.map((c: Error) => `${c.name}: ${c.message}`).join('; ')}`,
+            );
+          }
+        }),
+      ),
+    );
     let clean = true;
     for (const { container, faults } of runs) {
       if (faults.crashed) this.warm[container] = new Map(); // the container died with its memory
@@ -394,7 +416,13 @@ async function runSequence(commands: Command[], settle: 'clear' | 'removeTargets
       world.violations.push(`after settling (${settle}): ${target}/${rule} last page FIRING`);
   }
   world.checkLog(silenceLog);
-  return { violations: world.violations, pages: world.log.length, dirtyRuns: world.dirtyRuns, log: world.log };
+  return {
+    violations: world.violations,
+    unexpected: world.unexpected,
+    pages: world.log.length,
+    dirtyRuns: world.dirtyRuns,
+    log: world.log,
+  };
 }
 
 export type { Command, CrashPoint };
