@@ -1,64 +1,35 @@
 /**
  * One scheduled run: configuration, every target fetched concurrently (bounded), parsed,
  * evaluated, published and committed, metrics. One slow or broken target never delays or fails
- * the others; a page SNS did not accept fails the run visibly after every target was handled.
+ * the others: a fetch, storage or publish failure of one target is logged and counted, every
+ * other target, the heartbeat and the run's metrics still happen, and the run fails visibly at
+ * the end. A steady run (no alert changes) writes nothing per target: counters live in the warm
+ * container and reach the table every `checkpointIntervalMs`.
  */
 import { randomUUID } from 'node:crypto';
-import type { StateTable } from './adapters/dynamoStateStore.ts';
 import { fetchAll, inStartOrder } from './adapters/fetchAll.ts';
-import type { FetchResult, FetchTarget } from './adapters/httpStatusSource.ts';
-import type { Notifier } from './adapters/snsNotifier.ts';
-import type { ConfigSource } from './adapters/ssmConfigSource.ts';
-import { commitEvaluation } from './commit.ts';
-import { evaluateTarget } from './core/alerts/evaluateTarget.ts';
-import type { EvaluateOptions, Observation } from './core/alerts/types.ts';
+import type { FetchTarget } from './adapters/httpStatusSource.ts';
+import { type CommitOutcome, commitTarget, recoverClaim, targetKey } from './commit.ts';
+import { type EvaluateResult, evaluateTarget } from './core/alerts/evaluateTarget.ts';
+import type { AlertRecord, Observation, TargetState } from './core/alerts/types.ts';
+import { DEFAULT_CHECKPOINT_INTERVAL_MS } from './core/constants.ts';
 import { NotAStatusReportError } from './core/errors.ts';
 import { ConfigurationError, type MonitorConfig, type TargetConfig } from './core/monitorConfig.ts';
 import { parseReport } from './core/report/parse.ts';
-import type { MetricResult } from './core/rules/compute.ts';
+import type { ConfigSource, CycleDeps, StoredState } from './ports.ts';
 import { resolveConfig } from './runConfig.ts';
-
-interface TargetMetrics {
-  target: string;
-  up: boolean;
-  fetchLatencyMs: number;
-  /** The catalogue's metrics exactly as the rules saw them (`EvaluateResult.metrics`). */
-  metrics: ReadonlyMap<string, MetricResult>;
-}
-
-interface MetricsSink {
-  target(values: TargetMetrics): void;
-  run(values: { alertsSent: number; targets: number; targetsDown: number }): void;
-}
-
-interface Logger {
-  info(message: string, extra: Record<string, unknown>): void;
-  warn(message: string, extra: Record<string, unknown>): void;
-  error(message: string, extra: Record<string, unknown>): void;
-}
-
-interface CycleDeps {
-  config: ConfigSource;
-  table: StateTable;
-  notifier: Notifier;
-  fetch(target: FetchTarget): Promise<FetchResult>;
-  metrics: MetricsSink;
-  logger: Logger;
-  concurrency: number;
-  evaluate: Partial<EvaluateOptions>;
-  /** How long a claim on an alert blocks other runs (covers one run's publish). */
-  claimLeaseMs: number;
-  /** Start order: higher first (`LatencyMemory.priority`); default name order. */
-  fetchPriority?(target: string): number;
-}
 
 interface CycleSummary {
   targets: number;
   down: number;
   sent: number;
+  /** Targets another run held or changed meanwhile: left to that run. */
   skipped: number;
+  /** Pages SNS refused, and targets whose storage failed. */
   failed: number;
   conflicts: number;
+  /** Conditional writes to the state table (claims, commits, changes, checkpoints). */
+  writes: number;
   configError: string | null;
 }
 
@@ -67,6 +38,23 @@ class PublishFailedError extends Error {
     super(`expected SNS to accept every page, found ${count} rejected; they are sent again on the next run`, options);
     this.name = 'PublishFailedError';
   }
+}
+
+/** Some targets could not be read or written in the state table; the others were checked. */
+class TargetsFailedError extends Error {
+  constructor(count: number, options?: ErrorOptions) {
+    super(`expected every target's state to be read and written, found ${count} failed; the next run retries`, options);
+    this.name = 'TargetsFailedError';
+  }
+}
+
+/** Whether `next` differs from what the table holds in anything but the latest value, counters and time. */
+function changed(stored: TargetState, next: TargetState): boolean {
+  if (stored.consecutiveFailures !== next.consecutiveFailures) return true;
+  const before = Object.keys(stored.alerts);
+  if (before.length !== Object.keys(next.alerts).length) return true;
+  const bare = (r: AlertRecord | undefined) => (r === undefined ? '' : JSON.stringify({ ...r, value: null }));
+  return before.some((fp) => bare(stored.alerts[fp]) !== bare(next.alerts[fp]));
 }
 
 async function fetchTargetFor(target: TargetConfig, config: ConfigSource): Promise<FetchTarget> {
@@ -93,15 +81,16 @@ async function fetchTargetFor(target: TargetConfig, config: ConfigSource): Promi
 /** What this run learnt about one target: its report, or why there is none. */
 async function observe(
   target: TargetConfig,
-  deps: CycleDeps,
+  config: ConfigSource,
+  fetch: CycleDeps['fetch'],
 ): Promise<{ observation: Observation; latencyMs: number }> {
   let request: FetchTarget;
   try {
-    request = await fetchTargetFor(target, deps.config);
+    request = await fetchTargetFor(target, config);
   } catch (error) {
     return { observation: { kind: 'down', reason: 'config', detail: (error as Error).message }, latencyMs: 0 };
   }
-  const result = await deps.fetch(request);
+  const result = await fetch(request);
   if (!result.ok)
     return { observation: { kind: 'down', reason: result.reason, detail: result.detail }, latencyMs: result.latencyMs };
   try {
@@ -114,102 +103,234 @@ async function observe(
 }
 
 /**
+ * When a new target, quiet so far, is first written: spread over one checkpoint interval by its
+ * name, so 3,000 new targets cost 3,000 writes over 15 minutes, not in one run.
+ */
+function spreadOffsetMs(name: string, intervalMs: number): number {
+  let hash = 2166136261; // FNV-1a
+  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 16777619);
+  return (hash >>> 0) % Math.max(intervalMs, 1);
+}
+
+/** What one target's check adds to the run's summary. */
+function tally(summary: CycleSummary, outcome: CommitOutcome, failures: unknown[], deps: CycleDeps, target: string) {
+  summary.sent += outcome.sent.length;
+  summary.failed += outcome.failed.length;
+  summary.writes += outcome.writes;
+  if (outcome.conflict) summary.conflicts++;
+  for (const { notification, error } of outcome.failed) {
+    failures.push(error);
+    deps.logger.error('publish failed', { target, rule: notification.rule, error: (error as Error).message });
+  }
+}
+
+/** Evaluate one target on its stored (or warm) state and claim, publish, commit; the metrics the rules saw. */
+async function checkOne(
+  deps: CycleDeps,
+  config: MonitorConfig,
+  target: TargetConfig,
+  observation: Observation,
+  loaded: StoredState | null,
+  now: Date,
+  token: string,
+  report: (outcome: CommitOutcome) => void,
+): Promise<EvaluateResult['metrics'] | null> {
+  const key = targetKey(target.name);
+  const options = { token, leaseMs: deps.claimLeaseMs };
+  let item = loaded;
+  if (item?.claim) {
+    const recovered = await recoverClaim(deps.table, deps.notifier, key, { ...item, claim: item.claim }, now, options);
+    report(recovered);
+    if (recovered.conflict) {
+      deps.warm.delete(target.name);
+      return null;
+    }
+    item = recovered.stored;
+  }
+  const warm = deps.warm.get(target.name);
+  // Version 0 is a target this container evaluated but nobody stored yet.
+  const previous = warm?.version === (item?.version ?? 0) ? (warm?.state ?? null) : (item?.state ?? null);
+  if (previous?.evaluatedAt && Date.parse(previous.evaluatedAt) > now.getTime()) {
+    deps.logger.warn('target evaluated later than this run: skipped', { target: target.name });
+    report({ sent: [], failed: [], conflict: true, stored: item, writes: 0 });
+    return null;
+  }
+  const result = evaluateTarget({
+    target: target.name,
+    labels: target.labels,
+    maxRequestWorkers: target.maxRequestWorkers ?? null,
+    observation,
+    rules: config.rules,
+    silences: config.silences,
+    previous,
+    now,
+    options: deps.evaluate,
+  });
+  const checkpointMs = deps.checkpointIntervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS;
+  const firstSeenMs =
+    item === null ? (warm?.version === 0 ? (warm.firstSeenMs ?? now.getTime()) : now.getTime()) : null;
+  const write =
+    item === null
+      ? Object.keys(result.state.alerts).length > 0 ||
+        result.state.consecutiveFailures > 0 ||
+        now.getTime() - (firstSeenMs as number) >= spreadOffsetMs(target.name, checkpointMs)
+      : changed(item.state, result.state) ||
+        now.getTime() - Date.parse(item.state.evaluatedAt ?? '1970-01-01T00:00:00Z') >= checkpointMs;
+  const outcome = await commitTarget(
+    deps.table,
+    deps.notifier,
+    { key, loaded: item, next: result.state, notifications: result.notifications, deleteAfter: false, write },
+    now,
+    options,
+  );
+  report(outcome);
+  if (!outcome.conflict && item === null && outcome.writes === 0)
+    deps.warm.set(target.name, { version: 0, state: result.state, firstSeenMs: firstSeenMs as number });
+  else if (outcome.conflict || outcome.stored === null) deps.warm.delete(target.name);
+  else
+    deps.warm.set(target.name, {
+      version: outcome.stored.version,
+      state: outcome.writes > 0 ? outcome.stored.state : result.state,
+    });
+  return result.metrics;
+}
+
+/**
  * Run one cycle at `now`.
  *
  * @example
  * await runCycle(deps, new Date());
- * @throws PublishFailedError when SNS rejected a page (after every target was handled)
+ * @throws PublishFailedError when SNS rejected a page, TargetsFailedError when a target's state
+ *   could not be read or written (after every target was handled and the metrics sent)
  */
 async function runCycle(deps: CycleDeps, now: Date): Promise<CycleSummary> {
-  const { config, error: configError, publishError } = await resolveConfig(deps, now);
-  if (config === null) {
-    deps.logger.error('no valid configuration yet: nothing checked', { configError });
-    if (publishError) throw new PublishFailedError(1, { cause: publishError });
-    return { targets: 0, down: 0, sent: 0, skipped: 0, failed: 0, conflicts: 0, configError };
+  const resolved = await resolveConfig(deps, now);
+  const carried = {
+    configError: resolved.error,
+    failures: resolved.publishErrors,
+    stateFailures: resolved.stateErrors,
+    writes: resolved.writes,
+    evaluate: resolved.applied,
+  };
+  if (resolved.config === null) {
+    deps.logger.error('no valid configuration yet: nothing checked', { configError: resolved.error });
+    deps.metrics.run({ alertsSent: resolved.sent, targets: 0, targetsDown: 0 });
+    if (carried.failures.length > 0)
+      throw new PublishFailedError(carried.failures.length, { cause: new AggregateError(carried.failures) });
+    if (carried.stateFailures.length > 0)
+      throw new TargetsFailedError(carried.stateFailures.length, { cause: new AggregateError(carried.stateFailures) });
+    return {
+      targets: 0,
+      down: 0,
+      sent: resolved.sent,
+      skipped: 0,
+      failed: 0,
+      conflicts: 0,
+      writes: resolved.writes,
+      configError: resolved.error,
+    };
   }
-  return checkTargets(deps, config, now, { configError, failures: publishError ? [publishError] : [] });
+  return checkTargets(deps, resolved.config, now, { ...carried, sent: resolved.sent });
 }
 
 /**
  * The per-target half of a run: fetch, parse, evaluate, publish, commit, metrics. The sharded
  * mode calls it directly with one shard's configuration.
  *
- * @throws PublishFailedError when SNS rejected a page (after every target was handled)
+ * @throws PublishFailedError when SNS rejected a page, TargetsFailedError when a target's state
+ *   could not be read or written (after every target was handled and the metrics sent)
  */
 async function checkTargets(
   deps: CycleDeps,
   config: MonitorConfig,
   now: Date,
-  carried: { configError: string | null; failures: unknown[] } = { configError: null, failures: [] },
+  carried: {
+    configError: string | null;
+    failures: unknown[];
+    stateFailures?: unknown[];
+    writes?: number;
+    sent?: number;
+    /** False when the configuration could not be stored: targets are fetched, not evaluated. */
+    evaluate?: boolean;
+  } = {
+    configError: null,
+    failures: [],
+  },
 ): Promise<CycleSummary> {
   const token = randomUUID();
   const summary: CycleSummary = {
     targets: 0,
     down: 0,
-    sent: 0,
+    sent: carried.sent ?? 0,
     skipped: 0,
     failed: 0,
     conflicts: 0,
+    writes: carried.writes ?? 0,
     configError: carried.configError,
   };
-  const failures = [...carried.failures];
+  const publishFailures = [...carried.failures];
+  const stateFailures: unknown[] = [...(carried.stateFailures ?? [])];
   // One batched read of every target's state, while the first fetches run (a fetch needs no state);
-  // the conditional writes guard against overlap.
-  const storing = deps.table.loadMany(config.targets.map((t) => t.name));
-  // Handled here too: it may reject before any fetch has finished and awaited it.
-  storing.catch(() => {});
-  const targets = inStartOrder(config.targets, deps.fetchPriority);
-  await fetchAll(targets, deps.concurrency, async (target) => {
-    const { observation, latencyMs } = await observe(target, deps);
-    const stored = await storing;
-    const loaded = stored.get(target.name) ?? { state: null, targetVersion: null, alertVersions: {} };
-    const result = evaluateTarget({
-      target: target.name,
-      labels: target.labels,
-      maxRequestWorkers: target.maxRequestWorkers ?? null,
-      observation,
-      rules: config.rules,
-      silences: config.silences,
-      previous: loaded.state,
-      now,
-      options: deps.evaluate,
-    });
-    const outcome = await commitEvaluation(deps.table, deps.notifier, loaded, result, now, {
-      token,
-      leaseMs: deps.claimLeaseMs,
-    });
+  // conditional writes guard against overlap. A failed read is the run's one state failure.
+  const loading: Promise<Map<string, StoredState> | null> =
+    carried.evaluate === false
+      ? Promise.resolve(null)
+      : deps.table.loadMany(config.targets.map((t) => targetKey(t.name))).catch((error: unknown) => {
+          stateFailures.push(error);
+          deps.logger.error('state table unreadable: targets fetched, nothing evaluated', {
+            error: (error as Error).message,
+          });
+          return null;
+        });
+  await fetchAll(inStartOrder(config.targets, deps.fetchPriority), deps.concurrency, async (target) => {
+    const { observation, latencyMs } = await observe(target, deps.config, deps.fetch);
     summary.targets++;
     if (observation.kind === 'down') {
       summary.down++;
       deps.logger.warn('target down', { target: target.name, reason: observation.reason, detail: observation.detail });
     }
-    summary.sent += outcome.sent.length;
-    summary.skipped += outcome.skipped.length;
-    summary.failed += outcome.failed.length;
-    summary.conflicts += outcome.conflicts;
-    for (const { notification, error } of outcome.failed) {
-      failures.push(error);
-      deps.logger.error('publish failed', {
-        target: target.name,
-        rule: notification.rule,
-        error: (error as Error).message,
-      });
+    const stored = await loading;
+    let metrics: EvaluateResult['metrics'] | null = null;
+    if (stored !== null) {
+      try {
+        metrics = await checkOne(
+          deps,
+          config,
+          target,
+          observation,
+          stored.get(targetKey(target.name)) ?? null,
+          now,
+          token,
+          (o) => {
+            tally(summary, o, publishFailures, deps, target.name);
+            if (o.conflict) summary.skipped++;
+          },
+        );
+      } catch (error) {
+        // Why: one target's storage failure (throttling, a value DynamoDB refuses) must not stop the others.
+        deps.warm.delete(target.name);
+        stateFailures.push(error);
+        summary.failed++;
+        deps.logger.error('target state failed', { target: target.name, error: (error as Error).message });
+      }
     }
     deps.metrics.target({
       target: target.name,
       up: observation.kind === 'report',
       fetchLatencyMs: latencyMs,
-      metrics: result.metrics,
+      metrics: metrics ?? new Map(),
     });
-  }).catch(async (error: unknown) => {
-    await storing; // a failed state read is the run's one error, not one per target
-    throw error;
   });
   deps.metrics.run({ alertsSent: summary.sent, targets: summary.targets, targetsDown: summary.down });
   deps.logger.info('run complete', { ...summary });
-  if (failures.length > 0) throw new PublishFailedError(failures.length, { cause: new AggregateError(failures) });
+  if (publishFailures.length > 0)
+    throw new PublishFailedError(publishFailures.length, {
+      cause: new AggregateError([...publishFailures, ...stateFailures]),
+    });
+  if (stateFailures.length > 0)
+    throw new TargetsFailedError(stateFailures.length, { cause: new AggregateError(stateFailures) });
   return summary;
 }
 
-export type { CycleDeps, CycleSummary, Logger, MetricsSink, TargetMetrics };
-export { checkTargets, PublishFailedError, runCycle };
+export type { CycleSummary };
+export { checkTargets, PublishFailedError, runCycle, TargetsFailedError };

@@ -1,24 +1,57 @@
 /**
- * The configuration a run uses. Invalid or unreadable configuration never silences monitoring:
- * the last valid configuration (kept in memory while warm, and in the state table across cold
- * starts) stays in force, and one configuration alert is published per distinct problem, with a
- * resolve message once the configuration is valid again.
+ * The configuration a run uses, and what changing it means for the state:
+ * - Invalid or unreadable configuration never silences monitoring: the last valid configuration
+ *   stays in force (in memory while warm; in the table across cold starts) and the configuration
+ *   alert fires, one page per distinct set of problems, resolved once it is valid again. That
+ *   alert is a state item like a target's and goes through the same claim, publish, commit.
+ * - The last valid configuration is stored (`storedConfig.ts`: chunked, credentials redacted).
+ * - Targets removed from the configuration are found by comparing the new configuration with the
+ *   last one applied (stored, so this works across cold starts and changes made while no run was
+ *   going): each alert whose firing page went out is resolved ("target removed from
+ *   configuration"), then the target's item is deleted. Removals that could not finish are kept
+ *   in the pointer and retried by the next run.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { commitTarget, recoverClaim, targetKey } from './commit.ts';
+import { evaluateRemovedTarget } from './core/alerts/evaluateTarget.ts';
 import type { Notification } from './core/alerts/types.ts';
 import { buildMonitorConfig, ConfigurationError, type MonitorConfig, type RawConfig } from './core/monitorConfig.ts';
-import { cleanConfigText } from './core/notify/sanitize.ts';
-import type { CycleDeps } from './run.ts';
+import { evaluateConfigAlert } from './core/notify/configAlert.ts';
+import { redactCredentials } from './core/notify/sanitize.ts';
+import type { CycleDeps, StoredState } from './ports.ts';
+import { LAST_VALID_KEY, readStoredConfig, saveStoredConfig } from './storedConfig.ts';
 
-const LAST_VALID_KEY = 'last-valid-config';
-const ALERT_KEY = 'config-alert';
-const CONFIG_FINGERPRINT = 'configuration';
-const MAX_PROBLEM_LINES = 20;
+const CONFIG_ALERT_KEY = 'config#alert';
 
-// Per config source: the last valid configuration and the hash of its raw parameters.
-const lastValid = new WeakMap<object, { hash: string; config: MonitorConfig; raw: RawConfig }>();
+interface Applied {
+  hash: string;
+  config: MonitorConfig;
+  raw: RawConfig;
+  removing: string[];
+}
+
+interface ResolvedConfig {
+  config: MonitorConfig | null;
+  raw: RawConfig | null;
+  error: string | null;
+  /** Pages SNS refused (configuration alert, removal resolves); the run fails visibly at its end. */
+  publishErrors: unknown[];
+  /** State table failures met on the way (the run still fetches its targets, then fails visibly). */
+  stateErrors: unknown[];
+  /**
+   * Whether `config` is stored as the last one applied. Only then may targets be evaluated: a
+   * target that pages must be in the stored configuration, or its later removal goes unseen.
+   */
+  applied: boolean;
+  sent: number;
+  writes: number;
+}
+
+// Per config source (one per warm container): the configuration last applied, unredacted.
+const lastApplied = new WeakMap<object, Applied>();
 
 const hashOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
+const leaf = (parameter: string) => parameter.slice(parameter.lastIndexOf('/') + 1);
 
 function problemLines(error: unknown): string[] {
   if (error instanceof ConfigurationError) {
@@ -27,124 +60,226 @@ function problemLines(error: unknown): string[] {
   return [`cannot read the configuration: ${(error as Error).message}`];
 }
 
-function configNotification(
-  status: 'firing' | 'resolved',
-  lines: string[],
-  now: Date,
-  inForce: number | null,
-): Notification {
-  const subject =
-    status === 'firing'
-      ? '[FIRING warning] httpd-status-alerts: invalid configuration'
-      : '[RESOLVED warning] httpd-status-alerts: configuration valid again';
-  const shown = lines.slice(0, MAX_PROBLEM_LINES).map((l) => `  - ${cleanConfigText(l, 300)}`);
-  const message =
-    status === 'firing'
-      ? [
-          'The monitor configuration in SSM is invalid or unreadable.',
-          inForce === null
-            ? 'No valid configuration has been seen yet: no target is checked until it is fixed.'
-            : `The last valid configuration stays in force (${inForce} target(s)).`,
-          '',
-          'Problems:',
-          ...shown,
-          ...(lines.length > MAX_PROBLEM_LINES ? [`  ... and ${lines.length - MAX_PROBLEM_LINES} more`] : []),
-          '',
-          `Evaluated at ${now.toISOString()}.`,
-        ].join('\n')
-      : `The monitor configuration in SSM is valid again (checked at ${now.toISOString()}).`;
-  return {
-    fingerprint: CONFIG_FINGERPRINT,
-    status,
-    reason: status === 'firing' ? 'first' : 'resolved',
-    target: 'httpd-status-alerts',
-    rule: 'configuration',
-    severity: 'warning',
-    value: null,
-    threshold: 0,
-    subject,
-    message,
-    payload: { version: 1, status, rule: 'configuration', problems: lines, evaluatedAt: now.toISOString() },
-    labels: {},
-  };
-}
-
-async function fallbackConfig(deps: CycleDeps): Promise<{ config: MonitorConfig; raw: RawConfig } | null> {
-  const cached = lastValid.get(deps.config);
-  if (cached) return cached;
-  const stored = await deps.table.getMeta(LAST_VALID_KEY);
-  if (stored === null) return null;
+/**
+ * The last valid configuration for a run whose configuration is invalid. From the table it is
+ * the redacted copy; a target parameter unchanged since then (equal once redacted) takes its
+ * current value back, credentials included.
+ */
+async function fallbackConfig(deps: CycleDeps, current: RawConfig | null): Promise<Applied | null> {
+  const warm = lastApplied.get(deps.config);
+  if (warm) return warm;
+  const stored = await readStoredConfig(deps.table);
+  if (stored?.raw == null) return null;
+  const raw = stored.raw;
+  for (const [name, value] of Object.entries(current?.targets ?? {}))
+    if (raw.targets[name] !== undefined && redactCredentials(value) === raw.targets[name]) raw.targets[name] = value;
   try {
-    const raw = stored.value.raw as RawConfig;
-    return { config: buildMonitorConfig(raw), raw };
+    return { hash: stored.pointer.hash, config: buildMonitorConfig(raw), raw, removing: stored.pointer.removing };
   } catch {
     return null;
   }
 }
 
-/**
- * Publish the configuration alert's change once across overlapping runs: claim it with a
- * conditional write, publish, and put the previous record back if SNS refused (the next run
- * tries again). Returns the publish error, if any, instead of throwing: targets are still checked.
- */
-async function sendConfigChange(
+/** Resolve and delete removed targets; the names whose removal did not finish. */
+async function removeTargets(
   deps: CycleDeps,
-  current: { value: Record<string, unknown>; version: number } | null,
-  next: Record<string, unknown>,
-  notification: Notification,
-): Promise<unknown> {
-  if (!(await deps.table.putMeta(ALERT_KEY, next, current?.version ?? null))) return null; // another run sends it
-  try {
-    await deps.notifier.publish(notification);
-    return null;
-  } catch (error) {
-    await deps.table.putMeta(ALERT_KEY, current?.value ?? { active: false }, (current?.version ?? 0) + 1);
-    return error;
+  names: string[],
+  now: Date,
+  token: string,
+  tally: (o: { sent: Notification[]; failed: Array<{ error: unknown }>; writes: number }) => void,
+): Promise<string[]> {
+  if (names.length === 0) return [];
+  const options = { token, leaseMs: deps.claimLeaseMs };
+  const items = await deps.table.loadMany(names.map(targetKey));
+  const owed: string[] = [];
+  for (const name of names) {
+    deps.warm.delete(name);
+    const key = targetKey(name);
+    let item: StoredState | null = items.get(key) ?? null;
+    if (item?.claim) {
+      const recovered = await recoverClaim(
+        deps.table,
+        deps.notifier,
+        key,
+        { ...item, claim: item.claim },
+        now,
+        options,
+      );
+      tally(recovered);
+      if (recovered.conflict) {
+        owed.push(name);
+        continue;
+      }
+      item = recovered.stored;
+    }
+    if (item === null) continue;
+    const notifications = evaluateRemovedTarget(item.state, now);
+    const outcome = await commitTarget(
+      deps.table,
+      deps.notifier,
+      { key, loaded: item, next: { ...item.state, alerts: {} }, notifications, deleteAfter: true, write: true },
+      now,
+      options,
+    );
+    tally(outcome);
+    if (outcome.conflict || outcome.failed.length > 0) owed.push(name);
+    else deps.logger.info('target removed from configuration', { target: name, resolved: outcome.sent.length });
   }
+  return owed;
 }
 
-/** The configuration for this run, the configuration problem if there is one, and a failed publish. */
-async function resolveConfig(
+/** Apply a valid configuration: removals against the last applied one, then store it. Warm and unchanged: no I/O. */
+async function applyConfig(
   deps: CycleDeps,
+  raw: RawConfig,
+  config: MonitorConfig,
   now: Date,
-): Promise<{ config: MonitorConfig | null; raw: RawConfig | null; error: string | null; publishError: unknown }> {
-  const alert = await deps.table.getMeta(ALERT_KEY);
-  let raw: RawConfig;
+  token: string,
+  tally: Parameters<typeof removeTargets>[4],
+): Promise<number> {
+  const hash = hashOf(raw);
+  const warm = lastApplied.get(deps.config);
+  if (warm?.hash === hash && warm.removing.length === 0) return 0;
+  const stored = await readStoredConfig(deps.table);
+  let writes = 0;
+  let removing: string[] = [];
+  if (stored !== null && (stored.pointer.hash !== hash || stored.pointer.removing.length > 0)) {
+    const configured = new Set(config.targets.map((t) => t.name));
+    const before = Object.keys(stored.raw?.targets ?? {}).map(leaf);
+    const gone = [...new Set([...before, ...stored.pointer.removing])].filter((n) => !configured.has(n));
+    removing = await removeTargets(deps, gone, now, token, (o) => {
+      writes += o.writes;
+      tally(o);
+    });
+  }
+  if (stored?.pointer.hash !== hash)
+    writes += await saveStoredConfig(deps.table, raw, hash, removing, now, stored?.pointer);
+  else if (stored.pointer.removing.join() !== removing.join()) {
+    await deps.table.putMeta(LAST_VALID_KEY, { ...stored.pointer, removing });
+    writes++;
+  }
+  lastApplied.set(deps.config, { hash, config, raw, removing });
+  return writes;
+}
+
+/** The configuration alert's item evaluated and committed like a target's. */
+async function commitConfigAlert(
+  deps: CycleDeps,
+  problems: string[] | null,
+  targetsInForce: number | null,
+  now: Date,
+  token: string,
+  tally: Parameters<typeof removeTargets>[4],
+): Promise<void> {
+  const options = { token, leaseMs: deps.claimLeaseMs };
+  let item = (await deps.table.loadMany([CONFIG_ALERT_KEY])).get(CONFIG_ALERT_KEY) ?? null;
+  if (item?.claim) {
+    const recovered = await recoverClaim(
+      deps.table,
+      deps.notifier,
+      CONFIG_ALERT_KEY,
+      { ...item, claim: item.claim },
+      now,
+      options,
+    );
+    tally(recovered);
+    if (recovered.conflict) return;
+    item = recovered.stored;
+  }
+  const { state, notifications } = evaluateConfigAlert({
+    previous: item?.state ?? null,
+    problems,
+    targetsInForce,
+    now,
+  });
+  const write =
+    JSON.stringify(Object.keys(state.alerts).sort()) !== JSON.stringify(Object.keys(item?.state.alerts ?? {}).sort());
+  tally(
+    await commitTarget(
+      deps.table,
+      deps.notifier,
+      { key: CONFIG_ALERT_KEY, loaded: item, next: state, notifications, deleteAfter: false, write },
+      now,
+      options,
+    ),
+  );
+}
+
+/**
+ * The configuration for this run, its problems if any, and what resolving it published and wrote.
+ *
+ * @example
+ * const { config, error } = await resolveConfig(deps, new Date());
+ */
+async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig> {
+  const token = randomUUID();
+  const out: ResolvedConfig = {
+    config: null,
+    raw: null,
+    error: null,
+    publishErrors: [],
+    stateErrors: [],
+    applied: false,
+    sent: 0,
+    writes: 0,
+  };
+  // Why: a table failure here must not stop the targets being fetched, nor the heartbeat.
+  const guarded = async <T>(what: string, step: () => Promise<T>, fallback: T): Promise<T> => {
+    try {
+      return await step();
+    } catch (error) {
+      out.stateErrors.push(error);
+      deps.logger.error(`${what} failed`, { error: (error as Error).message });
+      return fallback;
+    }
+  };
+  const tally = (o: { sent: Notification[]; failed: Array<{ error: unknown }>; writes: number }) => {
+    out.sent += o.sent.length;
+    out.writes += o.writes;
+    out.publishErrors.push(...o.failed.map((f) => f.error));
+  };
+  let raw: RawConfig | null = null;
   let config: MonitorConfig;
   try {
     raw = await deps.config.loadRaw();
     config = buildMonitorConfig(raw);
   } catch (error) {
-    const lines = problemLines(error);
-    const fallback = await fallbackConfig(deps);
-    const hash = hashOf(lines);
-    deps.logger.error('invalid configuration', { problems: lines, lastValidInForce: fallback !== null });
-    const publishError =
-      alert?.value.active === true && alert.value.hash === hash
-        ? null
-        : await sendConfigChange(
-            deps,
-            alert,
-            { active: true, hash, since: now.toISOString() },
-            configNotification('firing', lines, now, fallback?.config.targets.length ?? null),
-          );
-    return { config: fallback?.config ?? null, raw: fallback?.raw ?? null, error: lines.join('; '), publishError };
+    const lines = problemLines(error).map(redactCredentials);
+    const fallback = await guarded('reading the last valid configuration', () => fallbackConfig(deps, raw), null);
+    deps.logger.error('invalid configuration', {
+      problems: lines.slice(0, 50),
+      problemCount: lines.length,
+      lastValidInForce: fallback !== null,
+    });
+    const inForce = fallback?.config.targets.length ?? null;
+    await guarded(
+      'the configuration alert',
+      () => commitConfigAlert(deps, lines, inForce, now, token, tally),
+      undefined,
+    );
+    return {
+      ...out,
+      applied: fallback !== null,
+      config: fallback?.config ?? null,
+      raw: fallback?.raw ?? null,
+      error: lines.slice(0, 50).join('; '),
+    };
   }
-  const hash = hashOf(raw);
-  if (lastValid.get(deps.config)?.hash !== hash) {
-    await deps.table.putMeta(LAST_VALID_KEY, { raw, hash, savedAt: now.toISOString() });
-    lastValid.set(deps.config, { hash, config, raw });
-  }
-  const publishError =
-    alert?.value.active === true
-      ? await sendConfigChange(
-          deps,
-          alert,
-          { active: false, resolvedAt: now.toISOString() },
-          configNotification('resolved', [], now, config.targets.length),
-        )
-      : null;
-  return { config, raw, error: null, publishError };
+  const valid = config;
+  const writes = await guarded(
+    'applying the configuration',
+    () => applyConfig(deps, raw, valid, now, token, tally),
+    null,
+  );
+  out.applied = writes !== null;
+  out.writes += writes ?? 0;
+  await guarded(
+    'the configuration alert',
+    () => commitConfigAlert(deps, null, valid.targets.length, now, token, tally),
+    undefined,
+  );
+  return { ...out, config, raw };
 }
 
-export { resolveConfig };
+export type { ResolvedConfig };
+export { CONFIG_ALERT_KEY, resolveConfig };

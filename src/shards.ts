@@ -2,28 +2,14 @@
  * Sharded mode (`SHARD_MODE=sqs`), past what one invocation checks within its interval: the
  * scheduled invocation resolves the configuration once and sends one SQS message per shard of
  * targets; the same function, fed by the queue, checks only its shard's targets. Claims and
- * conditional writes keep pages one per transition even when a shard is retried.
+ * conditional writes keep pages one per transition even when a shard is retried or two shards
+ * overlap; removed targets are resolved by the dispatch (it compares configurations).
  */
 import { randomUUID } from 'node:crypto';
 import { buildMonitorConfig, type MonitorConfig, type RawConfig } from './core/monitorConfig.ts';
-import { type CycleDeps, type CycleSummary, checkTargets, PublishFailedError } from './run.ts';
+import type { CycleDeps, ShardMessage, ShardQueue } from './ports.ts';
+import { type CycleSummary, checkTargets, PublishFailedError, TargetsFailedError } from './run.ts';
 import { resolveConfig } from './runConfig.ts';
-
-/** SQS message body, one per shard. */
-interface ShardMessage {
-  version: 1;
-  /** Per dispatch; correlates the shards of one run in logs. */
-  runId: string;
-  /** The scheduled event's time: a shard older than the interval is obsolete. */
-  scheduledAt: string;
-  shard: { index: number; count: number };
-  /** This shard's target parameters and every rules and silences parameter (no secrets). */
-  raw: RawConfig;
-}
-
-interface ShardQueue {
-  send(messages: ShardMessage[]): Promise<void>;
-}
 
 /** SQS takes 256 KiB a message; leave room for the envelope. */
 const MAX_MESSAGE_BYTES = 240 * 1024;
@@ -70,15 +56,21 @@ async function dispatchShards(
   now: Date,
   options: { perShard: number; scheduledAt: string },
 ): Promise<{ mode: 'dispatch'; shards: number; targets: number; configError: string | null }> {
-  const { config, raw, error, publishError } = await resolveConfig(deps, now);
-  if (config === null || raw === null) {
-    if (publishError) throw new PublishFailedError(1, { cause: publishError });
+  const { config, raw, error, publishErrors, stateErrors, applied } = await resolveConfig(deps, now);
+  const failed = () =>
+    publishErrors.length > 0
+      ? new PublishFailedError(publishErrors.length, { cause: new AggregateError(publishErrors) })
+      : new TargetsFailedError(stateErrors.length, { cause: new AggregateError(stateErrors) });
+  const anyFailed = publishErrors.length + stateErrors.length > 0;
+  // A configuration that could not be stored is not dispatched: its removals would go unseen.
+  if (config === null || raw === null || !applied) {
+    if (anyFailed) throw failed();
     return { mode: 'dispatch', shards: 0, targets: 0, configError: error };
   }
   const messages = planShards(raw, config, options.perShard, randomUUID(), options.scheduledAt);
   await queue.send(messages);
   deps.logger.info('shards dispatched', { shards: messages.length, targets: config.targets.length });
-  if (publishError) throw new PublishFailedError(1, { cause: publishError });
+  if (anyFailed) throw failed();
   return { mode: 'dispatch', shards: messages.length, targets: config.targets.length, configError: error };
 }
 
@@ -134,5 +126,4 @@ async function consumeShards(
   return { batchItemFailures, summaries };
 }
 
-export type { ShardMessage, ShardQueue };
 export { consumeShards, dispatchShards, planShards };

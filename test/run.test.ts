@@ -5,13 +5,15 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDynamoStateTable, type StateTable } from '../src/adapters/dynamoStateStore.ts';
+import { createDynamoStateTable } from '../src/adapters/dynamoStateStore.ts';
 import { fetchStatusPage } from '../src/adapters/httpStatusSource.ts';
-import { createSnsNotifier, type Notifier } from '../src/adapters/snsNotifier.ts';
-import type { ConfigSource } from '../src/adapters/ssmConfigSource.ts';
+import { createSnsNotifier } from '../src/adapters/snsNotifier.ts';
 import type { RawConfig } from '../src/core/monitorConfig.ts';
-import { type CycleDeps, PublishFailedError, runCycle } from '../src/run.ts';
+import type { ConfigSource, CycleDeps, Notifier, StateTable } from '../src/ports.ts';
+import { PublishFailedError, runCycle, TargetsFailedError } from '../src/run.ts';
 import { type LocalDynamo, type LocalSns, type ReceivedMessage, startDynalite, startSns } from './support/emulators.ts';
 
 const BUSY_HTML = readFileSync(new URL('fixtures/apache-2.4.71/prefork-busy/report.html', import.meta.url), 'latin1');
@@ -118,6 +120,7 @@ describe('runCycle with dynalite and fauxqs', () => {
       concurrency: 4,
       evaluate: { repeatIntervalMs: 4 * 3600_000, downAfterFailures: 2 },
       claimLeaseMs: 60_000,
+      warm: new Map(),
       ...overrides,
     };
   }
@@ -368,6 +371,78 @@ describe('runCycle with dynalite and fauxqs', () => {
     expect(subjects(await sns.drain())).toEqual(['[FIRING warning] httpd-status-alerts: invalid configuration']);
     await runCycle(d, at(3));
     expect(await sns.drain()).toEqual([]);
+  });
+
+  it('no state item holds URL credentials; a cold start on invalid configuration gets them back from SSM', async () => {
+    const secretUrl = page.url.replace('http://', 'http://ops:s3cret@');
+    const good: RawConfig = {
+      targets: { '/hsa/targets/web-1': JSON.stringify({ url: secretUrl }) },
+      rules: { '/hsa/rules/closing': CLOSING_RULES },
+      silences: {},
+    };
+    await runCycle(deps({ raw: good }), at(0));
+    await sns.drain();
+    const items = await dynamo.doc.send(new ScanCommand({ TableName: tableName }));
+    const stored = JSON.stringify(items.Items);
+    expect(stored).not.toContain('s3cret');
+    const chunk = items.Items?.find((i) => String(i.pk).startsWith('meta#config#'));
+    expect(gunzipSync(Buffer.from(String(chunk?.value.data), 'base64')).toString()).toContain('ops:***@127.0.0.1');
+
+    const fetched: string[] = [];
+    const cold = deps({ raw: { ...good, rules: { '/hsa/rules/closing': '{"rules": 1}' } } });
+    cold.fetch = (t) => {
+      fetched.push(t.url);
+      return fetchStatusPage(t);
+    };
+    const summary = await runCycle(cold, at(1));
+    expect(summary.configError).toMatch(/\/hsa\/rules\/closing/);
+    expect(fetched).toEqual([secretUrl]); // unchanged target parameter: its current value, credentials included
+  });
+
+  const throttled = () => Object.assign(new Error('throughput exceeded'), { name: 'ThrottlingException' });
+  const twoTargets = (): RawConfig => ({
+    targets: {
+      '/hsa/targets/web-1': JSON.stringify({ url: page.url }),
+      '/hsa/targets/web-2': JSON.stringify({ url: page.url }),
+    },
+    rules: { '/hsa/rules/closing': CLOSING_RULES },
+    silences: {},
+  });
+
+  it('the state table failing for the configuration alert and one target: the other target, the metrics and the heartbeat still happen', async () => {
+    const failing: StateTable = {
+      ...table,
+      loadMany: async (keys) => {
+        if (keys.includes('config#alert')) throw throttled();
+        return table.loadMany(keys);
+      },
+      put: async (key, item, version, now) => {
+        if (key === 'target#web-2') throw throttled();
+        return table.put(key, item, version, now);
+      },
+    };
+    const runs: unknown[] = [];
+    const d = deps({ raw: twoTargets(), table: failing, metrics: { target: () => {}, run: (v) => runs.push(v) } });
+    await expect(runCycle(d, at(0))).rejects.toThrow(TargetsFailedError);
+    expect(runs).toEqual([{ alertsSent: 1, targets: 2, targetsDown: 0 }]);
+    expect(subjects(await sns.drain())).toEqual(['[FIRING critical] web-1: closing-seen (3 >= 3)']);
+  });
+
+  it('a configuration that cannot be stored is not acted on: targets fetched, metrics sent, nothing evaluated', async () => {
+    // Why: a target that pages must be in the stored configuration, or its later removal would go unseen.
+    const failing: StateTable = {
+      ...table,
+      getMeta: async () => {
+        throw throttled();
+      },
+    };
+    const runs: unknown[] = [];
+    const d = deps({ raw: twoTargets(), table: failing, metrics: { target: () => {}, run: (v) => runs.push(v) } });
+    await expect(runCycle(d, at(0))).rejects.toThrow(TargetsFailedError);
+    expect(runs).toEqual([{ alertsSent: 0, targets: 2, targetsDown: 0 }]);
+    expect(await sns.drain()).toEqual([]);
+    await runCycle(deps({ raw: twoTargets() }), at(1)); // the table answers again
+    expect(subjects(await sns.drain())).toHaveLength(2);
   });
 
   it('a cold start with invalid configuration uses the last valid one kept in the table', async () => {

@@ -12,11 +12,12 @@ import { fetchStatusPage } from '../src/adapters/httpStatusSource.ts';
 import { createSnsNotifier } from '../src/adapters/snsNotifier.ts';
 import { createSqsShardQueue } from '../src/adapters/sqsShardQueue.ts';
 import { buildMonitorConfig, type RawConfig } from '../src/core/monitorConfig.ts';
-import type { CycleDeps } from '../src/run.ts';
+import type { CycleDeps } from '../src/ports.ts';
 import { consumeShards, dispatchShards, planShards } from '../src/shards.ts';
 import { credentials, type LocalDynamo, type LocalSns, region, startDynalite, startSns } from './support/emulators.ts';
 
 const BUSY = readFileSync(new URL('fixtures/apache-2.4.71/prefork-busy/report.html', import.meta.url), 'latin1');
+const IDLE = readFileSync(new URL('fixtures/apache-2.4.71/prefork-idle/report.html', import.meta.url), 'latin1');
 const RULES = JSON.stringify({
   rules: [{ name: 'closing-seen', metric: 'slots_closing', op: '>=', threshold: 3, severity: 'critical' }],
 });
@@ -70,7 +71,9 @@ describe('dispatch and consume through SQS', () => {
   beforeAll(async () => {
     [dynamo, sns] = await Promise.all([startDynalite(), startSns()]);
     await dynamo.createTable('shards');
-    page = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(BUSY));
+    page = createServer((req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end(req.url?.endsWith('/idle') ? IDLE : BUSY),
+    );
     await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/server-status`;
     sqs = new SQSClient({ endpoint: sns.endpoint, region, credentials });
@@ -93,6 +96,7 @@ describe('dispatch and consume through SQS', () => {
       concurrency: 8,
       evaluate: {},
       claimLeaseMs: 60_000,
+      warm: new Map(),
     };
   }
 
@@ -132,6 +136,34 @@ describe('dispatch and consume through SQS', () => {
     expect(again.batchItemFailures).toEqual([]);
     expect(await sns.drain()).toEqual([]);
   });
+
+  it('10,000 targets: validated, stored in chunks under the item limit, dispatched in 20 shards; a shard runs', async () => {
+    const raw = rawWith(10_000, `${url}/idle`, { labels: { env: 'prod', team: 'web' } });
+    for (const [i, key] of Object.keys(raw.targets).entries())
+      raw.targets[key.replace(/web-\d+$/, `fleet-${String(i).padStart(5, '0')}`)] = raw.targets[key] as string;
+    for (const key of Object.keys(raw.targets)) if (/web-\d+$/.test(key)) delete raw.targets[key];
+    const d = deps(raw);
+    const now = new Date('2026-11-22T13:00:00Z');
+    const dispatched = await dispatchShards(d, createSqsShardQueue(sqs, queueUrl), now, {
+      perShard: 500,
+      scheduledAt: now.toISOString(),
+    });
+    expect(dispatched).toEqual({ mode: 'dispatch', shards: 20, targets: 10_000, configError: null });
+    const pointer = await d.table.getMeta('last-valid-config');
+    expect(pointer?.value).toMatchObject({ chunks: 1, removing: [] });
+    const chunk = await d.table.getMeta(`config#${pointer?.value.hash}#0`);
+    expect(String(chunk?.value.data).length).toBeLessThan(300_000); // far under DynamoDB's 400 KB
+    const records = await receiveAll();
+    expect(records).toHaveLength(20);
+    const consumed = await consumeShards(records.slice(0, 1), d, new Date(now.getTime() + 5_000), 60);
+    expect(consumed.batchItemFailures).toEqual([]);
+    expect(consumed.summaries.map((s) => [s.targets, s.down, s.failed])).toEqual([[500, 0, 0]]);
+    // Nothing fires on the idle fleet; the previous test's 25 targets left the configuration while
+    // firing: the dispatch resolved them.
+    const pages = await sns.drain();
+    expect(pages).toHaveLength(25);
+    expect(pages.every((p) => p.subject?.endsWith('(target removed from configuration)'))).toBe(true);
+  }, 300_000);
 
   it('drops a stale shard and returns an unreadable one for a retry', async () => {
     const raw = rawWith(2, url);

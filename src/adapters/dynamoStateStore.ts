@@ -1,7 +1,9 @@
 /**
- * Alert state in DynamoDB: one item per alert fingerprint (`alert#<fp>`) and one per target
- * (`target#<name>`: counters, failures, which fingerprints it has), each with a `version` for
- * conditional writes. No transactions: every write stands alone and is guarded by its condition.
+ * The state table in DynamoDB (partition key `pk` only). One item per target, `target#<name>`,
+ * holds its counters, failures, every alert record and the claim in flight, so one read finds
+ * every alert of a target and none can be orphaned; `meta#<key>` items hold the configuration
+ * alert and the last valid configuration. Every write is conditional on the item's `version`;
+ * no transactions. Numbers that are not finite are stored as null: DynamoDB cannot hold them.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
@@ -10,41 +12,14 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { AlertRecord, TargetState } from '../core/alerts/types.ts';
+import type { Claim, StateTable, StoredState } from '../ports.ts';
+import { finiteOnly } from './finiteOnly.ts';
 
 const DAY_SECONDS = 86_400;
-/** Items outlive their last write by this long; resolved alerts go sooner. */
-const TARGET_TTL_SECONDS = 30 * DAY_SECONDS;
-const RESOLVED_TTL_SECONDS = 7 * DAY_SECONDS;
+/** An item outlives its last write by this long: a target gone from every configuration fades away. */
+const ITEM_TTL_SECONDS = 30 * DAY_SECONDS;
 const BATCH_GET_MAX = 100;
-
-interface LoadedState {
-  state: TargetState | null;
-  targetVersion: number | null;
-  /** Version of each alert item read, by fingerprint. */
-  alertVersions: Record<string, number>;
-}
-
-interface StateTable {
-  /** The stored state of each target (batched reads); a target never seen has `state: null`. */
-  loadMany(targets: readonly string[]): Promise<Map<string, LoadedState>>;
-  /** Claim the right to publish for `fingerprint`; the claimed version, or null when another run holds or advanced it. */
-  claimAlert(
-    fingerprint: string,
-    expectedVersion: number | null,
-    token: string,
-    now: Date,
-    leaseMs: number,
-  ): Promise<number | null>;
-  putAlert(record: AlertRecord, expectedVersion: number | null, now: Date, claimToken?: string): Promise<boolean>;
-  deleteAlert(fingerprint: string, expectedVersion: number): Promise<boolean>;
-  putTarget(state: TargetState, expectedVersion: number | null, now: Date): Promise<boolean>;
-  getMeta(key: string): Promise<{ value: Record<string, unknown>; version: number } | null>;
-  /** Write a `meta#` item; with `expectedVersion` only if it is still at that version (null: absent). */
-  putMeta(key: string, value: Record<string, unknown>, expectedVersion?: number | null): Promise<boolean>;
-}
 
 const epoch = (now: Date, plusSeconds: number) => Math.floor(now.getTime() / 1000) + plusSeconds;
 
@@ -64,15 +39,34 @@ async function conditional(write: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
-function versionCondition(expected: number | null): { ConditionExpression: string; values: Record<string, unknown> } {
+function versionCondition(expected: number | null): {
+  ConditionExpression: string;
+  ExpressionAttributeValues?: Record<string, unknown>;
+} {
   return expected === null
-    ? { ConditionExpression: 'attribute_not_exists(pk)', values: {} }
-    : { ConditionExpression: 'version = :expected', values: { ':expected': expected } };
+    ? { ConditionExpression: 'attribute_not_exists(pk)' }
+    : { ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': expected } };
 }
 
-/** DynamoDB rejects an empty `ExpressionAttributeValues`: send none instead. */
-function attributeValues(values: Record<string, unknown>): Record<string, unknown> | undefined {
-  return Object.keys(values).length === 0 ? undefined : values;
+function toStored(item: Record<string, unknown>): StoredState {
+  const state = item.state as StoredState['state'] | undefined;
+  if (state !== undefined && state !== null) {
+    return { version: item.version as number, state, claim: (item.claim as Claim | undefined) ?? null };
+  }
+  // A `target#` item of the earlier layout (alerts in `alert#` items): its counters and failures
+  // carry over and its version lets the next write replace it; its alerts start afresh.
+  const target = String(item.pk).slice(String(item.pk).indexOf('#') + 1);
+  return {
+    version: (item.version as number | undefined) ?? 0,
+    state: {
+      target,
+      evaluatedAt: (item.evaluatedAt as string | null | undefined) ?? null,
+      consecutiveFailures: (item.consecutiveFailures as number | undefined) ?? 0,
+      counters: (item.counters as StoredState['state']['counters'] | undefined) ?? null,
+      alerts: {},
+    },
+    claim: null,
+  };
 }
 
 /**
@@ -80,134 +74,46 @@ function attributeValues(values: Record<string, unknown>): Record<string, unknow
  * const table = createDynamoStateTable(DynamoDBDocumentClient.from(new DynamoDBClient({})), 'alerts');
  */
 function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: string): StateTable {
-  /** Items by key, 100 keys a call, following UnprocessedKeys; consistent reads. */
-  async function batchGet(wanted: string[]): Promise<Map<string, Record<string, unknown>>> {
-    const keys = [...new Set(wanted)]; // BatchGetItem rejects a request that repeats a key
-    const items = new Map<string, Record<string, unknown>>();
-    for (let i = 0; i < keys.length; i += BATCH_GET_MAX) {
-      type Request = Record<string, { Keys: Array<Record<string, unknown>>; ConsistentRead: boolean }>;
-      let request: Request | undefined = {
-        [tableName]: { Keys: keys.slice(i, i + BATCH_GET_MAX).map((pk) => ({ pk })), ConsistentRead: true },
-      };
-      while (request !== undefined && Object.keys(request).length > 0) {
-        const out = await client.send(new BatchGetCommand({ RequestItems: request }));
-        for (const item of out.Responses?.[tableName] ?? []) items.set(item.pk as string, item);
-        request = out.UnprocessedKeys as Request | undefined;
-      }
-    }
-    return items;
-  }
-
   return {
-    async loadMany(targets) {
-      const heads = await batchGet(targets.map((t) => `target#${t}`));
-      const fingerprints = [...heads.values()].flatMap((item) => (item.fingerprints as string[] | undefined) ?? []);
-      const alertItems = await batchGet(fingerprints.map((fp) => `alert#${fp}`));
-      const loaded = new Map<string, LoadedState>();
-      for (const target of targets) {
-        const item = heads.get(`target#${target}`);
-        if (item === undefined) {
-          loaded.set(target, { state: null, targetVersion: null, alertVersions: {} });
-          continue;
-        }
-        const alerts: Record<string, AlertRecord> = {};
-        const alertVersions: Record<string, number> = {};
-        for (const fp of (item.fingerprints as string[] | undefined) ?? []) {
-          const alertItem = alertItems.get(`alert#${fp}`);
-          if (alertItem === undefined) continue; // expired by TTL or deleted
-          alerts[fp] = alertItem.record as AlertRecord;
-          alertVersions[fp] = alertItem.version as number;
-        }
-        const state: TargetState = {
-          target,
-          evaluatedAt: (item.evaluatedAt as string | null) ?? null,
-          consecutiveFailures: (item.consecutiveFailures as number | undefined) ?? 0,
-          counters: (item.counters as TargetState['counters']) ?? null,
-          alerts,
+    async loadMany(wanted) {
+      const keys = [...new Set(wanted)]; // BatchGetItem rejects a request that repeats a key
+      const items = new Map<string, StoredState>();
+      for (let i = 0; i < keys.length; i += BATCH_GET_MAX) {
+        type Request = Record<string, { Keys: Array<Record<string, unknown>>; ConsistentRead: boolean }>;
+        let request: Request | undefined = {
+          [tableName]: { Keys: keys.slice(i, i + BATCH_GET_MAX).map((pk) => ({ pk })), ConsistentRead: true },
         };
-        loaded.set(target, { state, targetVersion: item.version as number, alertVersions });
+        while (request !== undefined && Object.keys(request).length > 0) {
+          const out = await client.send(new BatchGetCommand({ RequestItems: request }));
+          for (const item of out.Responses?.[tableName] ?? []) items.set(item.pk as string, toStored(item));
+          request = out.UnprocessedKeys as Request | undefined;
+        }
       }
-      return loaded;
+      return items;
     },
 
-    async claimAlert(fingerprint, expectedVersion, token, now, leaseMs) {
-      const { ConditionExpression, values } = versionCondition(expectedVersion);
-      const next = (expectedVersion ?? 0) + 1;
-      const ok = await conditional(() =>
-        client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { pk: `alert#${fingerprint}` },
-            UpdateExpression: 'SET claimToken = :token, claimExpires = :expires, version = :next, expiresAt = :ttl',
-            ConditionExpression: `${ConditionExpression} AND (attribute_not_exists(claimToken) OR claimExpires < :now)`,
-            ExpressionAttributeValues: {
-              ':token': token,
-              ':expires': now.getTime() + leaseMs,
-              ':now': now.getTime(),
-              ':next': next,
-              ':ttl': epoch(now, TARGET_TTL_SECONDS),
-              ...values,
-            },
-          }),
-        ),
-      );
-      return ok ? next : null;
-    },
-
-    async putAlert(record, expectedVersion, now, claimToken) {
-      const { ConditionExpression, values } = versionCondition(expectedVersion);
-      const claim = claimToken === undefined ? '' : ' AND claimToken = :token';
-      const ttl = record.state === 'inactive' ? RESOLVED_TTL_SECONDS : TARGET_TTL_SECONDS;
+    async put(key, { state, claim }, expectedVersion, now) {
       return conditional(() =>
         client.send(
           new PutCommand({
             TableName: tableName,
-            Item: {
-              pk: `alert#${record.fingerprint}`,
-              record,
+            Item: finiteOnly({
+              pk: key,
+              state,
+              ...(claim === null ? {} : { claim }),
               version: (expectedVersion ?? 0) + 1,
-              expiresAt: epoch(now, ttl),
-            },
-            ConditionExpression: `${ConditionExpression}${claim}`,
-            ExpressionAttributeValues: attributeValues(
-              claimToken === undefined ? values : { ...values, ':token': claimToken },
-            ),
+              expiresAt: epoch(now, ITEM_TTL_SECONDS),
+            }),
+            ...versionCondition(expectedVersion),
           }),
         ),
       );
     },
 
-    async deleteAlert(fingerprint, expectedVersion) {
+    async remove(key, expectedVersion) {
       return conditional(() =>
         client.send(
-          new DeleteCommand({
-            TableName: tableName,
-            Key: { pk: `alert#${fingerprint}` },
-            ConditionExpression: 'version = :expected AND attribute_not_exists(claimToken)',
-            ExpressionAttributeValues: { ':expected': expectedVersion },
-          }),
-        ),
-      );
-    },
-
-    async putTarget(state, expectedVersion, now) {
-      const { ConditionExpression, values } = versionCondition(expectedVersion);
-      return conditional(() =>
-        client.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: {
-              pk: `target#${state.target}`,
-              evaluatedAt: state.evaluatedAt,
-              consecutiveFailures: state.consecutiveFailures,
-              counters: state.counters,
-              fingerprints: Object.keys(state.alerts),
-              version: (expectedVersion ?? 0) + 1,
-              expiresAt: epoch(now, TARGET_TTL_SECONDS),
-            },
-            ConditionExpression,
-            ExpressionAttributeValues: attributeValues(values),
-          }),
+          new DeleteCommand({ TableName: tableName, Key: { pk: key }, ...versionCondition(expectedVersion) }),
         ),
       );
     },
@@ -224,21 +130,21 @@ function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: strin
     },
 
     async putMeta(key, value, expectedVersion) {
-      const { ConditionExpression, values } = versionCondition(expectedVersion ?? null);
       return conditional(() =>
         client.send(
           new PutCommand({
             TableName: tableName,
-            Item: { pk: `meta#${key}`, value, version: (expectedVersion ?? 0) + 1 },
-            ...(expectedVersion === undefined
-              ? {}
-              : { ConditionExpression, ExpressionAttributeValues: attributeValues(values) }),
+            Item: finiteOnly({ pk: `meta#${key}`, value, version: (expectedVersion ?? 0) + 1 }),
+            ...(expectedVersion === undefined ? {} : versionCondition(expectedVersion)),
           }),
         ),
       );
     },
+
+    async deleteMeta(key) {
+      await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: `meta#${key}` } }));
+    },
   };
 }
 
-export type { LoadedState, StateTable };
 export { createDynamoStateTable };

@@ -1,8 +1,12 @@
 /**
- * A StateStore in memory: for tests, and for `check` without `--state` (state lives for one run).
+ * State in memory. `createMemoryStateStore`: a StateStore for tests and for `check` without
+ * `--state` (state lives for one run). `createMemoryStateTable`: the Lambda's state table with
+ * the same conditional semantics as DynamoDB's, for fast model-based tests and local runs.
  */
 import type { StateStore } from '../core/alerts/store.ts';
 import type { TargetState } from '../core/alerts/types.ts';
+import type { StateTable, StoredState } from '../ports.ts';
+import { finiteOnly } from './finiteOnly.ts';
 
 /** A store keeping deep copies, so callers cannot change saved state by mutating their objects. */
 function createMemoryStateStore(initial: readonly TargetState[] = []): StateStore & { targets(): string[] } {
@@ -19,4 +23,52 @@ function createMemoryStateStore(initial: readonly TargetState[] = []): StateStor
   };
 }
 
-export { createMemoryStateStore };
+/**
+ * A StateTable in memory: every write conditional on the version as in DynamoDB, values stored
+ * as copies with non-finite numbers made null (as the DynamoDB adapter stores them).
+ *
+ * @example
+ * const table = createMemoryStateTable();
+ * await table.put('target#web-1', { state, claim: null }, null, now); // true; again with null: false
+ */
+function createMemoryStateTable(): StateTable & { keys(): string[] } {
+  const items = new Map<string, StoredState>();
+  const meta = new Map<string, { value: Record<string, unknown>; version: number }>();
+  const matches = (current: number | undefined, expected: number | null) =>
+    expected === null ? current === undefined : current === expected;
+  return {
+    async loadMany(keys) {
+      const out = new Map<string, StoredState>();
+      for (const key of keys) {
+        const item = items.get(key);
+        if (item !== undefined) out.set(key, structuredClone(item));
+      }
+      return out;
+    },
+    async put(key, { state, claim }, expectedVersion) {
+      if (!matches(items.get(key)?.version, expectedVersion)) return false;
+      items.set(key, finiteOnly({ version: (expectedVersion ?? 0) + 1, state, claim: structuredClone(claim) }));
+      return true;
+    },
+    async remove(key, expectedVersion) {
+      if (!matches(items.get(key)?.version, expectedVersion)) return false;
+      items.delete(key);
+      return true;
+    },
+    async getMeta(key) {
+      const item = meta.get(key);
+      return item === undefined ? null : structuredClone(item);
+    },
+    async putMeta(key, value, expectedVersion) {
+      if (expectedVersion !== undefined && !matches(meta.get(key)?.version, expectedVersion)) return false;
+      meta.set(key, finiteOnly({ value, version: (expectedVersion ?? 0) + 1 }));
+      return true;
+    },
+    async deleteMeta(key) {
+      meta.delete(key);
+    },
+    keys: () => [...items.keys()].sort(),
+  };
+}
+
+export { createMemoryStateStore, createMemoryStateTable };

@@ -4,13 +4,7 @@
  */
 import type { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
 import type { RawConfig } from '../core/monitorConfig.ts';
-
-interface ConfigSource {
-  /** The raw parameters; names are full parameter names. */
-  loadRaw(): Promise<RawConfig>;
-  /** A (decrypted) parameter value, e.g. a SecureString holding `user:password`. */
-  getSecret(name: string): Promise<string>;
-}
+import type { ConfigSource } from '../ports.ts';
 
 class SecretNotFoundError extends Error {
   constructor(name: string, options?: ErrorOptions) {
@@ -58,5 +52,4 @@ function createSsmConfigSource(provider: SSMProvider, prefix: string, maxAgeSeco
   };
 }
 
-export type { ConfigSource };
 export { createSsmConfigSource, SecretNotFoundError };

@@ -16,6 +16,11 @@ const DEFAULT_EVALUATE_OPTIONS: EvaluateOptions = {
   resolvedRetentionMs: DEFAULT_RESOLVED_RETENTION_MS,
 };
 
+/** A target's counters reach the state table at least this often when nothing else changes (issue 16: steady runs write almost nothing). */
+const DEFAULT_CHECKPOINT_INTERVAL_MS = 15 * 60 * 1000;
+/** How long a claim keeps other runs off a state item; longer than the function's 60 s timeout. */
+const DEFAULT_CLAIM_LEASE_MS = 5 * 60 * 1000;
+
 /** Name and metric of the built-in alert raised when the report cannot be fetched or parsed. */
 const TARGET_DOWN_RULE = 'target-down';
 
@@ -58,6 +63,8 @@ const MAX_PAGERDUTY_BACKOFF_MS = 8_000;
 const DEFAULT_PAGERDUTY_TIMEOUT_MS = 5_000;
 
 export {
+  DEFAULT_CHECKPOINT_INTERVAL_MS,
+  DEFAULT_CLAIM_LEASE_MS,
   DEFAULT_DOWN_AFTER_FAILURES,
   DEFAULT_EVALUATE_OPTIONS,
   DEFAULT_PAGERDUTY_ATTEMPTS,

@@ -14,7 +14,7 @@ import {
   TARGET_METRICS,
   type TargetMetric,
 } from '../core/emittedMetrics.ts';
-import type { MetricsSink, TargetMetrics } from '../run.ts';
+import type { MetricsSink, TargetMetrics } from '../ports.ts';
 
 /** The part of Powertools' `Metrics` the sink uses; flushed once per invocation by `logMetrics`. */
 interface RunMetricsRecorder {

@@ -20,9 +20,9 @@ import { fetchStatusPage } from '../adapters/httpStatusSource.ts';
 import { createSnsNotifier } from '../adapters/snsNotifier.ts';
 import { createSsmConfigSource } from '../adapters/ssmConfigSource.ts';
 import { readRuntimeConfig, wantsTargetMetrics } from '../config.ts';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../core/constants.ts';
+import { DEFAULT_CLAIM_LEASE_MS, METRICS_NAMESPACE, SERVICE_NAME } from '../core/constants.ts';
 import { redactCredentials } from '../core/notify/sanitize.ts';
-import type { CycleDeps } from '../run.ts';
+import type { CycleDeps } from '../ports.ts';
 import { createMetricsSink } from './metricsSink.ts';
 
 const env = readRuntimeConfig(process.env);
@@ -75,7 +75,9 @@ const deps: CycleDeps = {
   logger,
   concurrency: env.fetchConcurrency,
   evaluate: { repeatIntervalMs: env.repeatIntervalMs, downAfterFailures: env.downAfterFailures },
-  claimLeaseMs: 5 * 60 * 1000,
+  claimLeaseMs: DEFAULT_CLAIM_LEASE_MS,
+  // Counters and the last evaluation of each target, kept while the container is warm.
+  warm: new Map(),
 };
 
 interface SqsEvent {

@@ -1,7 +1,9 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createDynamoStateTable, type StateTable } from '../../src/adapters/dynamoStateStore.ts';
+import { createDynamoStateTable } from '../../src/adapters/dynamoStateStore.ts';
+import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
 import type { AlertRecord, TargetState } from '../../src/core/alerts/types.ts';
+import type { Claim, StateTable } from '../../src/ports.ts';
 import { type LocalDynamo, startDynalite } from '../support/emulators.ts';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
@@ -33,53 +35,140 @@ function state(target: string, alerts: AlertRecord[]): TargetState {
   };
 }
 
-describe('dynamoStateStore on dynalite', () => {
-  let dynamo: LocalDynamo;
+let dynamo: LocalDynamo;
+beforeAll(async () => {
+  dynamo = await startDynalite();
+  await dynamo.createTable('state');
+});
+afterAll(async () => {
+  await dynamo.stop();
+});
+
+// The memory table stands in for DynamoDB in the model-based tests: both must answer alike.
+describe.each([
+  ['dynamoStateStore on dynalite', () => createDynamoStateTable(dynamo.doc, 'state')],
+  ['memoryStateTable', () => createMemoryStateTable()],
+])('%s', (_name, make) => {
   let table: StateTable;
-  beforeAll(async () => {
-    dynamo = await startDynalite();
-    await dynamo.createTable('state');
-    table = createDynamoStateTable(dynamo.doc, 'state');
-  });
-  afterAll(async () => {
-    await dynamo.stop();
+  beforeAll(() => {
+    table = make();
   });
 
-  it('reads 150 targets and their alerts in batches of 100 keys', async () => {
+  it('writes one item per target holding every alert, conditional on its version', async () => {
+    const s = state('db-1', [alert('db-1', 'fp-a'), alert('db-1', 'fp-b')]);
+    expect(await table.put('target#db-1', { state: s, claim: null }, null, NOW)).toBe(true);
+    expect(await table.put('target#db-1', { state: s, claim: null }, null, NOW)).toBe(false); // exists already
+    expect(await table.put('target#db-1', { state: s, claim: null }, 2, NOW)).toBe(false); // stale version
+    expect(await table.put('target#db-1', { state: s, claim: null }, 1, NOW)).toBe(true);
+    expect((await table.loadMany(['target#db-1'])).get('target#db-1')).toEqual({ version: 2, state: s, claim: null });
+    expect(await table.remove('target#db-1', 1)).toBe(false);
+    expect(await table.remove('target#db-1', 2)).toBe(true);
+    expect((await table.loadMany(['target#db-1'])).size).toBe(0);
+  });
+
+  it('keeps a claim with its pages until the next write replaces it', async () => {
+    const s = state('db-2', [alert('db-2', 'fp-c')]);
+    const claim: Claim = {
+      token: 'run-a',
+      expiresAtMs: NOW.getTime() + 60_000,
+      deleteAfter: false,
+      pages: [
+        {
+          notification: {
+            fingerprint: 'fp-c',
+            status: 'firing',
+            reason: 'first',
+            target: 'db-2',
+            rule: 'closing-pileup',
+            severity: 'warning',
+            value: 23,
+            threshold: 20,
+            subject: '[FIRING warning] db-2: closing-pileup (23 >= 20)',
+            message: 'text',
+            payload: { version: 1 },
+            labels: {},
+          },
+          record: { ...alert('db-2', 'fp-c'), lastSentAt: NOW.toISOString(), lastSentStatus: 'firing' },
+        },
+      ],
+    };
+    expect(await table.put('target#db-2', { state: s, claim }, null, NOW)).toBe(true);
+    expect((await table.loadMany(['target#db-2'])).get('target#db-2')?.claim).toEqual(claim);
+    expect(await table.put('target#db-2', { state: s, claim: null }, 1, NOW)).toBe(true);
+    expect((await table.loadMany(['target#db-2'])).get('target#db-2')?.claim).toBeNull();
+  });
+
+  it('stores non-finite numbers as null instead of failing the write', async () => {
+    const s = state('db-3', [{ ...alert('db-3', 'fp-d'), value: Number.POSITIVE_INFINITY }]);
+    s.counters = {
+      totalAccesses: Number.POSITIVE_INFINITY,
+      uptimeSeconds: Number.NaN,
+      sslRetrieveHits: 1,
+      sslRetrieveMisses: 0,
+    };
+    expect(await table.put('target#db-3', { state: s, claim: null }, null, NOW)).toBe(true);
+    const read = (await table.loadMany(['target#db-3'])).get('target#db-3')?.state;
+    expect(read?.counters).toEqual({
+      totalAccesses: null,
+      uptimeSeconds: null,
+      sslRetrieveHits: 1,
+      sslRetrieveMisses: 0,
+    });
+    expect(read?.alerts['fp-d']?.value).toBeNull();
+  });
+
+  it('meta items: unconditional, or conditional on their version', async () => {
+    expect(await table.putMeta('m', { a: 1 })).toBe(true);
+    expect(await table.getMeta('m')).toEqual({ value: { a: 1 }, version: 1 });
+    expect(await table.putMeta('m', { a: 2 }, null)).toBe(false);
+    expect(await table.putMeta('m', { a: 2 }, 1)).toBe(true);
+    await table.deleteMeta('m');
+    expect(await table.getMeta('m')).toBeNull();
+  });
+});
+
+describe('dynamoStateStore reads', () => {
+  it('reads a target item of the earlier layout as state without alerts, replaceable at its version', async () => {
+    const table = createDynamoStateTable(dynamo.doc, 'state');
+    await dynamo.doc.send(
+      new PutCommand({
+        TableName: 'state',
+        Item: {
+          pk: 'target#old-1',
+          evaluatedAt: NOW.toISOString(),
+          consecutiveFailures: 1,
+          counters: null,
+          fingerprints: ['fp'],
+          version: 7,
+        },
+      }),
+    );
+    const loaded = (await table.loadMany(['target#old-1'])).get('target#old-1');
+    expect(loaded).toEqual({
+      version: 7,
+      state: { target: 'old-1', evaluatedAt: NOW.toISOString(), consecutiveFailures: 1, counters: null, alerts: {} },
+      claim: null,
+    });
+    expect(await table.put('target#old-1', { state: state('old-1', []), claim: null }, 7, NOW)).toBe(true);
+  });
+
+  it('reads 150 targets in batches of 100 keys, one read per target whatever its alerts', async () => {
+    const table = createDynamoStateTable(dynamo.doc, 'state');
     for (let i = 0; i < 150; i++) {
-      const a = alert(`web-${i}`, `fp-${i}`);
-      expect(await table.putAlert(a, null, NOW)).toBe(true);
-      expect(await table.putTarget(state(`web-${i}`, [a]), null, NOW)).toBe(true);
+      const s = state(`web-${i}`, [alert(`web-${i}`, `fp-${i}-a`), alert(`web-${i}`, `fp-${i}-b`)]);
+      expect(await table.put(`target#web-${i}`, { state: s, claim: null }, null, NOW)).toBe(true);
     }
     const send = vi.spyOn(dynamo.doc, 'send');
-    const loaded = await table.loadMany([...Array.from({ length: 150 }, (_, i) => `web-${i}`), 'never-seen']);
+    const keys = [...Array.from({ length: 150 }, (_, i) => `target#web-${i}`), 'target#never-seen'];
+    const loaded = await table.loadMany(keys);
     const batches = send.mock.calls.filter(([command]) => command instanceof BatchGetCommand).length;
     send.mockRestore();
-    expect(batches).toBe(4); // 151 target keys, 150 alert keys
-    expect(loaded.get('web-149')).toEqual({
-      state: state('web-149', [alert('web-149', 'fp-149')]),
-      targetVersion: 1,
-      alertVersions: { 'fp-149': 1 },
+    expect(batches).toBe(2); // 151 keys
+    expect(loaded.get('target#web-149')).toEqual({
+      version: 1,
+      state: state('web-149', [alert('web-149', 'fp-149-a'), alert('web-149', 'fp-149-b')]),
+      claim: null,
     });
-    expect(loaded.get('never-seen')).toEqual({ state: null, targetVersion: null, alertVersions: {} });
-  });
-
-  it('lets one run claim an alert; the other is refused until the lease ends', async () => {
-    const a = alert('db-1', 'fp-claim');
-    await table.putAlert(a, null, NOW);
-    const first = await table.claimAlert('fp-claim', 1, 'run-a', NOW, 60_000);
-    const second = await table.claimAlert('fp-claim', 1, 'run-b', NOW, 60_000);
-    expect([first, second]).toEqual([2, null]);
-    // The holder commits; a stale writer (version 1) loses.
-    expect(await table.putAlert({ ...a, lastSentAt: NOW.toISOString() }, 2, NOW, 'run-a')).toBe(true);
-    expect(await table.putAlert(a, 1, NOW)).toBe(false);
-  });
-
-  it('takes over an expired claim', async () => {
-    const a = alert('db-2', 'fp-lease');
-    await table.putAlert(a, null, NOW);
-    expect(await table.claimAlert('fp-lease', 1, 'run-dead', NOW, 60_000)).toBe(2);
-    const later = new Date(NOW.getTime() + 61_000);
-    expect(await table.claimAlert('fp-lease', 2, 'run-next', later, 60_000)).toBe(3);
+    expect(loaded.has('target#never-seen')).toBe(false);
   });
 });

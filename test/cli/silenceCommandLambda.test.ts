@@ -15,7 +15,8 @@ import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import { createSnsNotifier } from '../../src/adapters/snsNotifier.ts';
 import { createSsmConfigSource } from '../../src/adapters/ssmConfigSource.ts';
 import { type CliIo, main } from '../../src/cli/main.ts';
-import { type CycleDeps, runCycle } from '../../src/run.ts';
+import type { CycleDeps } from '../../src/ports.ts';
+import { runCycle } from '../../src/run.ts';
 import { type LocalDynamo, type LocalSns, startDynalite, startSns } from '../support/emulators.ts';
 import { type FakeSsm, startFakeSsm } from '../support/fakeSsm.ts';
 
@@ -84,6 +85,7 @@ describe('silence add/expire as the Lambda sees them (fake SSM, dynalite, fauxqs
     const table = createDynamoStateTable(dynamo.doc, tableName);
     const notifier = createSnsNotifier(sns.sns, sns.topicArn, { sleep: async () => {} });
     // A fresh config source per cycle: each simulated minute is past the Lambda's config cache age.
+    const warm = new Map();
     deps = () => ({
       config: createSsmConfigSource(new SSMProvider(), PREFIX, 0),
       table,
@@ -94,6 +96,7 @@ describe('silence add/expire as the Lambda sees them (fake SSM, dynalite, fauxqs
       concurrency: 2,
       evaluate: { repeatIntervalMs: 4 * 3600_000, downAfterFailures: 2 },
       claimLeaseMs: 60_000,
+      warm,
     });
   });
 

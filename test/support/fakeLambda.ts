@@ -92,8 +92,15 @@ interface LambdaProcess {
   stop(): Promise<void>;
 }
 
-/** Start `index.handler` from `assetDir` under aws-lambda-ric with a fake Runtime API. */
-async function startLambda(assetDir: string, env: Record<string, string>): Promise<LambdaProcess> {
+/**
+ * Start `index.handler` from `assetDir` under aws-lambda-ric with a fake Runtime API; each
+ * invocation's deadline is `deadlineMs` away (the stack's timeout, 60 s, unless a test needs more).
+ */
+async function startLambda(
+  assetDir: string,
+  env: Record<string, string>,
+  { deadlineMs = 60_000 }: { deadlineMs?: number } = {},
+): Promise<LambdaProcess> {
   let waiting: ServerResponse | null = null;
   const queue: Array<{ id: string; event: unknown }> = [];
   const pending = new Map<string, { resolve(v: unknown): void; reject(e: Error): void }>();
@@ -110,7 +117,7 @@ async function startLambda(assetDir: string, env: Record<string, string>): Promi
     res.writeHead(200, {
       'content-type': 'application/json', // the client crashes without it
       'lambda-runtime-aws-request-id': next.id,
-      'lambda-runtime-deadline-ms': String(Date.now() + 60_000),
+      'lambda-runtime-deadline-ms': String(Date.now() + deadlineMs),
       'lambda-runtime-invoked-function-arn': 'arn:aws:lambda:eu-west-1:123456789012:function:httpd-status-alerts',
       'lambda-runtime-trace-id': 'Root=1-00000000-000000000000000000000000',
     });

@@ -5,8 +5,8 @@
 import type { AlertRecord, NotifyReason } from './types.ts';
 
 /**
- * `first`: firing and nothing sent for this firing episode (new, or held back by a silence or an
- * outage until now); `repeat`: still firing and the last page is `repeatIntervalMs` old;
+ * `first`: firing and no firing page standing (new, held back by a silence or an outage until
+ * now, or after a resolve that went out); a firing page whose resolve never went out still stands; `repeat`: still firing and the last page is `repeatIntervalMs` old;
  * `resolved`: no longer firing and the last thing sent said firing; otherwise `none` (pending is
  * never sent, and a still-firing alert is not re-sent every cycle).
  *
@@ -24,8 +24,9 @@ function decideNotification(
   const sentStatus = prev?.lastSentStatus ?? null;
   const sentAt = prev?.lastSentAt == null ? null : Date.parse(prev.lastSentAt);
   if (next.state === 'firing') {
-    const firedAt = next.firedAt === null ? Number.NEGATIVE_INFINITY : Date.parse(next.firedAt);
-    if (sentStatus !== 'firing' || sentAt === null || sentAt < firedAt) return 'first';
+    // A firing page whose resolve never went out (SNS refused it, then the condition returned)
+    // still stands: the incident it opened is open, so the new episode continues it, no second page.
+    if (sentStatus !== 'firing' || sentAt === null) return 'first';
     return now.getTime() - sentAt >= repeatIntervalMs ? 'repeat' : 'none';
   }
   return next.resolvedAt !== null && sentStatus === 'firing' ? 'resolved' : 'none';

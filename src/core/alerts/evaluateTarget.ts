@@ -1,6 +1,9 @@
 /**
  * One evaluation cycle of one target: metrics from the observation, every rule stepped, the
- * notification decision, silences and inhibition while down, and the next state.
+ * notification decision, silences and inhibition while down, and the next state. Alerts of rules
+ * that no longer apply (removed, renamed, narrowed `targets`, built-in `target-down` replaced by a
+ * rule on `target_up`) are found from the previous state: resolved with a page saying why when
+ * their firing page went out, then dropped from the state.
  *
  * The returned `state` already records the returned notifications as sent (`lastSentAt`,
  * `lastSentStatus`). A caller that publishes must save that state only after every notification
@@ -8,6 +11,7 @@
  */
 import { DEFAULT_EVALUATE_OPTIONS, TARGET_DOWN_RULE } from '../constants.ts';
 import { buildNotification } from '../notify/build.ts';
+import { buildRemovalNotification, REMOVAL_CAUSES, type RemovalCause } from '../notify/removal.ts';
 import { computeMetrics, countersOf, type MetricResult } from '../rules/compute.ts';
 import { DEFAULT_RULES } from '../rules/document.ts';
 import { evaluateRule } from '../rules/evaluate.ts';
@@ -62,6 +66,54 @@ function keep(alert: AlertRecord, now: Date, retentionMs: number): boolean {
   return alert.resolvedAt !== null && now.getTime() - Date.parse(alert.resolvedAt) < retentionMs;
 }
 
+/** Counters that are not finite numbers become null: they would poison every later delta. */
+function finiteCounters(counters: TargetState['counters']): TargetState['counters'] {
+  if (counters === null) return null;
+  const finite = (n: number | null) => (n !== null && Number.isFinite(n) ? n : null);
+  return {
+    totalAccesses: finite(counters.totalAccesses),
+    uptimeSeconds: finite(counters.uptimeSeconds),
+    sslRetrieveHits: finite(counters.sslRetrieveHits),
+    sslRetrieveMisses: finite(counters.sslRetrieveMisses),
+  };
+}
+
+/**
+ * The alerts of `previous` whose rule is not among `applicable`: each owed a resolve (its firing
+ * page went out) gets one saying why; all leave the state. A resolve is sent even under a silence:
+ * it closes an incident a page opened.
+ */
+function removedAlerts(
+  previous: TargetState | null,
+  applicable: readonly Rule[],
+  allRules: readonly Rule[],
+  labels: Record<string, string>,
+  now: Date,
+  cause?: RemovalCause,
+): Notification[] {
+  const kept = new Set(applicable.map((r) => r.name));
+  const notifications: Notification[] = [];
+  for (const alert of Object.values(previous?.alerts ?? {})) {
+    if (kept.has(alert.rule) || alert.lastSentStatus !== 'firing') continue;
+    const why =
+      cause ?? (allRules.some((r) => r.name === alert.rule) ? REMOVAL_CAUSES.ruleNarrowed : REMOVAL_CAUSES.ruleRemoved);
+    notifications.push(buildRemovalNotification({ alert, cause: why, labels, now }));
+  }
+  return notifications;
+}
+
+/**
+ * A target that left the configuration: a resolve for each alert whose firing page went out
+ * (`target removed from configuration`); the caller deletes the target's state once they are sent.
+ *
+ * @example
+ * evaluateRemovedTarget(previous, new Date()).map((n) => n.subject)
+ * // ['[RESOLVED critical] web-1: closing-seen (target removed from configuration)']
+ */
+function evaluateRemovedTarget(previous: TargetState, now: Date): Notification[] {
+  return removedAlerts(previous, [], [], {}, now, REMOVAL_CAUSES.targetRemoved);
+}
+
 function view(alert: AlertRecord, rule: Rule): AlertView {
   const keepFiringSince = alert.keepFiringSince ?? null;
   return {
@@ -111,7 +163,9 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
   const views: AlertView[] = [];
   const notifications: Notification[] = [];
   const unevaluated: EvaluateResult['unevaluated'] = [];
-  for (const rule of rulesFor(input.rules, target)) {
+  const applicable = rulesFor(input.rules, target);
+  notifications.push(...removedAlerts(previous, applicable, input.rules, labels, now));
+  for (const rule of applicable) {
     const id = fingerprint(target, rule.name);
     const prev = previous?.alerts[id] ?? null;
     const outcome = evaluateRule(rule, metrics, absentReason);
@@ -120,7 +174,9 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
     const reason = decideNotification(prev, next, now, options.repeatIntervalMs);
     // While down, alerts that need the report are held back: one page per outage, not one per rule.
     const inhibited = observation.kind === 'down' && metricSpec(rule.metric)?.needsReport !== false;
-    if (reason !== 'none' && !inhibited && findSilence(input.silences, target, rule.name, now) === undefined) {
+    // A silence holds back firing pages, never the resolve of one that went out.
+    const silenced = reason !== 'resolved' && findSilence(input.silences, target, rule.name, now) !== undefined;
+    if (reason !== 'none' && !inhibited && !silenced) {
       next.lastSentAt = now.toISOString();
       next.lastSentStatus = reason === 'resolved' ? 'resolved' : 'firing';
       notifications.push(
@@ -144,11 +200,13 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
     target,
     evaluatedAt: now.toISOString(),
     consecutiveFailures: failures,
-    counters: observation.kind === 'report' ? countersOf(observation.report) : (previous?.counters ?? null),
+    counters: finiteCounters(
+      observation.kind === 'report' ? countersOf(observation.report) : (previous?.counters ?? null),
+    ),
     alerts,
   };
   return { state, alerts: views, notifications, unevaluated, metrics };
 }
 
 export type { EvaluateInput, EvaluateResult };
-export { evaluateTarget };
+export { evaluateRemovedTarget, evaluateTarget };

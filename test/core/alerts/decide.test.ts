@@ -32,11 +32,12 @@ describe('Function: decideNotification', () => {
     ['first: newly firing, nothing sent', null, firing(2), 2, 'first'],
     ['first: firing after a silence, never sent', firing(2), firing(2), 30, 'first'],
     [
-      'first: a new episode after an unsent resolution',
+      // the first page's resolve never went out: that page still stands, a second would be a duplicate
+      'none: a new episode after an unsent resolution continues the open incident',
       firing(2, { lastSentAt: at(2), lastSentStatus: 'firing' }),
       firing(50),
       50,
-      'first',
+      'none',
     ],
     [
       'first: firing again after a sent resolution',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateTarget } from '../../../src/core/alerts/evaluateTarget.ts';
+import { evaluateRemovedTarget, evaluateTarget } from '../../../src/core/alerts/evaluateTarget.ts';
 import { fingerprint } from '../../../src/core/alerts/fingerprint.ts';
 import { parseSilencesDocuments, type Silence } from '../../../src/core/alerts/silences.ts';
 import type { EvaluateOptions, Observation, TargetState } from '../../../src/core/alerts/types.ts';
@@ -269,7 +269,7 @@ describe('Function: evaluateTarget, silences', () => {
     expect(run(steps, rules(closing()), 'closing', silences)).toEqual(expected);
   });
 
-  it('sends a resolution held back by a silence once it ends', () => {
+  it('sends the resolve of a page that went out before the silence, during the silence (the contract)', () => {
     // Prepare: paged at 0; a silence arrives at 1 and lasts until 4; the problem clears at 2.
     const ruleSet = rules(closing());
     const step = (m: number, input: Input, previous: TargetState | null, silences: Silence[]) =>
@@ -285,16 +285,127 @@ describe('Function: evaluateTarget, silences', () => {
     const s2 = step(2, 3, s0.state, silence(4));
     const s3 = step(3, 3, s2.state, silence(4));
     const s4 = step(4, 3, s3.state, silence(4));
-    const s5 = step(5, 3, s4.state, silence(4));
 
     // Assess
-    expect([s0, s2, s3, s4, s5].map((s) => s.notifications.map((n) => `${n.reason} ${n.status}`))).toEqual([
+    expect([s0, s2, s3, s4].map((s) => s.notifications.map((n) => `${n.reason} ${n.status}`))).toEqual([
       ['first firing'],
-      [],
-      [],
       ['resolved resolved'],
       [],
+      [],
     ]);
+  });
+});
+
+describe('Function: evaluateTarget, alerts whose rule left the configuration', () => {
+  const silence = (until: number) =>
+    parseSilencesDocuments([
+      { source: 's', text: JSON.stringify({ silences: [{ target: 'web-*', until: iso(until) }] }) },
+    ]);
+  const firingState = (ruleSet: Rule[], sent = true): TargetState => {
+    const s = evaluateTarget({
+      target: 'web-1',
+      observation: observe(23),
+      rules: ruleSet,
+      silences: sent ? [] : silence(60),
+      previous: null,
+      now: minute(0),
+    }).state;
+    return s;
+  };
+  it.each([
+    [
+      'removed',
+      rules(closing()),
+      rules({ ...closing(), name: 'other' }),
+      '[RESOLVED warning] web-1: closing (rule removed)',
+    ],
+    [
+      'renamed (a removal plus a new rule)',
+      rules(closing()),
+      rules(closing({ name: 'closing-renamed', threshold: 99 })),
+      '[RESOLVED warning] web-1: closing (rule removed)',
+    ],
+    [
+      'narrowed so it no longer matches',
+      rules(closing()),
+      rules(closing({ targets: ['db-*'] })),
+      '[RESOLVED warning] web-1: closing (rule no longer applies to this target)',
+    ],
+  ])('%s: resolved with a page saying why, then dropped from the state', (_, before, after, subject) => {
+    const result = evaluateTarget({
+      target: 'web-1',
+      observation: observe(23),
+      rules: after,
+      silences: silence(60), // the resolve of a page that went out is sent even under a silence
+      previous: firingState(before),
+      now: minute(1),
+    });
+    expect(result.notifications.map((n) => n.subject)).toEqual([subject]);
+    expect(result.notifications[0]?.payload).toMatchObject({
+      status: 'resolved',
+      cause: subject.slice(subject.indexOf('(') + 1, -1),
+    });
+    expect(result.state.alerts[fingerprint('web-1', 'closing')]).toBeUndefined();
+  });
+
+  it('a rule removed before its firing page went out (silenced) is dropped without a page', () => {
+    const result = evaluateTarget({
+      target: 'web-1',
+      observation: observe(23),
+      rules: rules({ ...closing(), name: 'other', threshold: 99 }),
+      silences: [],
+      previous: firingState(rules(closing()), false),
+      now: minute(1),
+    });
+    expect(result.notifications).toEqual([]);
+    expect(result.state.alerts).toEqual({}); // nothing active, nothing owed
+  });
+
+  it('the built-in target-down replaced by a rule on target_up is resolved', () => {
+    let previous: TargetState | null = null;
+    for (const m of [0, 1]) {
+      previous = evaluateTarget({
+        target: 'web-1',
+        observation: observe('down'),
+        rules: rules(closing()),
+        silences: [],
+        previous,
+        now: minute(m),
+      }).state;
+    }
+    const result = evaluateTarget({
+      target: 'web-1',
+      observation: observe('down'),
+      rules: rules(closing(), { name: 'web-up', metric: 'target_up', op: '==', threshold: 0, severity: 'critical' }),
+      silences: [],
+      previous,
+      now: minute(2),
+    });
+    expect(result.notifications.map((n) => n.subject)).toEqual([
+      '[RESOLVED critical] web-1: target-down (rule removed)',
+      '[FIRING critical] web-1: web-up (timeout)',
+    ]);
+  });
+
+  it('a removed target: one resolve per alert whose firing page went out', () => {
+    const previous = firingState(rules(closing(), { ...closing(), name: 'closing-2', threshold: 1 }));
+    expect(evaluateRemovedTarget(previous, minute(5)).map((n) => n.subject)).toEqual([
+      '[RESOLVED warning] web-1: closing (target removed from configuration)',
+      '[RESOLVED warning] web-1: closing-2 (target removed from configuration)',
+    ]);
+  });
+
+  it('counters that are not finite are kept as null', () => {
+    const report = { ...BASE, server: { ...BASE.server, totalAccesses: Number.POSITIVE_INFINITY } };
+    const result = evaluateTarget({
+      target: 'web-1',
+      observation: { kind: 'report', report },
+      rules: rules(closing()),
+      silences: [],
+      previous: null,
+      now: minute(0),
+    });
+    expect(result.state.counters?.totalAccesses).toBeNull();
   });
 });
 

@@ -1,0 +1,147 @@
+/**
+ * The configuration alert: one alert per distinct set of configuration problems, kept in a state
+ * of its own and published through the same claim, publish, commit protocol as every other
+ * alert. Its page lists at most `MAX_PROBLEM_LINES` problems in the text and `MAX_PAYLOAD_PROBLEMS`
+ * in the JSON, each capped, with "and N more": every variant fits SNS whatever the input
+ * (a rules parameter of 4 KB of `{}` gives thousands of problems).
+ */
+import { createHash } from 'node:crypto';
+import type { AlertRecord, Notification, TargetState } from '../alerts/types.ts';
+import { cleanConfigText, redactCredentials } from './sanitize.ts';
+
+/** The name the configuration alert carries where a target name would be. */
+const CONFIG_ALERT_TARGET = 'httpd-status-alerts';
+const CONFIG_ALERT_RULE = 'configuration';
+const MAX_PROBLEM_LINES = 20;
+const MAX_PAYLOAD_PROBLEMS = 50;
+const MAX_PROBLEM_CHARS = 300;
+
+interface ConfigAlertInput {
+  previous: TargetState | null;
+  /** The problems of this run's configuration, or null when it is valid. */
+  problems: readonly string[] | null;
+  /** Targets checked meanwhile with the last valid configuration (null: none yet). */
+  targetsInForce: number | null;
+  now: Date;
+}
+
+const problemsHash = (problems: readonly string[]) =>
+  createHash('sha256').update(problems.join('\n')).digest('hex').slice(0, 16);
+
+const shown = (line: string) => cleanConfigText(redactCredentials(line), MAX_PROBLEM_CHARS);
+
+function more(total: number, listed: number): string[] {
+  return total > listed ? [`... and ${total - listed} more`] : [];
+}
+
+function firingPage(record: AlertRecord, problems: readonly string[], inForce: number | null, now: Date): Notification {
+  const listed = problems.slice(0, MAX_PROBLEM_LINES).map((l) => `  - ${shown(l)}`);
+  const message = [
+    'The monitor configuration in SSM is invalid or unreadable.',
+    inForce === null
+      ? 'No valid configuration has been seen yet: no target is checked until it is fixed.'
+      : `The last valid configuration stays in force (${inForce} target(s)).`,
+    '',
+    `Problems (${problems.length}):`,
+    ...listed,
+    ...more(problems.length, listed.length).map((l) => `  ${l}`),
+    '',
+    `Evaluated at ${now.toISOString()}.`,
+  ].join('\n');
+  const payloadProblems = problems.slice(0, MAX_PAYLOAD_PROBLEMS).map(shown);
+  return {
+    fingerprint: record.fingerprint,
+    status: 'firing',
+    reason: 'first',
+    target: CONFIG_ALERT_TARGET,
+    rule: CONFIG_ALERT_RULE,
+    severity: 'warning',
+    value: problems.length,
+    threshold: 0,
+    subject: '[FIRING warning] httpd-status-alerts: invalid configuration',
+    message,
+    payload: {
+      version: 1,
+      status: 'firing',
+      rule: CONFIG_ALERT_RULE,
+      problemCount: problems.length,
+      problems: [...payloadProblems, ...more(problems.length, payloadProblems.length)],
+      targetsInForce: inForce,
+      evaluatedAt: now.toISOString(),
+    },
+    labels: {},
+  };
+}
+
+function resolvedPage(record: AlertRecord, now: Date): Notification {
+  return {
+    fingerprint: record.fingerprint,
+    status: 'resolved',
+    reason: 'resolved',
+    target: CONFIG_ALERT_TARGET,
+    rule: CONFIG_ALERT_RULE,
+    severity: 'warning',
+    value: 0,
+    threshold: 0,
+    subject: '[RESOLVED warning] httpd-status-alerts: configuration valid again',
+    message: `The monitor configuration in SSM is valid again (checked at ${now.toISOString()}).`,
+    payload: { version: 1, status: 'resolved', rule: CONFIG_ALERT_RULE, evaluatedAt: now.toISOString() },
+    labels: {},
+  };
+}
+
+/**
+ * The configuration alert's next state and page. Invalid: the alert of this problem set fires
+ * (one page per distinct set); alerts of earlier sets are dropped once the new one went out.
+ * Valid: one resolve for the newest alert whose firing page went out, every record dropped.
+ * The returned state counts the page as sent; records a page drops are absent from it.
+ *
+ * @example
+ * evaluateConfigAlert({ previous: null, problems: ['/p/rules/x: expected JSON'], targetsInForce: 3, now })
+ *   .notifications[0].subject // '[FIRING warning] httpd-status-alerts: invalid configuration'
+ */
+function evaluateConfigAlert(input: ConfigAlertInput): { state: TargetState; notifications: Notification[] } {
+  const { previous, problems, now } = input;
+  const at = now.toISOString();
+  const before = Object.values(previous?.alerts ?? {});
+  const alerts: Record<string, AlertRecord> = {};
+  const notifications: Notification[] = [];
+  if (problems !== null) {
+    const id = `${CONFIG_ALERT_RULE}#${problemsHash(problems)}`;
+    const current = previous?.alerts[id];
+    if (current?.lastSentStatus === 'firing') {
+      alerts[id] = current; // sent: earlier problem sets are superseded and dropped
+    } else {
+      for (const r of before) if (r.fingerprint !== id) alerts[r.fingerprint] = r; // kept until this one is sent
+      const record: AlertRecord = {
+        fingerprint: id,
+        target: CONFIG_ALERT_TARGET,
+        rule: CONFIG_ALERT_RULE,
+        severity: 'warning',
+        state: 'firing',
+        activeAt: current?.activeAt ?? at,
+        firedAt: current?.firedAt ?? at,
+        resolvedAt: null,
+        lastSentAt: at,
+        lastSentStatus: 'firing',
+        value: problems.length,
+        threshold: 0,
+      };
+      alerts[id] = record;
+      notifications.push(firingPage(record, problems, input.targetsInForce, now));
+    }
+  } else {
+    const owed = before
+      .filter((r) => r.lastSentStatus === 'firing')
+      .sort((a, b) => (a.firedAt ?? '').localeCompare(b.firedAt ?? ''));
+    const newest = owed.at(-1);
+    if (newest !== undefined) notifications.push(resolvedPage(newest, now));
+  }
+  return {
+    state: { target: CONFIG_ALERT_TARGET, evaluatedAt: at, consecutiveFailures: 0, counters: null, alerts },
+    notifications,
+  };
+}
+
+export type { ConfigAlertInput };
+export { CONFIG_ALERT_TARGET, evaluateConfigAlert, MAX_PAYLOAD_PROBLEMS, MAX_PROBLEM_LINES };

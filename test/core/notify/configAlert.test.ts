@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import type { TargetState } from '../../../src/core/alerts/types.ts';
+import { evaluateConfigAlert, MAX_PROBLEM_LINES } from '../../../src/core/notify/configAlert.ts';
+
+const T0 = Date.parse('2026-11-22T12:00:00Z');
+const minute = (m: number) => new Date(T0 + m * 60_000);
+
+/** Steps (minute, problems or null for valid), carrying the state; the subjects sent at each step. */
+function steps(input: Array<[number, string[] | null]>): string[][] {
+  let previous: TargetState | null = null;
+  return input.map(([m, problems]) => {
+    const result = evaluateConfigAlert({ previous, problems, targetsInForce: 3, now: minute(m) });
+    previous = result.state;
+    return result.notifications.map((n) => n.subject);
+  });
+}
+
+const FIRING = '[FIRING warning] httpd-status-alerts: invalid configuration';
+const RESOLVED = '[RESOLVED warning] httpd-status-alerts: configuration valid again';
+
+describe('Function: evaluateConfigAlert', () => {
+  it.each([
+    [
+      'valid all along: nothing',
+      [
+        [0, null],
+        [1, null],
+      ],
+      [[], []],
+    ],
+    [
+      'one problem set: one page, then its resolve',
+      [
+        [0, ['a']],
+        [1, ['a']],
+        [2, null],
+        [3, null],
+      ],
+      [[FIRING], [], [RESOLVED], []],
+    ],
+    [
+      'a new problem set pages again; one resolve at the end',
+      [
+        [0, ['a']],
+        [1, ['b']],
+        [2, ['b']],
+        [3, null],
+      ],
+      [[FIRING], [FIRING], [], [RESOLVED]],
+    ],
+  ] as Array<[string, Array<[number, string[] | null]>, string[][]]>)('%s', (_, input, expected) => {
+    expect(steps(input)).toEqual(expected);
+  });
+
+  it('caps the problems listed in every variant, whatever their number and length', () => {
+    const problems = Array.from(
+      { length: 5444 },
+      (_, i) => `/p/rules/empty (field #${i}.name): expected a string, found ${'x'.repeat(400)}`,
+    );
+    const [page] = evaluateConfigAlert({
+      previous: null,
+      problems,
+      targetsInForce: null,
+      now: minute(0),
+    }).notifications;
+    expect(page?.message.split('\n').filter((l) => l.startsWith('  - '))).toHaveLength(MAX_PROBLEM_LINES);
+    expect(page?.message).toContain(`... and ${5444 - MAX_PROBLEM_LINES} more`);
+    expect(page?.message).toContain('No valid configuration has been seen yet');
+    expect((page?.payload.problems as string[] | undefined)?.at(-1)).toBe('... and 5394 more');
+    expect(page?.payload.problemCount).toBe(5444);
+    expect(JSON.stringify(page).length).toBeLessThan(32 * 1024);
+  });
+
+  it('redacts credentials in problem lines', () => {
+    const [page] = evaluateConfigAlert({
+      previous: null,
+      problems: ['/p/targets/web-1 (field url): expected https, found "ftp://ops:s3cret@web-1/"'],
+      targetsInForce: 1,
+      now: minute(0),
+    }).notifications;
+    expect(page?.message).toContain('ftp://ops:***@web-1/');
+    expect(JSON.stringify(page)).not.toContain('s3cret');
+  });
+});

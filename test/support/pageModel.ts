@@ -1,0 +1,429 @@
+/**
+ * A model of the monitor's world for the model-based test of page accounting: a few targets whose
+ * closing-slot count the model sets, rules on it (renamed, removed, narrowed), silences, a
+ * clock, two warm containers, and faults: crashes at any table write or publish (before or
+ * after it), SNS refusals, DynamoDB errors. Runs drive the real `runCycle` against a state table
+ * (memory or dynalite); every accepted publish is logged. `checkAfterCleanRun` and `checkLog`
+ * state the invariants.
+ */
+import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
+import type { Notification } from '../../src/core/alerts/types.ts';
+import type { RawConfig } from '../../src/core/monitorConfig.ts';
+import { globMatch } from '../../src/core/rules/glob.ts';
+import type { CycleDeps, Notifier, StateTable, WarmStates } from '../../src/ports.ts';
+import { runCycle } from '../../src/run.ts';
+
+const TARGET_POOL = ['a0', 'a1', 'b0', 'b1'] as const;
+const GLOBS = ['*', 'a*', 'b*', 'a0', 'b1'] as const;
+const LEASE_MS = 90_000;
+const STEP_MS = 60_000;
+const T0 = Date.parse('2026-11-22T12:00:00Z');
+
+interface ModelRule {
+  name: string;
+  threshold: number;
+  glob: string;
+}
+
+interface ModelSilence {
+  target: string;
+  rule: string;
+  untilMs: number;
+}
+
+/** Where a run dies: at its `op`-th effect (table write or publish), before or after the effect. */
+interface CrashPoint {
+  op: number;
+  after: boolean;
+}
+
+type Command =
+  | { kind: 'run'; container: 0 | 1; crash: CrashPoint | null; snsFailures: number; dynamoFailures: number }
+  | { kind: 'overlap'; crashA: CrashPoint | null; crashB: CrashPoint | null }
+  | { kind: 'closing'; target: number; count: number }
+  | { kind: 'addTarget'; target: number }
+  | { kind: 'removeTarget'; target: number }
+  | { kind: 'addRule'; threshold: number; glob: number }
+  | { kind: 'removeRule'; index: number }
+  | { kind: 'renameRule'; index: number }
+  | { kind: 'narrowRule'; index: number; glob: number }
+  | { kind: 'silence'; target: number; rule: number; minutes: number }
+  | { kind: 'endSilences' }
+  | { kind: 'breakConfig'; broken: boolean };
+
+interface Published {
+  target: string;
+  rule: string;
+  status: 'firing' | 'resolved';
+  evaluatedAt: string;
+  atMs: number;
+}
+
+class CrashError extends Error {
+  constructor() {
+    super('the process died here');
+    this.name = 'CrashError';
+  }
+}
+
+class World {
+  nowMs = T0;
+  targets = new Set<string>(['a0', 'b0']);
+  closing = new Map<string, number>(TARGET_POOL.map((t) => [t, 0]));
+  rules: ModelRule[] = [{ name: 'r0', threshold: 1, glob: '*' }];
+  silences: ModelSilence[] = [];
+  /** An invalid silences parameter is present: the last valid configuration stays in force. */
+  broken = false;
+  /** [from, to) while the configuration was invalid: silences written then were not in force. */
+  brokenSpans: Array<[number, number]> = [];
+  ruleCounter = 1;
+  warm: [WarmStates, WarmStates] = [new Map(), new Map()];
+  log: Published[] = [];
+  /** Runs that died or lost a write: duplicates may follow; claims may block until the lease ends. */
+  dirtyRuns = 0;
+  dirtyTimes: number[] = [];
+  lastDirtyMs = Number.NEGATIVE_INFINITY;
+  violations: string[] = [];
+  /** Run failures the model did not inject (reported, and the run counted as faulty). */
+  unexpected: string[] = [];
+  readonly table: StateTable;
+
+  constructor(table: StateTable = createMemoryStateTable()) {
+    this.table = table;
+  }
+
+  raw(): RawConfig {
+    const targets: Record<string, string> = {};
+    for (const t of this.targets)
+      targets[`/m/targets/${t}`] = JSON.stringify({ url: `http://${t}.test/server-status` });
+    const rules = this.rules.map((r) => ({
+      name: r.name,
+      metric: 'slots_closing',
+      op: '>=',
+      threshold: r.threshold,
+      severity: 'warning',
+      targets: [r.glob],
+    }));
+    const silences = this.silences.map((s) => ({
+      target: s.target,
+      rule: s.rule,
+      until: new Date(s.untilMs).toISOString(),
+    }));
+    return {
+      targets,
+      rules: rules.length > 0 ? { '/m/rules/all': JSON.stringify({ rules }) } : {},
+      silences: {
+        ...(silences.length > 0 ? { '/m/silences/all': JSON.stringify({ silences }) } : {}),
+        ...(this.broken ? { '/m/silences/broken': '{"silences":[{}]}' } : {}),
+      },
+    };
+  }
+
+  /** Every (target, rule) pair the model knows, configured or not: the ones pages may name. */
+  pairs(): Array<{ target: string; rule: string }> {
+    const names = new Set([...this.rules.map((r) => r.name), ...this.log.map((p) => p.rule)]);
+    return TARGET_POOL.flatMap((target) => [...names].map((rule) => ({ target, rule })));
+  }
+
+  holds(target: string, rule: string): boolean {
+    const r = this.rules.find((x) => x.name === rule);
+    if (r === undefined || !this.targets.has(target)) return false;
+    if (this.rules.length === 0) return false;
+    return globMatch(r.glob, target) && (this.closing.get(target) ?? 0) >= r.threshold;
+  }
+
+  silenced(target: string, rule: string, atMs: number): boolean {
+    return this.silences.some((s) => atMs < s.untilMs && globMatch(s.target, target) && globMatch(s.rule, rule));
+  }
+
+  deps(container: 0 | 1, faults: Faults): CycleDeps {
+    const effect = async <T>(kind: 'write' | 'publish' | 'read', fn: () => Promise<T>): Promise<T> => {
+      if (faults.crashed) throw new CrashError();
+      if (kind !== 'read') {
+        const op = faults.ops++;
+        if (faults.crash?.op === op && !faults.crash.after) {
+          faults.crashed = true;
+          throw new CrashError();
+        }
+        if (kind === 'write' && faults.dynamoFailures > 0) {
+          faults.dynamoFailures--;
+          faults.lostWrite = true;
+          throw Object.assign(new Error('throughput exceeded'), { name: 'ProvisionedThroughputExceededException' });
+        }
+        if (kind === 'publish' && faults.snsFailures > 0) {
+          faults.snsFailures--;
+          throw Object.assign(new Error('SNS is down'), { name: 'InternalError' });
+        }
+        const result = await fn();
+        if (faults.crash?.op === op && faults.crash.after) {
+          faults.crashed = true;
+          throw new CrashError();
+        }
+        return result;
+      }
+      return fn();
+    };
+    const t = this.table;
+    const table: StateTable = {
+      loadMany: (keys) => effect('read', () => t.loadMany(keys)),
+      put: (key, item, version, now) => effect('write', () => t.put(key, item, version, now)),
+      remove: (key, version) => effect('write', () => t.remove(key, version)),
+      getMeta: (key) => effect('read', () => t.getMeta(key)),
+      putMeta: (key, value, version) => effect('write', () => t.putMeta(key, value, version)),
+      deleteMeta: (key) => effect('write', () => t.deleteMeta(key)),
+    };
+    const notifier: Notifier = {
+      publish: (n: Notification) =>
+        effect('publish', async () => {
+          this.log.push({
+            target: n.target,
+            rule: n.rule,
+            status: n.status,
+            evaluatedAt: String(n.payload.evaluatedAt),
+            atMs: this.nowMs,
+          });
+        }),
+    };
+    const raw = this.raw();
+    return {
+      config: { loadRaw: async () => structuredClone(raw), getSecret: async () => '' },
+      table,
+      notifier,
+      fetch: async (target) => {
+        const name = new URL(target.url).hostname.replace('.test', '');
+        const c = this.closing.get(name) ?? 0;
+        const body = `Total Accesses: 100\nUptime: 1000\nScoreboard: ${'C'.repeat(c)}${'_'.repeat(8 - c)}\n`;
+        return { ok: true, body, status: 200, contentType: 'text/plain', latencyMs: 1, url: target.url };
+      },
+      metrics: { target: () => {}, run: () => {} },
+      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      concurrency: 2,
+      evaluate: { repeatIntervalMs: 1000 * 3600_000 },
+      claimLeaseMs: LEASE_MS,
+      warm: this.warm[container],
+      checkpointIntervalMs: 5 * STEP_MS,
+    };
+  }
+
+  async run(runs: Array<{ container: 0 | 1; faults: Faults }>): Promise<void> {
+    const now = new Date(this.nowMs);
+    await Promise.all(
+      runs.map(({ container, faults }) =>
+        runCycle(this.deps(container, faults), now).catch((error: Error) => {
+          const causes = (error.cause as AggregateError | undefined)?.errors ?? [];
+          // Failures the model did not inject (an emulator timing out under load): not a clean run.
+          if (
+            causes.some(
+              (c: Error) =>
+                c.name !== 'CrashError' &&
+                c.name !== 'InternalError' &&
+                c.name !== 'ProvisionedThroughputExceededException',
+            )
+          ) {
+            faults.lostWrite = true;
+            this.unexpected.push(
+              `${iso(this.nowMs)}: ${causes.map((c: Error) => `${c.name}: ${c.message}`).join('; ')}`,
+            );
+          }
+        }),
+      ),
+    );
+    let clean = true;
+    for (const { container, faults } of runs) {
+      if (faults.crashed) this.warm[container] = new Map(); // the container died with its memory
+      if (faults.crashed || faults.lostWrite) {
+        this.dirtyRuns++;
+        this.dirtyTimes.push(this.nowMs);
+        this.lastDirtyMs = this.nowMs;
+      }
+      if (faults.crashed || faults.lostWrite || faults.injectedSns) clean = false;
+    }
+    if (clean && this.nowMs > this.lastDirtyMs + LEASE_MS) this.checkAfterCleanRun();
+    this.nowMs += STEP_MS;
+  }
+
+  /**
+   * After a run with no fault, and no claim of a faulty run still in force: for every pair, the
+   * latest page says FIRING when the condition holds outside a silence, and does not say
+   * FIRING when the condition does not hold or the pair left the configuration.
+   */
+  checkAfterCleanRun(): void {
+    const config = this.log.findLast((p) => p.rule === 'configuration');
+    if (this.broken !== (config?.status === 'firing'))
+      this.violations.push(
+        `${iso(this.nowMs)} configuration ${this.broken ? 'invalid' : 'valid'}, latest page ${config?.status ?? 'none'}`,
+      );
+    // While invalid, the last valid configuration the system stored is in force, not the model's.
+    if (this.broken) return;
+    for (const { target, rule } of this.pairs()) {
+      const latest = this.log.findLast((p) => p.target === target && p.rule === rule);
+      const holds = this.holds(target, rule);
+      if (holds && !this.silenced(target, rule, this.nowMs) && latest?.status !== 'firing')
+        this.violations.push(
+          `${iso(this.nowMs)} ${target}/${rule}: holds, not silenced, latest page ${latest?.status ?? 'none'}`,
+        );
+      if (!holds && latest?.status === 'firing')
+        this.violations.push(
+          `${iso(this.nowMs)} ${target}/${rule}: does not hold (or unconfigured), latest page FIRING`,
+        );
+    }
+  }
+
+  /**
+   * Over the whole log, per pair: pages alternate FIRING, RESOLVED, except that a page in flight
+   * when a run died or lost its commit may go out again: k pages of one status in a row need
+   * k - 1 faulty runs between the first and the last of them. No FIRING page was evaluated under
+   * a silence.
+   */
+  checkLog(silenceLog: Array<ModelSilence & { startMs: number }>): void {
+    const byPair = new Map<string, Published[]>();
+    for (const p of this.log) byPair.set(`${p.target}/${p.rule}`, [...(byPair.get(`${p.target}/${p.rule}`) ?? []), p]);
+    for (const [pair, pages] of byPair) {
+      for (let i = 0; i < pages.length; ) {
+        let j = i;
+        while (j + 1 < pages.length && pages[j + 1]?.status === pages[i]?.status) j++;
+        const first = pages[i] as Published;
+        const last = pages[j] as Published;
+        const faults = this.dirtyTimes.filter((t) => t >= first.atMs && t <= last.atMs).length;
+        if (j - i > faults)
+          this.violations.push(
+            `${pair}: ${j - i + 1} ${first.status} pages in a row (${pages
+              .slice(i, j + 1)
+              .map((p) => p.evaluatedAt)
+              .join(', ')}) with ${faults} faulty run(s) between`,
+          );
+        i = j + 1;
+      }
+      for (const p of pages) {
+        if (p.status !== 'firing') continue;
+        const at = Date.parse(p.evaluatedAt);
+        if (this.brokenSpans.some(([from, to]) => at >= from && at < to)) continue;
+        if (
+          silenceLog.some(
+            (s) => s.untilMs > at && s.startMs <= at && globMatch(s.target, p.target) && globMatch(s.rule, p.rule),
+          )
+        )
+          this.violations.push(`${pair}: FIRING evaluated at ${p.evaluatedAt} under a silence`);
+      }
+    }
+  }
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+interface Faults {
+  crash: CrashPoint | null;
+  crashed: boolean;
+  ops: number;
+  snsFailures: number;
+  dynamoFailures: number;
+  injectedSns: boolean;
+  lostWrite: boolean;
+}
+
+const faults = (crash: CrashPoint | null = null, snsFailures = 0, dynamoFailures = 0): Faults => ({
+  crash,
+  crashed: false,
+  ops: 0,
+  snsFailures,
+  dynamoFailures,
+  injectedSns: snsFailures > 0,
+  lostWrite: false,
+});
+
+/** Apply one command; silences applied are appended to `silenceLog` with when they started. */
+async function apply(world: World, command: Command, silenceLog: Array<ModelSilence & { startMs: number }>) {
+  switch (command.kind) {
+    case 'run':
+      return world.run([
+        { container: command.container, faults: faults(command.crash, command.snsFailures, command.dynamoFailures) },
+      ]);
+    case 'overlap':
+      return world.run([
+        { container: 0, faults: faults(command.crashA) },
+        { container: 1, faults: faults(command.crashB) },
+      ]);
+    case 'closing':
+      world.closing.set(TARGET_POOL[command.target] as string, command.count);
+      return;
+    case 'addTarget':
+      world.targets.add(TARGET_POOL[command.target] as string);
+      return;
+    case 'removeTarget':
+      world.targets.delete(TARGET_POOL[command.target] as string);
+      return;
+    case 'addRule':
+      if (world.rules.length < 3)
+        world.rules.push({
+          name: `r${world.ruleCounter++}`,
+          threshold: command.threshold,
+          glob: GLOBS[command.glob] as string,
+        });
+      return;
+    case 'removeRule':
+      world.rules.splice(command.index % Math.max(world.rules.length, 1), 1);
+      return;
+    case 'renameRule': {
+      const r = world.rules[command.index % Math.max(world.rules.length, 1)];
+      if (r) r.name = `r${world.ruleCounter++}`;
+      return;
+    }
+    case 'narrowRule': {
+      const r = world.rules[command.index % Math.max(world.rules.length, 1)];
+      if (r) r.glob = GLOBS[command.glob] as string;
+      return;
+    }
+    case 'silence': {
+      const rule = world.rules[command.rule % Math.max(world.rules.length, 1)]?.name ?? '*';
+      const s = {
+        target: TARGET_POOL[command.target] as string,
+        rule,
+        untilMs: world.nowMs + command.minutes * STEP_MS,
+      };
+      world.silences.push(s);
+      silenceLog.push({ ...s, startMs: world.nowMs });
+      return;
+    }
+    case 'breakConfig':
+      if (command.broken && !world.broken) world.brokenSpans.push([world.nowMs, Number.POSITIVE_INFINITY]);
+      if (!command.broken && world.broken) (world.brokenSpans.at(-1) as [number, number])[1] = world.nowMs;
+      world.broken = command.broken;
+      return;
+    case 'endSilences':
+      for (const s of silenceLog) if (s.untilMs > world.nowMs) s.untilMs = world.nowMs;
+      world.silences = [];
+      return;
+  }
+}
+
+/**
+ * Run `commands`, then settle (silences ended; conditions cleared, or every target removed, or
+ * every rule removed; clean runs past the lease) and check. Returns the violations found.
+ */
+async function runSequence(commands: Command[], settle: 'clear' | 'removeTargets' | 'removeRules', table?: StateTable) {
+  const world = new World(table);
+  const silenceLog: Array<ModelSilence & { startMs: number }> = [];
+  for (const command of commands) await apply(world, command, silenceLog);
+  await apply(world, { kind: 'endSilences' }, silenceLog);
+  await apply(world, { kind: 'breakConfig', broken: false }, silenceLog);
+  if (settle === 'clear') for (const t of TARGET_POOL) world.closing.set(t, 0);
+  if (settle === 'removeTargets') world.targets.clear();
+  if (settle === 'removeRules') world.rules = [];
+  for (let i = 0; i < 3; i++) await world.run([{ container: 0, faults: faults() }]);
+  for (const { target, rule } of world.pairs()) {
+    const latest = world.log.findLast((p) => p.target === target && p.rule === rule);
+    if (latest?.status === 'firing')
+      world.violations.push(`after settling (${settle}): ${target}/${rule} last page FIRING`);
+  }
+  world.checkLog(silenceLog);
+  return {
+    violations: world.violations,
+    unexpected: world.unexpected,
+    pages: world.log.length,
+    dirtyRuns: world.dirtyRuns,
+    log: world.log,
+  };
+}
+
+export type { Command, CrashPoint };
+export { GLOBS, runSequence, TARGET_POOL };
