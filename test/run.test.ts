@@ -127,16 +127,17 @@ describe('runCycle with dynalite and fauxqs', () => {
   const subjects = (messages: ReceivedMessage[]) => messages.map((m) => m.subject);
 
   it('starts fetching while the state is still being read (a fetch needs no state)', async () => {
-    // Prepare: the state read waits until a fetch has started; a run that fetched only after it would hang.
+    // Prepare: the targets' state read waits until a fetch has started; a run that fetched only
+    // after it would hang. (The configuration's own reads are not held.)
     let fetchStarted: () => void = () => {};
     const started = new Promise<void>((resolve) => {
       fetchStarted = resolve;
     });
     const slowTable: StateTable = {
       ...table,
-      loadMany: async (targets) => {
-        await started;
-        return table.loadMany(targets);
+      loadMany: async (keys) => {
+        if (keys.includes('target#web-1')) await started;
+        return table.loadMany(keys);
       },
     };
     const fetch: CycleDeps['fetch'] = (t) => {
@@ -150,14 +151,23 @@ describe('runCycle with dynalite and fauxqs', () => {
     expect(summary).toMatchObject({ targets: 1, sent: 1, down: 0 });
   });
 
-  it("fails the run with the state read's own error when it fails", async () => {
+  it("fails the run after the targets were fetched, with the state read's own error as the cause", async () => {
     const broken: StateTable = {
       ...table,
-      loadMany: async () => {
-        throw new Error('DynamoDB is down');
+      loadMany: async (keys) => {
+        if (keys.includes('target#web-1')) throw new Error('DynamoDB is down');
+        return table.loadMany(keys);
       },
     };
-    await expect(runCycle(deps({ table: broken }), at(0))).rejects.toThrow(new Error('DynamoDB is down'));
+    const fetched: string[] = [];
+    const fetch: CycleDeps['fetch'] = (t) => {
+      fetched.push(t.name);
+      return fetchStatusPage(t);
+    };
+    const failure = await runCycle(deps({ table: broken, fetch }), at(0)).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TargetsFailedError);
+    expect(((failure as Error).cause as AggregateError).errors).toEqual([new Error('DynamoDB is down')]);
+    expect(fetched).toEqual(['web-1']);
   });
 
   it('starts the targets in fetchPriority order', async () => {
