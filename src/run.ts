@@ -12,7 +12,7 @@ import type { FetchTarget } from './adapters/httpStatusSource.ts';
 import { type CommitOutcome, commitTarget, recoverClaim, targetKey } from './commit.ts';
 import { type EvaluateResult, evaluateTarget } from './core/alerts/evaluateTarget.ts';
 import type { AlertRecord, Observation, TargetState } from './core/alerts/types.ts';
-import { DEFAULT_CHECKPOINT_INTERVAL_MS } from './core/constants.ts';
+import { DEFAULT_CHECKPOINT_INTERVAL_MS, DEFAULT_DOWN_AFTER_FAILURES } from './core/constants.ts';
 import { NotAStatusReportError } from './core/errors.ts';
 import { ConfigurationError, type MonitorConfig, type TargetConfig } from './core/monitorConfig.ts';
 import { parseReport } from './core/report/parse.ts';
@@ -48,9 +48,14 @@ class TargetsFailedError extends Error {
   }
 }
 
-/** Whether `next` differs from what the table holds in anything but the latest value, counters and time. */
-function changed(stored: TargetState, next: TargetState): boolean {
-  if (stored.consecutiveFailures !== next.consecutiveFailures) return true;
+/**
+ * Whether `next` differs from what the table holds in anything but the latest value, counters and
+ * time. Failure counts past `downAfter` are the same to the table (target-down holds either way),
+ * so a target that stays down does not write every run; the warm container keeps the exact count.
+ */
+function changed(stored: TargetState, next: TargetState, downAfter: number): boolean {
+  const failures = (state: TargetState) => Math.min(state.consecutiveFailures, downAfter);
+  if (failures(stored) !== failures(next)) return true;
   const before = Object.keys(stored.alerts);
   if (before.length !== Object.keys(next.alerts).length) return true;
   const bare = (r: AlertRecord | undefined) => (r === undefined ? '' : JSON.stringify({ ...r, value: null }));
@@ -174,7 +179,7 @@ async function checkOne(
       ? Object.keys(result.state.alerts).length > 0 ||
         result.state.consecutiveFailures > 0 ||
         now.getTime() - (firstSeenMs as number) >= spreadOffsetMs(target.name, checkpointMs)
-      : changed(item.state, result.state) ||
+      : changed(item.state, result.state, deps.evaluate.downAfterFailures ?? DEFAULT_DOWN_AFTER_FAILURES) ||
         now.getTime() - Date.parse(item.state.evaluatedAt ?? '1970-01-01T00:00:00Z') >= checkpointMs;
   const outcome = await commitTarget(
     deps.table,

@@ -248,6 +248,27 @@ describe('runCycle with dynalite and fauxqs', () => {
     expect(await sns.drain()).toEqual([]);
   });
 
+  it('a target that stays down writes until target-down fires, then not every run', async () => {
+    // Prepare: one warm container (the same deps) across the runs.
+    const d = deps();
+    page.answer = { status: 404, body: 'Not Found' };
+    // Act: minute -> (writes of that run, subjects sent)
+    const runs: Array<[number, number, string[]]> = [];
+    for (const minute of [0, 1, 2, 3, 4]) {
+      const summary = await runCycle(d, at(minute));
+      runs.push([minute, summary.writes, subjects(await sns.drain())]);
+    }
+    // Assess: the first run also stores the configuration (2 writes) and the first failure (1);
+    // failure 2 claims and commits target-down (2); failures 3-5 change nothing the table keeps.
+    expect(runs).toEqual([
+      [0, 3, []],
+      [1, 2, ['[FIRING critical] web-1: target-down (HTTP 404)']],
+      [2, 0, []],
+      [3, 0, []],
+      [4, 0, []],
+    ]);
+  });
+
   it('a page SNS refused fails the run and is sent by the next run, once', async () => {
     const real = createSnsNotifier(sns.sns, sns.topicArn, { sleep: async () => {} });
     let refuse = true;
