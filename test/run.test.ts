@@ -253,7 +253,7 @@ describe('runCycle with dynalite and fauxqs', () => {
     const d = deps();
     page.answer = { status: 404, body: 'Not Found' };
     // Act: minute -> (writes of that run, subjects sent)
-    const runs: Array<[number, number, string[]]> = [];
+    const runs: Array<[number, number, Array<string | undefined>]> = [];
     for (const minute of [0, 1, 2, 3, 4]) {
       const summary = await runCycle(d, at(minute));
       runs.push([minute, summary.writes, subjects(await sns.drain())]);

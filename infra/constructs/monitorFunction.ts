@@ -3,7 +3,7 @@
  * hand, statement by statement, so each permission is exactly what the handler uses.
  */
 import { fileURLToPath } from 'node:url';
-import { Duration, Fn, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -19,6 +19,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { AlertsConfig, VpcPlacement } from '../config.ts';
 import { monitorStatements } from './permissions.ts';
+import { importVpcPlacement } from './vpcPlacement.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HANDLER_ENTRY = fileURLToPath(new URL('../../src/handler.ts', import.meta.url));
@@ -151,25 +152,9 @@ class MonitorFunction extends Construct {
     );
   }
 
-  /** Imports the VPC by id without a lookup, so synth stays offline. */
+  /** The user's VPC, and its security groups or an egress-only one. */
   private vpcPlacement(placement: VpcPlacement): Partial<lambda.FunctionProps> {
-    // Why: Lambda creates its ENIs with the function's role; CDK adds this only to roles it makes.
-    this.role.addManagedPolicy(
-      iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'),
-    );
-    // The zones are not used once subnets are explicit, but the import needs a non-empty list.
-    const vpc = ec2.Vpc.fromVpcAttributes(this, 'Vpc', {
-      vpcId: placement.vpcId,
-      availabilityZones: [Fn.select(0, Fn.getAzs())],
-    });
-    const subnets = placement.subnetIds.map((subnetId) => {
-      const subnet = ec2.Subnet.fromSubnetId(this, `Subnet-${subnetId}`, subnetId);
-      Validations.of(subnet).acknowledge({
-        id: '@aws-cdk/aws-ec2:noSubnetRouteTableId',
-        reason: 'The function only needs the subnet id; nothing here reads the route table.',
-      });
-      return subnet;
-    });
+    const { vpc, vpcSubnets } = importVpcPlacement(this, this.role, placement);
     const securityGroups =
       placement.securityGroupIds.length > 0
         ? placement.securityGroupIds.map((sg) => ec2.SecurityGroup.fromSecurityGroupId(this, `Sg-${sg}`, sg))
@@ -180,7 +165,7 @@ class MonitorFunction extends Construct {
               description: 'httpd-status-alerts monitor (egress only)',
             }),
           ];
-    return { vpc, vpcSubnets: { subnets }, securityGroups };
+    return { vpc, vpcSubnets, securityGroups };
   }
 }
 

@@ -6,10 +6,10 @@
  * the construct adds nothing.
  */
 import { fileURLToPath } from 'node:url';
-import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
-import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
@@ -22,6 +22,7 @@ import { Construct } from 'constructs';
 import type { AlertsConfig } from '../config.ts';
 import { BUNDLE_ALIASES, BUNDLE_BANNER, BUNDLE_MAIN_FIELDS, BUNDLE_MINIFY, BUNDLE_TARGET } from './monitorFunction.ts';
 import { type PagerDutySettings, readPagerDutySettings, SEVERITY_NAMES } from './pagerDutySettings.ts';
+import { importVpcPlacement } from './vpcPlacement.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PAGERDUTY_HANDLER_ENTRY = fileURLToPath(new URL('../../src/pagerDutyHandler.ts', import.meta.url));
@@ -170,22 +171,7 @@ class PagerDutyForwarder extends Construct {
     placement: NonNullable<AlertsConfig['vpc']>,
     securityGroups: ec2.ISecurityGroup[],
   ): Partial<lambda.FunctionProps> {
-    this.role.addManagedPolicy(
-      iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'),
-    );
-    const vpc = ec2.Vpc.fromVpcAttributes(this, 'Vpc', {
-      vpcId: placement.vpcId,
-      availabilityZones: [Fn.select(0, Fn.getAzs())],
-    });
-    const subnets = placement.subnetIds.map((subnetId) => {
-      const subnet = ec2.Subnet.fromSubnetId(this, `Subnet-${subnetId}`, subnetId);
-      Validations.of(subnet).acknowledge({
-        id: '@aws-cdk/aws-ec2:noSubnetRouteTableId',
-        reason: 'The function only needs the subnet id; nothing here reads the route table.',
-      });
-      return subnet;
-    });
-    return { vpc, vpcSubnets: { subnets }, securityGroups };
+    return { ...importVpcPlacement(this, this.role, placement), securityGroups };
   }
 }
 

@@ -103,5 +103,38 @@ async function runWithPolicy(
   }
 }
 
+/**
+ * A command made of subcommands (`silence add`): the first argument picks one; anything else is a
+ * usage error naming them all. Help, usage and failures go through `runWithPolicy`.
+ */
+function runSubcommand<Io extends CommandIo>(
+  command: { name: string; usage: string; help: string },
+  subcommands: Readonly<Record<string, (argv: string[], io: Io) => Promise<number>>>,
+  argv: string[],
+  io: Io,
+): Promise<number> {
+  const [sub, ...rest] = argv;
+  const chosen = sub === undefined || !Object.hasOwn(subcommands, sub) ? undefined : subcommands[sub];
+  return runWithPolicy(command, chosen === undefined ? argv : rest, io, () => {
+    if (chosen === undefined) {
+      const names = Object.keys(subcommands);
+      const expected = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+      throw new UsageError(`expected ${expected}, found ${sub === undefined ? 'nothing' : `"${sub}"`}`);
+    }
+    return chosen(rest, io);
+  });
+}
+
 export type { AdminIo, CliCommand, CommandIo };
-export { createAdminIo, EXIT, leaf, oneLine, parseCommandArgs, RefusedError, resolvePrefix, runWithPolicy, UsageError };
+export {
+  createAdminIo,
+  EXIT,
+  leaf,
+  oneLine,
+  parseCommandArgs,
+  RefusedError,
+  resolvePrefix,
+  runSubcommand,
+  runWithPolicy,
+  UsageError,
+};

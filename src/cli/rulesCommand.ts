@@ -18,7 +18,7 @@ import {
   EXIT,
   oneLine,
   RefusedError,
-  runWithPolicy,
+  runSubcommand,
   UsageError,
 } from './commandSupport.ts';
 import { type RulesTest, type RulesTestFile, type TestStep, validateTestFile } from './rulesTestFile.ts';
@@ -197,12 +197,7 @@ const rulesCommand: CliCommand<CommandIo> = {
   usage,
   help,
   run(argv, io) {
-    const [sub, ...rest] = argv;
-    return runWithPolicy(rulesCommand, sub !== undefined && Object.hasOwn(SUBCOMMANDS, sub) ? rest : argv, io, () => {
-      if (sub === undefined || !Object.hasOwn(SUBCOMMANDS, sub))
-        throw new UsageError(`expected validate or test, found ${sub === undefined ? 'nothing' : `"${sub}"`}`);
-      return SUBCOMMANDS[sub as keyof typeof SUBCOMMANDS](rest, io);
-    });
+    return runSubcommand(rulesCommand, SUBCOMMANDS, argv, io);
   },
 };
 

@@ -18,7 +18,7 @@ import {
   parseCommandArgs,
   RefusedError,
   resolvePrefix,
-  runWithPolicy,
+  runSubcommand,
   UsageError,
 } from './commandSupport.ts';
 
@@ -209,12 +209,7 @@ const silenceCommand: CliCommand<SilenceIo> = {
   usage,
   help,
   run(argv, io) {
-    const [sub, ...rest] = argv;
-    return runWithPolicy(silenceCommand, sub === undefined || Object.hasOwn(SUBCOMMANDS, sub) ? rest : argv, io, () => {
-      if (sub === undefined || !Object.hasOwn(SUBCOMMANDS, sub))
-        throw new UsageError(`expected add, list or expire, found ${sub === undefined ? 'nothing' : `"${sub}"`}`);
-      return SUBCOMMANDS[sub as keyof typeof SUBCOMMANDS](rest, io);
-    });
+    return runSubcommand(silenceCommand, SUBCOMMANDS, argv, io);
   },
 };
 

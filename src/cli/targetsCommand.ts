@@ -14,7 +14,7 @@ import {
   parseCommandArgs,
   RefusedError,
   resolvePrefix,
-  runWithPolicy,
+  runSubcommand,
   UsageError,
 } from './commandSupport.ts';
 
@@ -185,12 +185,7 @@ const targetsCommand: CliCommand<TargetsIo> = {
   usage,
   help,
   run(argv, io) {
-    const [sub, ...rest] = argv;
-    return runWithPolicy(targetsCommand, sub !== undefined && Object.hasOwn(SUBCOMMANDS, sub) ? rest : argv, io, () => {
-      if (sub === undefined || !Object.hasOwn(SUBCOMMANDS, sub))
-        throw new UsageError(`expected add, list or remove, found ${sub === undefined ? 'nothing' : `"${sub}"`}`);
-      return SUBCOMMANDS[sub as keyof typeof SUBCOMMANDS](rest, io);
-    });
+    return runSubcommand(targetsCommand, SUBCOMMANDS, argv, io);
   },
 };
 

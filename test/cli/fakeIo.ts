@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import type { FetchResult, FetchTarget } from '../../src/adapters/httpStatusSource.ts';
 import { type CliIo, InputTooLargeError } from '../../src/cli/command.ts';
+import { main } from '../../src/cli/main.ts';
 
 interface FakeIoOptions {
   /** Files by path (`-` is standard input); paths not here are read from the disk. */
@@ -54,4 +55,14 @@ function okPage(url: string, body: string): Omit<FetchResult & { ok: true }, 'la
   return { ok: true, body, status: 200, contentType: 'text/html', url };
 }
 
-export { fakeIo, okPage };
+/** Runs the command line on a fake io (the real environment, for the AWS endpoints); what it wrote. */
+async function runCli(
+  args: string[],
+  options: FakeIoOptions = {},
+): Promise<{ code: number; out: string; err: string }> {
+  const { io, out, err } = fakeIo({ env: process.env as Record<string, string>, ...options });
+  const code = await main(args, io);
+  return { code, out: out(), err: err() };
+}
+
+export { fakeIo, okPage, runCli };

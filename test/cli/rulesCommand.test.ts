@@ -3,32 +3,18 @@
  * (rules-tests/), and shows that a wrong expectation fails with what differed.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { type CliIo, main } from '../../src/cli/main.ts';
+import { runCli } from './fakeIo.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RULES_TESTS = join(ROOT, 'rules-tests');
 const FIXTURES = join(ROOT, 'test/fixtures/rules');
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    readInput: (p) => readFile(p, 'utf8'),
-    fetch: () => Promise.reject(new Error('no network in this test')),
-    env: process.env,
-    version: '0.0.0-test',
-    now: () => new Date('2026-11-22T12:00:00Z'),
-    colour: false,
-  };
-  const code = await main(args, io);
-  return { code, out: out.join(''), err: err.join('') };
+  return runCli(args, { now: '2026-11-22T12:00:00Z' });
 }
 
 /** A test file in a temporary directory, next to a copy of the reports it names by relative path. */

@@ -1,35 +1,12 @@
-/**
- * `silence add|list|expire` through `main`, against the fake SSM (awsJson1_1 on loopback) reached
- * only through AWS_ENDPOINT_URL_SSM, as a user's shell would reach the real service.
- */
-import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type CliIo, main } from '../../src/cli/main.ts';
 import { type FakeSsm, startFakeSsm } from '../support/fakeSsm.ts';
+import { runCli } from './fakeIo.ts';
 
 const PREFIX = '/hsa-cli';
 const NOW = '2026-11-22T12:00:00Z';
 
-function capture(now = NOW) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    readInput: (p) => readFile(p, 'utf8'),
-    fetch: () => Promise.reject(new Error('no network in this test')),
-    env: process.env,
-    version: '0.0.0-test',
-    now: () => new Date(now),
-    colour: false,
-  };
-  return { io, out: () => out.join(''), err: () => err.join('') };
-}
-
-async function cli(args: string[], now = NOW) {
-  const { io, out, err } = capture(now);
-  const code = await main(args, io);
-  return { code, out: out(), err: err() };
+function cli(args: string[], now = NOW) {
+  return runCli(args, { now });
 }
 
 describe('cli silence (fake SSM over HTTP)', () => {

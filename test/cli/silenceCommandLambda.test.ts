@@ -5,7 +5,6 @@
  * status page. Time is stepped explicitly.
  */
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
@@ -14,11 +13,11 @@ import { createDynamoStateTable } from '../../src/adapters/dynamoStateStore.ts';
 import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import { createSnsNotifier } from '../../src/adapters/snsNotifier.ts';
 import { createSsmConfigSource } from '../../src/adapters/ssmConfigSource.ts';
-import { type CliIo, main } from '../../src/cli/main.ts';
 import type { CycleDeps } from '../../src/ports.ts';
 import { runCycle } from '../../src/run.ts';
 import { type LocalDynamo, type LocalSns, startDynalite, startSns } from '../support/emulators.ts';
 import { type FakeSsm, startFakeSsm } from '../support/fakeSsm.ts';
+import { runCli } from './fakeIo.ts';
 
 const PREFIX = '/hsa-silence';
 // prefork-busy has 3 slots in C: the rule below fires on every cycle while the page is served.
@@ -34,20 +33,7 @@ const T0 = Date.parse('2026-11-22T12:00:00Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 
 async function cli(args: string[], now: Date): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    readInput: (p) => readFile(p, 'utf8'),
-    fetch: () => Promise.reject(new Error('no network in this test')),
-    env: process.env,
-    version: '0.0.0-test',
-    now: () => now,
-    colour: false,
-  };
-  const code = await main(args, io);
-  return { code, out: out.join(''), err: err.join('') };
+  return runCli(args, { now: now.toISOString() });
 }
 
 describe('silence add/expire as the Lambda sees them (fake SSM, dynalite, fauxqs)', () => {

@@ -1,30 +1,12 @@
-/**
- * `targets add|list|remove` through `main`, against the fake SSM (awsJson1_1 on loopback) reached
- * only through AWS_ENDPOINT_URL_SSM; what `add` writes is read back by the Lambda's own validation.
- */
-import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type CliIo, main } from '../../src/cli/main.ts';
 import { buildMonitorConfig } from '../../src/core/monitorConfig.ts';
 import { type FakeSsm, startFakeSsm } from '../support/fakeSsm.ts';
+import { runCli } from './fakeIo.ts';
 
 const PREFIX = '/hsa-targets';
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    readInput: (p) => readFile(p, 'utf8'),
-    fetch: () => Promise.reject(new Error('no network in this test')),
-    env: process.env,
-    version: '0.0.0-test',
-    now: () => new Date('2026-11-22T12:00:00Z'),
-    colour: false,
-  };
-  const code = await main(args, io);
-  return { code, out: out.join(''), err: err.join('') };
+  return runCli(args, { now: '2026-11-22T12:00:00Z' });
 }
 
 describe('cli targets (fake SSM over HTTP)', () => {
