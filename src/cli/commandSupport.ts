@@ -78,6 +78,30 @@ function leaf(parameter: string): string {
 }
 
 /**
+ * Deletes `<prefix>/<folder>/<name>` and returns the value it held; refused (nothing deleted) when
+ * there is none. What `silence expire` and `targets remove` share.
+ *
+ * @example
+ * const { parameter, value } = await removeNamed(io, '/hsa', 'targets', 'web-1', 'a target', 'targets list');
+ */
+async function removeNamed(
+  io: AdminIo,
+  prefix: string,
+  folder: string,
+  name: string,
+  what: string,
+  listCommand: string,
+): Promise<{ parameter: string; value: string }> {
+  const parameter = `${prefix}/${folder}/${name}`;
+  const value = (await io.ssm().list(`${prefix}/${folder}`))[parameter];
+  if (value === undefined || !(await io.ssm().remove(parameter)))
+    throw new RefusedError(
+      `expected ${what} ${name} under ${prefix}/${folder}, found none (${listCommand} shows them)`,
+    );
+  return { parameter, value };
+}
+
+/**
  * Runs a command's body under the common policy: `--help` prints `help`; a usage error exits 2 and
  * anything else that fails exits 1, each with one line on standard error.
  */
@@ -133,6 +157,7 @@ export {
   oneLine,
   parseCommandArgs,
   RefusedError,
+  removeNamed,
   resolvePrefix,
   runSubcommand,
   runWithPolicy,

@@ -16,7 +16,7 @@ import {
   leaf,
   oneLine,
   parseCommandArgs,
-  RefusedError,
+  removeNamed,
   resolvePrefix,
   runSubcommand,
   UsageError,
@@ -193,11 +193,8 @@ async function expire(args: string[], io: SilenceIo): Promise<number> {
   const name = positionals[0] as string;
   if (!NAME.test(name)) throw new UsageError(`expected a silence name of letters, digits, _ . -, found "${name}"`);
   const prefix = resolvePrefix(values.prefix, io.env);
-  const parameter = `${prefix}/silences/${name}`;
-  const existing = (await io.ssm().list(`${prefix}/silences`))[parameter];
-  if (existing === undefined || !(await io.ssm().remove(parameter)))
-    throw new RefusedError(`expected a silence ${name} under ${prefix}/silences, found none (silence list shows them)`);
-  io.stdout(`silence ${name} expired: deleted ${parameter} (${describeDocument(parameter, existing)})\n`);
+  const { parameter, value } = await removeNamed(io, prefix, 'silences', name, 'a silence', 'silence list');
+  io.stdout(`silence ${name} expired: deleted ${parameter} (${describeDocument(parameter, value)})\n`);
   return EXIT.ok;
 }
 

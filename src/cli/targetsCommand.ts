@@ -12,7 +12,7 @@ import {
   EXIT,
   leaf,
   parseCommandArgs,
-  RefusedError,
+  removeNamed,
   resolvePrefix,
   runSubcommand,
   UsageError,
@@ -169,11 +169,8 @@ async function remove(args: string[], io: TargetsIo): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(`expected one target name, found ${positionals.length}`);
   const name = checkName(positionals[0]);
   const prefix = resolvePrefix(values.prefix, io.env);
-  const parameter = `${prefix}/targets/${name}`;
-  const existing = (await io.ssm().list(`${prefix}/targets`))[parameter];
-  if (existing === undefined || !(await io.ssm().remove(parameter)))
-    throw new RefusedError(`expected a target ${name} under ${prefix}/targets, found none (targets list shows them)`);
-  io.stdout(`target ${name} removed: deleted ${parameter} (was ${redactCredentials(existing)})\n`);
+  const { parameter, value } = await removeNamed(io, prefix, 'targets', name, 'a target', 'targets list');
+  io.stdout(`target ${name} removed: deleted ${parameter} (was ${redactCredentials(value)})\n`);
   return EXIT.ok;
 }
 
