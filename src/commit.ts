@@ -151,6 +151,11 @@ async function publishClaimed(
   return outcome;
 }
 
+/** Whether a run left a claim on the item (its pages may have gone out): `recoverClaim` settles it first. */
+function isClaimed(item: StoredState | null): item is StoredState & { claim: Claim } {
+  return item?.claim != null;
+}
+
 /**
  * Finish what a run left in `loaded.claim` (expired: that run died or overran its lease): take
  * the claim over, publish its pages again, commit. A claim of another run still in force is left
@@ -223,4 +228,4 @@ async function commitTarget(
 }
 
 export type { CommitOptions, CommitOutcome, TargetCommit };
-export { commitTarget, recoverClaim, targetKey, withPagesUnsent };
+export { commitTarget, isClaimed, recoverClaim, targetKey, withPagesUnsent };

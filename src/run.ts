@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { fetchAll, inStartOrder } from './adapters/fetchAll.ts';
 import type { FetchTarget } from './adapters/httpStatusSource.ts';
-import { type CommitOutcome, commitTarget, recoverClaim, targetKey } from './commit.ts';
+import { type CommitOutcome, commitTarget, isClaimed, recoverClaim, targetKey } from './commit.ts';
 import { type EvaluateResult, evaluateTarget } from './core/alerts/evaluateTarget.ts';
 import type { AlertRecord, Observation, TargetState } from './core/alerts/types.ts';
 import { DEFAULT_CHECKPOINT_INTERVAL_MS, DEFAULT_DOWN_AFTER_FAILURES } from './core/constants.ts';
@@ -143,8 +143,8 @@ async function checkOne(
   const key = targetKey(target.name);
   const options = { token, leaseMs: deps.claimLeaseMs };
   let item = loaded;
-  if (item?.claim) {
-    const recovered = await recoverClaim(deps.table, deps.notifier, key, { ...item, claim: item.claim }, now, options);
+  if (isClaimed(item)) {
+    const recovered = await recoverClaim(deps.table, deps.notifier, key, item, now, options);
     report(recovered);
     if (recovered.conflict) {
       deps.warm.delete(target.name);

@@ -12,7 +12,7 @@
  *   in the pointer and retried by the next run.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { commitTarget, recoverClaim, targetKey } from './commit.ts';
+import { commitTarget, isClaimed, recoverClaim, targetKey } from './commit.ts';
 import { evaluateRemovedTarget } from './core/alerts/evaluateTarget.ts';
 import type { Notification } from './core/alerts/types.ts';
 import { buildMonitorConfig, ConfigurationError, type MonitorConfig, type RawConfig } from './core/monitorConfig.ts';
@@ -96,15 +96,8 @@ async function removeTargets(
     deps.warm.delete(name);
     const key = targetKey(name);
     let item: StoredState | null = items.get(key) ?? null;
-    if (item?.claim) {
-      const recovered = await recoverClaim(
-        deps.table,
-        deps.notifier,
-        key,
-        { ...item, claim: item.claim },
-        now,
-        options,
-      );
+    if (isClaimed(item)) {
+      const recovered = await recoverClaim(deps.table, deps.notifier, key, item, now, options);
       tally(recovered);
       if (recovered.conflict) {
         owed.push(name);
@@ -173,15 +166,8 @@ async function commitConfigAlert(
 ): Promise<void> {
   const options = { token, leaseMs: deps.claimLeaseMs };
   let item = (await deps.table.loadMany([CONFIG_ALERT_KEY])).get(CONFIG_ALERT_KEY) ?? null;
-  if (item?.claim) {
-    const recovered = await recoverClaim(
-      deps.table,
-      deps.notifier,
-      CONFIG_ALERT_KEY,
-      { ...item, claim: item.claim },
-      now,
-      options,
-    );
+  if (isClaimed(item)) {
+    const recovered = await recoverClaim(deps.table, deps.notifier, CONFIG_ALERT_KEY, item, now, options);
     tally(recovered);
     if (recovered.conflict) return;
     item = recovered.stored;
