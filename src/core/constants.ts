@@ -21,6 +21,16 @@ const DEFAULT_CHECKPOINT_INTERVAL_MS = 15 * 60 * 1000;
 /** How long a claim keeps other runs off a state item; longer than the function's 60 s timeout. */
 const DEFAULT_CLAIM_LEASE_MS = 5 * 60 * 1000;
 
+/** Alertmanager's `group_by` default here: one page per rule, whatever the number of targets. */
+const DEFAULT_GROUP_BY: readonly string[] = ['rule'];
+/** Alertmanager's `group_interval`: alerts that join (or resolve in) a group wait this long after its last page. */
+const DEFAULT_GROUP_INTERVAL_MS = 5 * 60 * 1000;
+/**
+ * Alerts one group item holds (each ~250 bytes, the item under DynamoDB's 400 KB with its claim);
+ * alerts past it are paged on their own, so none is lost.
+ */
+const MAX_GROUP_MEMBERS = 1000;
+
 /** Name and metric of the built-in alert raised when the report cannot be fetched or parsed. */
 const TARGET_DOWN_RULE = 'target-down';
 
@@ -67,6 +77,8 @@ export {
   DEFAULT_CLAIM_LEASE_MS,
   DEFAULT_DOWN_AFTER_FAILURES,
   DEFAULT_EVALUATE_OPTIONS,
+  DEFAULT_GROUP_BY,
+  DEFAULT_GROUP_INTERVAL_MS,
   DEFAULT_PAGERDUTY_ATTEMPTS,
   DEFAULT_PAGERDUTY_BACKOFF_MS,
   DEFAULT_PAGERDUTY_EVENTS_URL,
@@ -74,6 +86,7 @@ export {
   DEFAULT_REPEAT_INTERVAL_MS,
   MAX_ATTRIBUTE_CHARS,
   MAX_CHATBOT_BYTES,
+  MAX_GROUP_MEMBERS,
   MAX_LABELS_SHOWN,
   MAX_PAGERDUTY_BACKOFF_MS,
   MAX_PAYLOAD_BYTES,

@@ -20,6 +20,7 @@ import { metricSpec } from '../rules/metrics.ts';
 import type { Rule } from '../rules/types.ts';
 import { decideNotification } from './decide.ts';
 import { fingerprint } from './fingerprint.ts';
+import { groupLabelsOf, groupRefOf } from './group.ts';
 import { findSilence, type Silence } from './silences.ts';
 import { stepAlert } from './step.ts';
 import type { AlertRecord, AlertView, EvaluateOptions, Notification, Observation, TargetState } from './types.ts';
@@ -179,18 +180,31 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
     if (reason !== 'none' && !inhibited && !silenced) {
       next.lastSentAt = now.toISOString();
       next.lastSentStatus = reason === 'resolved' ? 'resolved' : 'firing';
-      notifications.push(
-        buildNotification({
-          rule,
-          alert: next,
-          reason,
-          target,
-          labels,
-          observation,
-          consecutiveFailures: failures,
-          now,
-        }),
+      // The group is fixed by the episode's first page: its repeats and resolve go where it went.
+      const ref = groupRefOf(
+        rule.groupBy,
+        { rule: rule.name, severity: rule.severity, target, labels },
+        rule.groupIntervalMs,
       );
+      if (reason === 'first') next.group = ref?.key ?? null;
+      const key = next.group ?? null;
+      const group =
+        key === null
+          ? null
+          : key === ref?.key
+            ? ref
+            : { key, labels: groupLabelsOf(key), intervalMs: rule.groupIntervalMs };
+      const notification = buildNotification({
+        rule,
+        alert: next,
+        reason,
+        target,
+        labels,
+        observation,
+        consecutiveFailures: failures,
+        now,
+      });
+      notifications.push({ ...notification, group });
     }
     if (keep(next, now, options.resolvedRetentionMs)) alerts[next.fingerprint] = next;
     if (next.state !== 'inactive') views.push(view(next, rule));

@@ -36,6 +36,11 @@ interface AlertRecord {
   threshold: number;
   /** When a firing alert's condition stopped holding while `keepFiringFor` holds it firing (hysteresis). */
   keepFiringSince?: string | null;
+  /**
+   * The group (its key, `groupKeyOf`) this alert's pages go to, fixed when it first fires so its
+   * resolve closes the page that opened it; null or absent: paged on its own.
+   */
+  group?: string | null;
 }
 
 /** Everything kept between evaluations of one target. */
@@ -83,6 +88,16 @@ interface Notification {
   /** The same facts for machines. */
   payload: Record<string, unknown>;
   labels: Record<string, string>;
+  /** The group this page joins instead of going out on its own (`groupBy` not `[]`); null or absent: on its own. */
+  group?: GroupRef | null;
+}
+
+/** Where an alert's pages are grouped: the group's key, the values it groups by, its interval. */
+interface GroupRef {
+  /** `{"rule":"idle-slots-low","labels.cluster":"a"}`: the `groupBy` fields and their values, as JSON. */
+  key: string;
+  labels: Record<string, string>;
+  intervalMs: number;
 }
 
 /** Knobs of `evaluateTarget`; defaults in `src/core/constants.ts`. */
@@ -118,6 +133,7 @@ export type {
   AlertState,
   AlertView,
   EvaluateOptions,
+  GroupRef,
   Notification,
   NotifyReason,
   Observation,

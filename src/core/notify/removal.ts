@@ -3,8 +3,9 @@
  * removed or renamed, or the rule's `targets` no longer match. The firing page went out, so the
  * incident it opened is closed with a page saying why.
  */
+import { groupLabelsOf } from '../alerts/group.ts';
 import type { AlertRecord, Notification } from '../alerts/types.ts';
-import { MAX_SUBJECT_CHARS } from '../constants.ts';
+import { DEFAULT_GROUP_INTERVAL_MS, MAX_SUBJECT_CHARS } from '../constants.ts';
 import { cleanConfigText, cleanSubjectText } from './sanitize.ts';
 
 /** Why an alert left the configuration; the words the page carries. */
@@ -75,6 +76,11 @@ function buildRemovalNotification({ alert, cause, labels, now }: RemovalInput): 
       labels,
     },
     labels: { ...labels },
+    // The resolve closes the group page that named the alert firing.
+    group:
+      alert.group == null
+        ? null
+        : { key: alert.group, labels: groupLabelsOf(alert.group), intervalMs: DEFAULT_GROUP_INTERVAL_MS },
   };
 }
 

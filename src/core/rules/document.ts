@@ -3,6 +3,7 @@
  * An invalid set is rejected whole, with every problem listed.
  */
 import { SEVERITIES, type Severity } from '../alerts/types.ts';
+import { DEFAULT_GROUP_BY, DEFAULT_GROUP_INTERVAL_MS } from '../constants.ts';
 import { DEFAULT_RULES_DOCUMENT } from './defaults.ts';
 import { parseDuration } from './duration.ts';
 import { metricSpec } from './metrics.ts';
@@ -31,6 +32,8 @@ function toRule(input: RuleInput): Rule {
     runbook: input.runbook ?? null,
     minSamples: input.minSamples ?? null,
     targets: input.targets ?? null,
+    groupBy: [...DEFAULT_GROUP_BY],
+    groupIntervalMs: DEFAULT_GROUP_INTERVAL_MS,
   };
 }
 

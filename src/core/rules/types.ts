@@ -23,6 +23,13 @@ interface Rule {
   minSamples: number | null;
   /** Target names or `*` globs the rule applies to; null means every target. */
   targets: string[] | null;
+  /**
+   * What its alerts are grouped by into one page (Alertmanager's `group_by`): `rule`, `severity`,
+   * `target` and `labels.<name>`; `[]` pages each alert on its own. Default `["rule"]`.
+   */
+  groupBy: string[];
+  /** How long a group's page waits before an update about alerts that joined or resolved (`group_interval`). */
+  groupIntervalMs: number;
 }
 
 /** One thing wrong with a rules or silences document, located by source, rule and field. */
