@@ -228,4 +228,4 @@ async function commitTarget(
 }
 
 export type { CommitOptions, CommitOutcome, TargetCommit };
-export { commitTarget, isClaimed, recoverClaim, targetKey, withPagesUnsent };
+export { commitTarget, isClaimed, recoverClaim, storedPage, targetKey, withPagesUnsent };

@@ -69,7 +69,8 @@ interface StateTable {
   getMeta(key: string): Promise<{ value: Record<string, unknown>; version: number } | null>;
   /** Write a `meta#` item; with `expectedVersion` only if it is still at that version (null: absent). */
   putMeta(key: string, value: Record<string, unknown>, expectedVersion?: number | null): Promise<boolean>;
-  deleteMeta(key: string): Promise<void>;
+  /** Delete a `meta#` item; with `expectedVersion` only if it is still at that version (false: it moved on). */
+  deleteMeta(key: string, expectedVersion?: number): Promise<boolean>;
 }
 
 /** What a warm container remembers between runs about one target (the table holds less, written rarely). */

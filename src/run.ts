@@ -12,11 +12,16 @@ import type { FetchTarget } from './adapters/httpStatusSource.ts';
 import { type CommitOutcome, commitTarget, isClaimed, recoverClaim, targetKey } from './commit.ts';
 import { type EvaluateResult, evaluateTarget } from './core/alerts/evaluateTarget.ts';
 import type { AlertRecord, Observation, TargetState } from './core/alerts/types.ts';
-import { DEFAULT_CHECKPOINT_INTERVAL_MS, DEFAULT_DOWN_AFTER_FAILURES } from './core/constants.ts';
+import {
+  DEFAULT_CHECKPOINT_INTERVAL_MS,
+  DEFAULT_DOWN_AFTER_FAILURES,
+  DEFAULT_REPEAT_INTERVAL_MS,
+} from './core/constants.ts';
 import { NotAStatusReportError } from './core/errors.ts';
 import { ConfigurationError, type MonitorConfig, type TargetConfig } from './core/monitorConfig.ts';
 import { parseReport } from './core/report/parse.ts';
-import type { ConfigSource, CycleDeps, StoredState } from './ports.ts';
+import { flushGroups, GroupInbox, groupingNotifier, openGroups } from './groups.ts';
+import type { ConfigSource, CycleDeps, Notifier, StoredState } from './ports.ts';
 import { resolveConfig } from './runConfig.ts';
 
 interface CycleSummary {
@@ -119,7 +124,8 @@ function spreadOffsetMs(name: string, intervalMs: number): number {
 
 /** What one target's check adds to the run's summary. */
 function tally(summary: CycleSummary, outcome: CommitOutcome, failures: unknown[], deps: CycleDeps, target: string) {
-  summary.sent += outcome.sent.length;
+  // A grouped page handed to its group is counted when the group's page goes out.
+  summary.sent += outcome.sent.filter((n) => n.group == null).length;
   summary.failed += outcome.failed.length;
   summary.writes += outcome.writes;
   if (outcome.conflict) summary.conflicts++;
@@ -209,7 +215,8 @@ async function checkOne(
  *   could not be read or written (after every target was handled and the metrics sent)
  */
 async function runCycle(deps: CycleDeps, now: Date): Promise<CycleSummary> {
-  const resolved = await resolveConfig(deps, now);
+  const groups = runGroups(deps, now);
+  const resolved = await resolveConfig({ ...deps, notifier: groups.notifier }, now);
   const carried = {
     configError: resolved.error,
     failures: resolved.publishErrors,
@@ -218,6 +225,12 @@ async function runCycle(deps: CycleDeps, now: Date): Promise<CycleSummary> {
     evaluate: resolved.applied,
   };
   if (resolved.config === null) {
+    await sendGroups(deps, groups, now, {
+      all: true,
+      summary: null,
+      publishFailures: carried.failures,
+      stateFailures: carried.stateFailures,
+    });
     deps.logger.error('no valid configuration yet: nothing checked', { configError: resolved.error });
     deps.metrics.run({ alertsSent: resolved.sent, targets: 0, targetsDown: 0 });
     if (carried.failures.length > 0)
@@ -235,7 +248,57 @@ async function runCycle(deps: CycleDeps, now: Date): Promise<CycleSummary> {
       configError: resolved.error,
     };
   }
-  return checkTargets(deps, resolved.config, now, { ...carried, sent: resolved.sent });
+  return checkTargets(deps, resolved.config, now, { ...carried, sent: resolved.sent, groups, flushAllGroups: true });
+}
+
+/** A run's grouping: the inbox its targets hand grouped pages to, the notifier routing them there. */
+interface RunGroups {
+  inbox: GroupInbox;
+  notifier: Notifier & { direct: number };
+  token: string;
+}
+
+function runGroups(deps: CycleDeps, now: Date): RunGroups {
+  const inbox = new GroupInbox(deps.table, now);
+  return { inbox, notifier: groupingNotifier(deps.notifier, inbox), token: randomUUID() };
+}
+
+/**
+ * Page the groups this run handed pages to (and, with `all`, every open group: one may be due
+ * although nothing of it changed); what it sent, wrote and failed joins the run's summary.
+ */
+async function sendGroups(
+  deps: CycleDeps,
+  groups: RunGroups,
+  now: Date,
+  into: { all: boolean; summary: CycleSummary | null; publishFailures: unknown[]; stateFailures: unknown[] },
+): Promise<void> {
+  let keys = [...groups.inbox.touched];
+  if (into.all) {
+    try {
+      keys = [...keys, ...(await openGroups(deps.table))];
+    } catch (error) {
+      into.stateFailures.push(error);
+      deps.logger.error('open groups unreadable', { error: (error as Error).message });
+    }
+  }
+  const options = {
+    token: groups.token,
+    leaseMs: deps.claimLeaseMs,
+    repeatIntervalMs: deps.evaluate.repeatIntervalMs ?? DEFAULT_REPEAT_INTERVAL_MS,
+  };
+  const flushed = await flushGroups(deps.table, deps.notifier, keys, now, options, deps.logger);
+  into.stateFailures.push(...flushed.errors);
+  for (const { notification, error } of flushed.failed) {
+    into.publishFailures.push(error);
+    deps.logger.error('publish failed', { group: notification.subject, error: (error as Error).message });
+  }
+  if (into.summary !== null) {
+    into.summary.sent += flushed.sent.length + groups.notifier.direct;
+    into.summary.failed += flushed.failed.length + flushed.errors.length;
+    into.summary.writes += flushed.writes + groups.inbox.writes;
+    into.summary.conflicts += flushed.conflicts;
+  }
 }
 
 /**
@@ -257,12 +320,18 @@ async function checkTargets(
     sent?: number;
     /** False when the configuration could not be stored: targets are fetched, not evaluated. */
     evaluate?: boolean;
+    /** The run's grouping when the caller made it (its configuration step handed pages over too). */
+    groups?: RunGroups;
+    /** Page every open group that is due, not only those this run handed pages to (not in a shard). */
+    flushAllGroups?: boolean;
   } = {
     configError: null,
     failures: [],
   },
 ): Promise<CycleSummary> {
   const token = randomUUID();
+  const groups = carried.groups ?? runGroups(deps, now);
+  const targetDeps: CycleDeps = { ...deps, notifier: groups.notifier };
   const summary: CycleSummary = {
     targets: 0,
     down: 0,
@@ -299,7 +368,7 @@ async function checkTargets(
     if (stored !== null) {
       try {
         metrics = await checkOne(
-          deps,
+          targetDeps,
           config,
           target,
           observation,
@@ -326,6 +395,12 @@ async function checkTargets(
       metrics: metrics ?? new Map(),
     });
   });
+  await sendGroups(deps, groups, now, {
+    all: carried.flushAllGroups === true,
+    summary,
+    publishFailures,
+    stateFailures,
+  });
   deps.metrics.run({ alertsSent: summary.sent, targets: summary.targets, targetsDown: summary.down });
   deps.logger.info('run complete', { ...summary });
   if (publishFailures.length > 0)
@@ -337,5 +412,5 @@ async function checkTargets(
   return summary;
 }
 
-export type { CycleSummary };
-export { checkTargets, PublishFailedError, runCycle, TargetsFailedError };
+export type { CycleSummary, RunGroups };
+export { checkTargets, PublishFailedError, runCycle, runGroups, sendGroups, TargetsFailedError };

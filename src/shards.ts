@@ -8,7 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import { buildMonitorConfig, type MonitorConfig, type RawConfig } from './core/monitorConfig.ts';
 import type { CycleDeps, ShardMessage, ShardQueue } from './ports.ts';
-import { type CycleSummary, checkTargets, PublishFailedError, TargetsFailedError } from './run.ts';
+import {
+  type CycleSummary,
+  checkTargets,
+  PublishFailedError,
+  runGroups,
+  sendGroups,
+  TargetsFailedError,
+} from './run.ts';
 import { resolveConfig } from './runConfig.ts';
 
 /** SQS takes 256 KiB a message; leave room for the envelope. */
@@ -56,7 +63,18 @@ async function dispatchShards(
   now: Date,
   options: { perShard: number; scheduledAt: string },
 ): Promise<{ mode: 'dispatch'; shards: number; targets: number; configError: string | null }> {
-  const { config, raw, error, publishErrors, stateErrors, applied } = await resolveConfig(deps, now);
+  const groups = runGroups(deps, now);
+  const { config, raw, error, publishErrors, stateErrors, applied } = await resolveConfig(
+    { ...deps, notifier: groups.notifier },
+    now,
+  );
+  // The dispatch pages every open group that is due (shards page only the groups they handed to).
+  await sendGroups(deps, groups, now, {
+    all: true,
+    summary: null,
+    publishFailures: publishErrors,
+    stateFailures: stateErrors,
+  });
   const failed = () =>
     publishErrors.length > 0
       ? new PublishFailedError(publishErrors.length, { cause: new AggregateError(publishErrors) })

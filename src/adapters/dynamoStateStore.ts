@@ -141,8 +141,16 @@ function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: strin
       );
     },
 
-    async deleteMeta(key) {
-      await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: `meta#${key}` } }));
+    async deleteMeta(key, expectedVersion) {
+      return conditional(() =>
+        client.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: { pk: `meta#${key}` },
+            ...(expectedVersion === undefined ? {} : versionCondition(expectedVersion)),
+          }),
+        ),
+      );
     },
   };
 }

@@ -64,8 +64,10 @@ function createMemoryStateTable(): StateTable & { keys(): string[] } {
       meta.set(key, finiteOnly({ value, version: (expectedVersion ?? 0) + 1 }));
       return true;
     },
-    async deleteMeta(key) {
+    async deleteMeta(key, expectedVersion) {
+      if (expectedVersion !== undefined && !matches(meta.get(key)?.version, expectedVersion)) return false;
       meta.delete(key);
+      return true;
     },
     keys: () => [...items.keys()].sort(),
   };

@@ -170,7 +170,7 @@ class World {
       remove: (key, version) => effect('write', () => t.remove(key, version)),
       getMeta: (key) => effect('read', () => t.getMeta(key)),
       putMeta: (key, value, version) => effect('write', () => t.putMeta(key, value, version)),
-      deleteMeta: (key) => effect('write', () => t.deleteMeta(key)),
+      deleteMeta: (key, version) => effect('write', () => t.deleteMeta(key, version)),
     };
     const notifier: Notifier = {
       publish: (n: Notification) =>

@@ -187,7 +187,9 @@ const elapsed = (now: Date, since: string) => now.getTime() - Date.parse(since);
  */
 function decideGroup(group: GroupState, now: Date, repeatIntervalMs: number): GroupReason {
   const members = Object.values(group.members);
-  const changed = members.filter((m) => m.status !== m.sentStatus && !(m.status === 'resolved' && m.sentStatus === null));
+  const changed = members.filter(
+    (m) => m.status !== m.sentStatus && !(m.status === 'resolved' && m.sentStatus === null),
+  );
   const firing = members.some((m) => m.status === 'firing');
   const standing = members.some((m) => m.sentStatus === 'firing');
   if (changed.length > 0) {
