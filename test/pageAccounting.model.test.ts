@@ -53,7 +53,16 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('removeTarget' as const), target }) },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant('addRule' as const), threshold: fc.integer({ min: 1, max: 3 }), glob }),
+    arbitrary: fc.record({
+      kind: fc.constant('addRule' as const),
+      threshold: fc.integer({ min: 1, max: 3 }),
+      glob,
+      grouping: fc.nat({ max: 2 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('regroup' as const), index: fc.nat({ max: 2 }), grouping: fc.nat({ max: 2 }) }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('removeRule' as const), index: fc.nat({ max: 2 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('renameRule' as const), index: fc.nat({ max: 2 }) }) },

@@ -18,11 +18,17 @@ const GLOBS = ['*', 'a*', 'b*', 'a0', 'b1'] as const;
 const LEASE_MS = 90_000;
 const STEP_MS = 60_000;
 const T0 = Date.parse('2026-11-22T12:00:00Z');
+/** Every rule's `groupInterval`: two steps, so alerts joining a group wait one run. */
+const GROUP_INTERVAL_MS = 2 * STEP_MS;
+/** `groupBy` choices: one page per alert, per rule, per target. */
+const GROUPINGS = [[], ['rule'], ['target']] as const;
 
 interface ModelRule {
   name: string;
   threshold: number;
   glob: string;
+  /** Index into GROUPINGS. */
+  grouping: number;
 }
 
 interface ModelSilence {
@@ -43,7 +49,8 @@ type Command =
   | { kind: 'closing'; target: number; count: number }
   | { kind: 'addTarget'; target: number }
   | { kind: 'removeTarget'; target: number }
-  | { kind: 'addRule'; threshold: number; glob: number }
+  | { kind: 'addRule'; threshold: number; glob: number; grouping: number }
+  | { kind: 'regroup'; index: number; grouping: number }
   | { kind: 'removeRule'; index: number }
   | { kind: 'renameRule'; index: number }
   | { kind: 'narrowRule'; index: number; glob: number }
@@ -70,7 +77,7 @@ class World {
   nowMs = T0;
   targets = new Set<string>(['a0', 'b0']);
   closing = new Map<string, number>(TARGET_POOL.map((t) => [t, 0]));
-  rules: ModelRule[] = [{ name: 'r0', threshold: 1, glob: '*' }];
+  rules: ModelRule[] = [{ name: 'r0', threshold: 1, glob: '*', grouping: 1 }];
   silences: ModelSilence[] = [];
   /** An invalid silences parameter is present: the last valid configuration stays in force. */
   broken = false;
@@ -84,6 +91,13 @@ class World {
   dirtyTimes: number[] = [];
   lastDirtyMs = Number.NEGATIVE_INFINITY;
   violations: string[] = [];
+  /**
+   * Per pair, what the model says it should be paged as (firing, silenced, not) and since when:
+   * a grouped alert's page may wait one group interval after it changed.
+   */
+  stable = new Map<string, { state: string; sinceMs: number }>();
+  /** When the configuration became valid again: everything it held back changed at once. */
+  validAgainMs = Number.NEGATIVE_INFINITY;
   /** Run failures the model did not inject (reported, and the run counted as faulty). */
   unexpected: string[] = [];
   readonly table: StateTable;
@@ -103,6 +117,8 @@ class World {
       threshold: r.threshold,
       severity: 'warning',
       targets: [r.glob],
+      groupBy: GROUPINGS[r.grouping],
+      groupInterval: `${GROUP_INTERVAL_MS / 60_000}m`,
     }));
     const silences = this.silences.map((s) => ({
       target: s.target,
@@ -175,13 +191,7 @@ class World {
     const notifier: Notifier = {
       publish: (n: Notification) =>
         effect('publish', async () => {
-          this.log.push({
-            target: n.target,
-            rule: n.rule,
-            status: n.status,
-            evaluatedAt: String(n.payload.evaluatedAt),
-            atMs: this.nowMs,
-          });
+          this.log.push(...changesIn(n, this.nowMs));
         }),
     };
     const raw = this.raw();
@@ -207,6 +217,11 @@ class World {
 
   async run(runs: Array<{ container: 0 | 1; faults: Faults }>): Promise<void> {
     const now = new Date(this.nowMs);
+    for (const { target, rule } of this.pairs()) {
+      const state = !this.holds(target, rule) ? 'not' : this.silenced(target, rule, this.nowMs) ? 'silenced' : 'firing';
+      const key = `${target}/${rule}`;
+      if (this.stable.get(key)?.state !== state) this.stable.set(key, { state, sinceMs: this.nowMs });
+    }
     await Promise.all(
       runs.map(({ container, faults }) =>
         runCycle(this.deps(container, faults), now).catch((error: Error) => {
@@ -256,6 +271,7 @@ class World {
     // While invalid, the last valid configuration the system stored is in force, not the model's.
     if (this.broken) return;
     for (const { target, rule } of this.pairs()) {
+      if (!this.settled(target, rule)) continue;
       const latest = this.log.findLast((p) => p.target === target && p.rule === rule);
       const holds = this.holds(target, rule);
       if (holds && !this.silenced(target, rule, this.nowMs) && latest?.status !== 'firing')
@@ -267,6 +283,18 @@ class World {
           `${iso(this.nowMs)} ${target}/${rule}: does not hold (or unconfigured), latest page FIRING`,
         );
     }
+  }
+
+  /**
+   * Whether a pair's page is due by now: an ungrouped rule's at once; a grouped alert's (or one of
+   * a rule no longer configured, whose resolve went to its group) once its state has stood for
+   * a group interval and a run.
+   */
+  settled(target: string, rule: string): boolean {
+    const r = this.rules.find((x) => x.name === rule);
+    if (r !== undefined && GROUPINGS[r.grouping]?.length === 0) return true;
+    const since = Math.max(this.stable.get(`${target}/${rule}`)?.sinceMs ?? T0, this.validAgainMs);
+    return this.nowMs - since >= GROUP_INTERVAL_MS + STEP_MS;
   }
 
   /**
@@ -310,6 +338,21 @@ class World {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The transitions a page tells of, one per alert: a single alert's page (unless a reminder), and
+ * each alert of a group page marked `new` (the others are repeated there for context).
+ */
+function changesIn(n: Notification, atMs: number): Published[] {
+  const alerts = n.payload.alerts;
+  if (n.payload.kind !== 'group' || !Array.isArray(alerts)) {
+    if (n.reason === 'repeat') return [];
+    return [{ target: n.target, rule: n.rule, status: n.status, evaluatedAt: String(n.payload.evaluatedAt), atMs }];
+  }
+  return (alerts as Array<{ target: string; rule: string; status: 'firing' | 'resolved'; new: boolean }>)
+    .filter((a) => a.new)
+    .map((a) => ({ target: a.target, rule: a.rule, status: a.status, evaluatedAt: String(n.payload.evaluatedAt), atMs }));
+}
 
 interface Faults {
   crash: CrashPoint | null;
@@ -358,8 +401,14 @@ async function apply(world: World, command: Command, silenceLog: Array<ModelSile
           name: `r${world.ruleCounter++}`,
           threshold: command.threshold,
           glob: GLOBS[command.glob] as string,
+          grouping: command.grouping % GROUPINGS.length,
         });
       return;
+    case 'regroup': {
+      const r = world.rules[command.index % Math.max(world.rules.length, 1)];
+      if (r) r.grouping = command.grouping % GROUPINGS.length;
+      return;
+    }
     case 'removeRule':
       world.rules.splice(command.index % Math.max(world.rules.length, 1), 1);
       return;
@@ -386,7 +435,10 @@ async function apply(world: World, command: Command, silenceLog: Array<ModelSile
     }
     case 'breakConfig':
       if (command.broken && !world.broken) world.brokenSpans.push([world.nowMs, Number.POSITIVE_INFINITY]);
-      if (!command.broken && world.broken) (world.brokenSpans.at(-1) as [number, number])[1] = world.nowMs;
+      if (!command.broken && world.broken) {
+        (world.brokenSpans.at(-1) as [number, number])[1] = world.nowMs;
+        world.validAgainMs = world.nowMs;
+      }
       world.broken = command.broken;
       return;
     case 'endSilences':
@@ -409,7 +461,8 @@ async function runSequence(commands: Command[], settle: 'clear' | 'removeTargets
   if (settle === 'clear') for (const t of TARGET_POOL) world.closing.set(t, 0);
   if (settle === 'removeTargets') world.targets.clear();
   if (settle === 'removeRules') world.rules = [];
-  for (let i = 0; i < 3; i++) await world.run([{ container: 0, faults: faults() }]);
+  // Past a claim's lease and a group interval: every owed page has gone out.
+  for (let i = 0; i < 5; i++) await world.run([{ container: 0, faults: faults() }]);
   for (const { target, rule } of world.pairs()) {
     const latest = world.log.findLast((p) => p.target === target && p.rule === rule);
     if (latest?.status === 'firing')
