@@ -43,11 +43,12 @@ class Fleet {
   readonly pages: Seen[] = [];
   readonly warm = new Map();
   minute = 0;
+  readonly targets: Record<string, Record<string, string>>;
+  readonly rules: object[];
 
-  constructor(
-    readonly targets: Record<string, Record<string, string>>,
-    readonly rules: object[],
-  ) {
+  constructor(targets: Record<string, Record<string, string>>, rules: object[]) {
+    this.targets = targets;
+    this.rules = rules;
     for (const t of Object.keys(targets)) this.closing.set(t, 0);
   }
 
@@ -179,11 +180,7 @@ describe('overlapping groups: one alert in a rule group, another rule grouped by
       5,
       {},
       [
-        page(5, 'firing', 'first', [
-          'a-1/closing-seen firing',
-          'a-2/closing-seen firing',
-          'b-1/closing-seen firing',
-        ]),
+        page(5, 'firing', 'first', ['a-1/closing-seen firing', 'a-2/closing-seen firing', 'b-1/closing-seen firing']),
         page(5, 'firing', 'first', ['a-1/closing-many firing', 'a-2/closing-many firing']),
       ],
     ],

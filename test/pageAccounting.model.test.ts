@@ -62,7 +62,11 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant('regroup' as const), index: fc.nat({ max: 2 }), grouping: fc.nat({ max: 2 }) }),
+    arbitrary: fc.record({
+      kind: fc.constant('regroup' as const),
+      index: fc.nat({ max: 2 }),
+      grouping: fc.nat({ max: 2 }),
+    }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('removeRule' as const), index: fc.nat({ max: 2 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('renameRule' as const), index: fc.nat({ max: 2 }) }) },

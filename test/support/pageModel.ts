@@ -351,7 +351,13 @@ function changesIn(n: Notification, atMs: number): Published[] {
   }
   return (alerts as Array<{ target: string; rule: string; status: 'firing' | 'resolved'; new: boolean }>)
     .filter((a) => a.new)
-    .map((a) => ({ target: a.target, rule: a.rule, status: a.status, evaluatedAt: String(n.payload.evaluatedAt), atMs }));
+    .map((a) => ({
+      target: a.target,
+      rule: a.rule,
+      status: a.status,
+      evaluatedAt: String(n.payload.evaluatedAt),
+      atMs,
+    }));
 }
 
 interface Faults {
