@@ -7,8 +7,15 @@ import { DEFAULT_GROUP_BY, DEFAULT_GROUP_INTERVAL_MS } from '../constants.ts';
 import { DEFAULT_RULES_DOCUMENT } from './defaults.ts';
 import { parseDuration } from './duration.ts';
 import { metricSpec } from './metrics.ts';
-import { DocumentsValidationError, issuesToProblems, itemLabel, readItems } from './problems.ts';
-import { RULE_FIELDS, type RuleInput, ruleSchema } from './schema.ts';
+import { DocumentsValidationError, issuesToProblems, itemLabel, readDocument } from './problems.ts';
+import {
+  DOCUMENT_DEFAULT_FIELDS,
+  type DocumentDefaults,
+  documentDefaultsSchema,
+  RULE_FIELDS,
+  type RuleInput,
+  ruleSchema,
+} from './schema.ts';
 import type { Rule, ValidationProblem } from './types.ts';
 
 /** The rules documents are invalid; `problems` lists every problem, each with source, rule and field. */
@@ -19,7 +26,9 @@ class RulesValidationError extends DocumentsValidationError {
   }
 }
 
-function toRule(input: RuleInput): Rule {
+/** A rule's field wins over its document's default, which wins over the built-in default. */
+function toRule(input: RuleInput, defaults: DocumentDefaults): Rule {
+  const groupInterval = input.groupInterval ?? defaults.groupInterval;
   return {
     name: input.name,
     metric: input.metric,
@@ -32,8 +41,8 @@ function toRule(input: RuleInput): Rule {
     runbook: input.runbook ?? null,
     minSamples: input.minSamples ?? null,
     targets: input.targets ?? null,
-    groupBy: [...DEFAULT_GROUP_BY],
-    groupIntervalMs: DEFAULT_GROUP_INTERVAL_MS,
+    groupBy: [...(input.groupBy ?? defaults.groupBy ?? DEFAULT_GROUP_BY)],
+    groupIntervalMs: groupInterval === undefined ? DEFAULT_GROUP_INTERVAL_MS : (parseDuration(groupInterval) as number),
   };
 }
 
@@ -60,9 +69,18 @@ function crossCheck(source: string, label: string, raw: unknown, seen: Map<strin
   return out;
 }
 
+/** The document's defaults for its rules (`groupBy`, `groupInterval` beside `rules`), problems recorded. */
+function readDefaults(source: string, doc: Record<string, unknown>, problems: ValidationProblem[]): DocumentDefaults {
+  const parsed = documentDefaultsSchema.safeParse(doc);
+  if (parsed.success) return parsed.data;
+  problems.push(...issuesToProblems(source, null, doc, parsed.error.issues, DOCUMENT_DEFAULT_FIELDS));
+  return {};
+}
+
 /**
- * Validates and merges rules documents (`{ "rules": [...] }` each). Names must be unique across
- * all documents.
+ * Validates and merges rules documents (`{ "rules": [...] }` each, optionally with `groupBy` and
+ * `groupInterval`, the defaults of that document's rules). Names must be unique across all
+ * documents.
  *
  * @throws RulesValidationError listing every problem of every document
  * @example
@@ -73,16 +91,17 @@ function parseRulesDocuments(docs: ReadonlyArray<{ source: string; text: string 
   const rules: Rule[] = [];
   const seen = new Map<string, string>();
   for (const { source, text } of docs) {
-    const items = readItems(source, text, 'rules', problems);
-    if (items === null) continue;
-    items.forEach((raw, index) => {
+    const read = readDocument(source, text, 'rules', problems, DOCUMENT_DEFAULT_FIELDS);
+    if (read === null) continue;
+    const defaults = readDefaults(source, read.doc, problems);
+    read.items?.forEach((raw, index) => {
       const label = itemLabel(raw, index, 'name');
       // Checks across fields and documents run on the raw rule too, so one pass lists every problem.
       const crossProblems = crossCheck(source, label, raw, seen);
       const parsed = ruleSchema.safeParse(raw);
       if (!parsed.success) problems.push(...issuesToProblems(source, label, raw, parsed.error.issues, RULE_FIELDS));
       problems.push(...crossProblems);
-      if (parsed.success && crossProblems.length === 0) rules.push(toRule(parsed.data));
+      if (parsed.success && crossProblems.length === 0) rules.push(toRule(parsed.data, defaults));
     });
   }
   if (problems.length > 0) throw new RulesValidationError(problems);

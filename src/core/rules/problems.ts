@@ -23,10 +23,13 @@ function valueAt(raw: unknown, path: ReadonlyArray<PropertyKey>): unknown {
   return at;
 }
 
-/** zod issues of one item (rule or silence) as problems; `item` names it (its name or `#n`). */
+/**
+ * zod issues of one item (rule or silence) as problems; `item` names it (its name or `#n`), null
+ * for the document's own fields.
+ */
 function issuesToProblems(
   source: string,
-  item: string,
+  item: string | null,
   raw: unknown,
   issues: ReadonlyArray<z.core.$ZodIssue>,
   fields: readonly string[],
@@ -46,11 +49,24 @@ function issuesToProblems(
   });
 }
 
+/** What `unknown field` problems of a document say is allowed: `only "rules"`, or the list. */
+function expectedKeys(keys: readonly string[]): string {
+  return keys.length === 1 ? `expected only "${keys[0]}"` : `expected one of ${keys.join(', ')}`;
+}
+
 /**
- * Parses one JSON document `{ "<key>": [ ... ] }` and returns its items, or null after recording
- * why the document as a whole cannot be read.
+ * Parses one JSON document `{ "<key>": [ ... ] }`, which may also hold `otherKeys` (validated by
+ * the caller), and returns its items with the whole document, or null after recording why the
+ * document as a whole cannot be read. Items are null, the problem recorded, when `<key>` is not an
+ * array: the other keys can still be checked, so one pass lists every problem.
  */
-function readItems(source: string, text: string, key: string, problems: ValidationProblem[]): unknown[] | null {
+function readDocument(
+  source: string,
+  text: string,
+  key: string,
+  problems: ValidationProblem[],
+  otherKeys: readonly string[] = [],
+): { items: unknown[] | null; doc: Record<string, unknown> } | null {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -68,15 +84,22 @@ function readItems(source: string, text: string, key: string, problems: Validati
     });
     return null;
   }
-  const extra = Object.keys(doc).filter((k) => k !== key);
+  const allowed = [key, ...otherKeys];
+  const extra = Object.keys(doc).filter((k) => !allowed.includes(k));
   for (const k of extra)
-    problems.push({ source, rule: null, field: k, message: `unknown field, expected only "${key}"` });
-  const items = (doc as Record<string, unknown>)[key];
+    problems.push({ source, rule: null, field: k, message: `unknown field, ${expectedKeys(allowed)}` });
+  const record = doc as Record<string, unknown>;
+  const items = record[key];
   if (!Array.isArray(items)) {
     problems.push({ source, rule: null, field: key, message: `expected an array, found ${describeFound(items)}` });
-    return null;
+    return { items: null, doc: record };
   }
-  return items;
+  return { items, doc: record };
+}
+
+/** The items of a document that holds nothing but `{ "<key>": [ ... ] }`; see `readDocument`. */
+function readItems(source: string, text: string, key: string, problems: ValidationProblem[]): unknown[] | null {
+  return readDocument(source, text, key, problems)?.items ?? null;
 }
 
 /** The name an item is known by in problems: its `name` when it is a usable string, else `#n`. */
@@ -111,4 +134,4 @@ class DocumentsValidationError extends Error {
   }
 }
 
-export { DocumentsValidationError, issuesToProblems, itemLabel, readItems };
+export { DocumentsValidationError, issuesToProblems, itemLabel, readDocument, readItems };

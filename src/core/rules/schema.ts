@@ -3,6 +3,7 @@
  */
 
 import type { output } from 'zod/mini';
+import { GROUP_FIELDS, LABEL_PREFIX } from '../alerts/group.ts';
 import { SEVERITIES } from '../alerts/types.ts';
 import { z } from '../zod.ts';
 import { parseDuration } from './duration.ts';
@@ -12,10 +13,34 @@ import { OPS } from './types.ts';
 const NAME = /^[a-z0-9-]{1,64}$/;
 const DURATION_HINT = 'expected a duration such as 30s, 5m, 1h or 1h30m';
 const MAX_TEXT = 500;
+/** A group key holds one value per field (a label's up to 256 characters): ten bound it, and no grouping needs more. */
+const MAX_GROUP_BY = 10;
+const GROUP_FIELD_HINT = `expected ${GROUP_FIELDS.join(', ')} or ${LABEL_PREFIX}<name>`;
 
 const duration = z
   .string({ error: DURATION_HINT })
   .check(z.refine((s) => parseDuration(s) !== null, { error: DURATION_HINT }));
+/** A `groupBy` field; a label name is any non-empty key, as target labels accept any key. */
+function isGroupField(field: string): boolean {
+  return (
+    (GROUP_FIELDS as readonly string[]).includes(field) ||
+    (field.startsWith(LABEL_PREFIX) && field.length > LABEL_PREFIX.length)
+  );
+}
+
+const groupBy = z
+  .array(z.string({ error: GROUP_FIELD_HINT }).check(z.refine(isGroupField, { error: GROUP_FIELD_HINT })), {
+    error: `expected an array of ${GROUP_FIELDS.join(', ')} or ${LABEL_PREFIX}<name> fields`,
+  })
+  .check(
+    z.maxLength(MAX_GROUP_BY, { error: `expected at most ${MAX_GROUP_BY} fields` }),
+    z.refine((fields) => new Set(fields).size === fields.length, { error: 'expected each field at most once' }),
+  );
+// A group interval of 0 would page on every change, which is what `groupBy: []` says plainly.
+const groupInterval = duration.check(
+  z.refine((s) => parseDuration(s) !== 0, { error: 'expected a duration above 0s such as 30s or 5m' }),
+);
+
 const glob = z
   .string({ error: 'expected a name or * glob' })
   .check(
@@ -60,13 +85,33 @@ const ruleSchema = z.strictObject(
         .array(glob, { error: 'expected an array of names or * globs' })
         .check(z.minLength(1, { error: 'expected at least one target' })),
     ),
+    groupBy: z.optional(groupBy),
+    groupInterval: z.optional(groupInterval),
   },
   { error: 'expected a rule object' },
 );
 
+/**
+ * A rules document's fields beside `rules`: the defaults of its rules. Unknown keys are the
+ * document reader's to report, so this schema is not strict.
+ */
+const documentDefaultsSchema = z.object({
+  groupBy: z.optional(groupBy),
+  groupInterval: z.optional(groupInterval),
+});
+
 type RuleInput = output<typeof ruleSchema>;
+type DocumentDefaults = output<typeof documentDefaultsSchema>;
 
 const RULE_FIELDS = Object.keys(ruleSchema.shape);
+const DOCUMENT_DEFAULT_FIELDS = Object.keys(documentDefaultsSchema.shape);
 
-export type { RuleInput };
-export { glob as globSchema, NAME as RULE_NAME, RULE_FIELDS, ruleSchema };
+export type { DocumentDefaults, RuleInput };
+export {
+  DOCUMENT_DEFAULT_FIELDS,
+  documentDefaultsSchema,
+  glob as globSchema,
+  NAME as RULE_NAME,
+  RULE_FIELDS,
+  ruleSchema,
+};

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parseSilencesDocuments, SilencesValidationError } from '../../../src/core/alerts/silences.ts';
 import {
   DEFAULT_RULES,
   DEFAULT_RULES_DOCUMENT,
@@ -11,6 +12,14 @@ const fixture = (name: string) => ({
   source: name,
   text: readFileSync(new URL(`../../fixtures/rules/${name}`, import.meta.url), 'utf8'),
 });
+
+/** A rules document of rules on `slots_idle`, each `{ name, ...fields }`, with `top` beside `rules`. */
+function groupingDoc(rules: Array<Record<string, unknown>>, top: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    ...top,
+    rules: rules.map((fields) => ({ metric: 'slots_idle', op: '<', threshold: 1, ...fields })),
+  });
+}
 
 function problemsOf(docs: Array<{ source: string; text: string }>) {
   try {
@@ -41,6 +50,8 @@ describe('Function: parseRulesDocuments', () => {
         runbook: 'https://wiki.example/apache-idle',
         minSamples: null,
         targets: null,
+        groupBy: ['rule'],
+        groupIntervalMs: 300_000,
       },
       {
         name: 'closing-pileup',
@@ -54,6 +65,8 @@ describe('Function: parseRulesDocuments', () => {
         runbook: null,
         minSamples: null,
         targets: null,
+        groupBy: ['rule'],
+        groupIntervalMs: 300_000,
       },
       {
         name: 'ssl-cache-misses',
@@ -67,6 +80,8 @@ describe('Function: parseRulesDocuments', () => {
         runbook: null,
         minSamples: 100,
         targets: null,
+        groupBy: ['rule'],
+        groupIntervalMs: 300_000,
       },
     ]);
   });
@@ -91,7 +106,7 @@ describe('Function: parseRulesDocuments', () => {
       at(
         'ssl-cache-misses',
         'colour',
-        'unknown field, expected one of name, metric, op, threshold, for, keepFiringFor, severity, summary, runbook, minSamples, targets',
+        'unknown field, expected one of name, metric, op, threshold, for, keepFiringFor, severity, summary, runbook, minSamples, targets, groupBy, groupInterval',
       ),
       at('ssl-cache-misses', 'minSamples', 'expected only on a ratio metric with samples, found it on slots_idle'),
       at('no-threshold', 'threshold', 'expected a number, found nothing'),
@@ -131,7 +146,12 @@ describe('Function: parseRulesDocuments', () => {
       'no rules array and an unknown top-level field',
       [{ source: 'b', text: '{"rule": []}' }],
       [
-        { source: 'b', rule: null, field: 'rule', message: 'unknown field, expected only "rules"' },
+        {
+          source: 'b',
+          rule: null,
+          field: 'rule',
+          message: 'unknown field, expected one of rules, groupBy, groupInterval',
+        },
         { source: 'b', rule: null, field: 'rules', message: 'expected an array, found nothing' },
       ],
     ],
@@ -187,6 +207,172 @@ describe('Function: parseRulesDocuments', () => {
   it('merges several documents in order, with per-target globs', () => {
     const rules = parseRulesDocuments([{ source: 'a', text: '{"rules":[]}' }, fixture('other.json')]);
     expect(rules.map((r) => [r.name, r.targets])).toEqual([['closing-pileup', ['web-*']]]);
+  });
+});
+
+describe('Function: parseRulesDocuments (grouping)', () => {
+  const TEN = [
+    'rule',
+    'severity',
+    'target',
+    'labels.a',
+    'labels.b',
+    'labels.c',
+    'labels.d',
+    'labels.e',
+    'labels.f',
+    'labels.g',
+  ];
+
+  it.each([
+    // Neither the rule nor its document says: one page per rule, updates every 5 minutes.
+    ['the built-in defaults', [groupingDoc([{ name: 'r' }])], [['r', ['rule'], 300_000]]],
+    // An empty list pages each alert on its own.
+    ['[] (one page per alert)', [groupingDoc([{ name: 'r', groupBy: [] }])], [['r', [], 300_000]]],
+    [
+      'every field kind, labels.<name> among them, and a compound interval',
+      [groupingDoc([{ name: 'r', groupBy: ['target', 'labels.cluster', 'severity', 'rule'], groupInterval: '1h30m' }])],
+      [['r', ['target', 'labels.cluster', 'severity', 'rule'], 5_400_000]],
+    ],
+    // A label name is any non-empty key, as target labels accept any key.
+    [
+      'a label name with dots',
+      [groupingDoc([{ name: 'r', groupBy: ['labels.team.tier'] }])],
+      [['r', ['labels.team.tier'], 300_000]],
+    ],
+    ['ten fields (the most)', [groupingDoc([{ name: 'r', groupBy: TEN }])], [['r', TEN, 300_000]]],
+    [
+      "the document's defaults, and a rule's own fields winning over them one by one",
+      [
+        groupingDoc(
+          [{ name: 'plain' }, { name: 'own-group-by', groupBy: [] }, { name: 'own-interval', groupInterval: '30s' }],
+          { groupBy: ['labels.cluster'], groupInterval: '10m' },
+        ),
+      ],
+      [
+        ['plain', ['labels.cluster'], 600_000],
+        ['own-group-by', [], 600_000],
+        ['own-interval', ['labels.cluster'], 30_000],
+      ],
+    ],
+    // Defaults belong to their document: the next document's rules keep the built-in ones.
+    [
+      "one document's defaults, not another's",
+      [groupingDoc([{ name: 'a' }], { groupBy: ['target'], groupInterval: '1m' }), groupingDoc([{ name: 'b' }])],
+      [
+        ['a', ['target'], 60_000],
+        ['b', ['rule'], 300_000],
+      ],
+    ],
+  ] as Array<[string, string[], Array<[string, string[], number]>]>)('reads grouping: %s', (_, texts, expected) => {
+    // Act
+    const rules = parseRulesDocuments(texts.map((text, i) => ({ source: `doc-${i + 1}`, text })));
+
+    // Assess
+    expect(rules.map((r) => [r.name, r.groupBy, r.groupIntervalMs])).toEqual(expected);
+  });
+
+  const ruleProblem = (field: string, message: string) => ({ source: 'g', rule: 'r', field, message });
+  const documentProblem = (field: string, message: string) => ({ source: 'g', rule: null, field, message });
+  const FIELD_HINT = 'expected rule, severity, target or labels.<name>';
+
+  it.each([
+    [
+      'a field that is not a group field, an empty label name and a number',
+      groupingDoc([{ name: 'r', groupBy: ['rules', 'labels.', 3] }]),
+      [
+        ruleProblem('groupBy.0', `${FIELD_HINT}, found "rules"`),
+        ruleProblem('groupBy.1', `${FIELD_HINT}, found "labels."`),
+        ruleProblem('groupBy.2', `${FIELD_HINT}, found 3`),
+      ],
+    ],
+    [
+      'a string where a list is expected',
+      groupingDoc([{ name: 'r', groupBy: 'rule' }]),
+      [ruleProblem('groupBy', 'expected an array of rule, severity, target or labels.<name> fields, found "rule"')],
+    ],
+    [
+      'a field listed twice',
+      groupingDoc([{ name: 'r', groupBy: ['rule', 'target', 'rule'] }]),
+      [ruleProblem('groupBy', 'expected each field at most once, found ["rule","target","rule"]')],
+    ],
+    [
+      'eleven fields',
+      groupingDoc([{ name: 'r', groupBy: [...TEN, 'labels.h'] }]),
+      [
+        ruleProblem(
+          'groupBy',
+          'expected at most 10 fields, found ["rule","severity","target","labels.a","labels.b","labels...',
+        ),
+      ],
+    ],
+    [
+      'a zero group interval',
+      groupingDoc([{ name: 'r', groupInterval: '0s' }]),
+      [ruleProblem('groupInterval', 'expected a duration above 0s such as 30s or 5m, found "0s"')],
+    ],
+    [
+      'a group interval that is not a duration',
+      groupingDoc([{ name: 'r', groupInterval: 'abc' }]),
+      [ruleProblem('groupInterval', 'expected a duration such as 30s, 5m, 1h or 1h30m, found "abc"')],
+    ],
+    [
+      'a group interval in bare seconds',
+      groupingDoc([{ name: 'r', groupInterval: 300 }]),
+      [ruleProblem('groupInterval', 'expected a duration such as 30s, 5m, 1h or 1h30m, found 300')],
+    ],
+    // The document's defaults are checked by the same schemas, located at the document (rule null).
+    [
+      "bad document defaults, with the rules' own problems",
+      groupingDoc([{ name: 'r', groupBy: ['host'] }], { groupBy: ['cluster'], groupInterval: '0s' }),
+      [
+        documentProblem('groupBy.0', `${FIELD_HINT}, found "cluster"`),
+        documentProblem('groupInterval', 'expected a duration above 0s such as 30s or 5m, found "0s"'),
+        ruleProblem('groupBy.0', `${FIELD_HINT}, found "host"`),
+      ],
+    ],
+    // Without a rules array the defaults are still checked: one pass lists every problem.
+    [
+      'bad document defaults and no rules array',
+      '{"groupBy": ["rule", "rule"], "groupInterval": "5 minutes"}',
+      [
+        documentProblem('rules', 'expected an array, found nothing'),
+        documentProblem('groupBy', 'expected each field at most once, found ["rule","rule"]'),
+        documentProblem('groupInterval', 'expected a duration such as 30s, 5m, 1h or 1h30m, found "5 minutes"'),
+      ],
+    ],
+    [
+      "Alertmanager's spelling at the top level (still an unknown field)",
+      '{"rules": [], "group_by": ["rule"], "groupWait": "30s"}',
+      [
+        documentProblem('group_by', 'unknown field, expected one of rules, groupBy, groupInterval'),
+        documentProblem('groupWait', 'unknown field, expected one of rules, groupBy, groupInterval'),
+      ],
+    ],
+  ])('rejects %s', (_, text, expected) => {
+    expect(problemsOf([{ source: 'g', text }])).toEqual(expected);
+  });
+});
+
+describe('Function: parseSilencesDocuments (the shared document reader)', () => {
+  // The grouping defaults belong to rules documents: a silences document still holds only "silences".
+  it.each([
+    ['groupBy', '{"silences": [], "groupBy": ["rule"]}'],
+    ['groupInterval', '{"silences": [], "groupInterval": "5m"}'],
+  ])('rejects %s beside "silences"', (field, text) => {
+    // Act
+    const problems = (() => {
+      try {
+        parseSilencesDocuments([{ source: 's', text }]);
+      } catch (error) {
+        if (error instanceof SilencesValidationError) return error.problems;
+        throw error;
+      }
+      throw new Error('expected a SilencesValidationError');
+    })();
+
+    // Assess
+    expect(problems).toEqual([{ source: 's', rule: null, field, message: 'unknown field, expected only "silences"' }]);
   });
 });
 

@@ -15,6 +15,8 @@ const rule = (over: Partial<Rule>): Rule => ({
   runbook: null,
   minSamples: null,
   targets: null,
+  groupBy: ['rule'],
+  groupIntervalMs: 300_000,
   ...over,
 });
 
