@@ -28,7 +28,9 @@ import {
   type Paged,
   pagedOf,
   settle,
+  withoutSilenced,
 } from './core/alerts/group.ts';
+import type { Silence } from './core/alerts/silences.ts';
 import type { GroupRef, Notification } from './core/alerts/types.ts';
 import { MAX_GROUP_MEMBERS } from './core/constants.ts';
 import { buildGroupPages } from './core/notify/groupPage.ts';
@@ -206,10 +208,12 @@ class GroupInbox {
  */
 function groupingNotifier(notifier: Notifier, inbox: GroupInbox): Notifier & { direct: number } {
   const routed = {
+    /** Grouped pages their full group refused, sent on their own (counted apart: their run counts them as grouped). */
     direct: 0,
     async publish(page: Notification) {
       const group = page.group ?? null;
-      if (group !== null && (await inbox.add({ ...page, group }))) return;
+      if (group === null) return notifier.publish(page);
+      if (await inbox.add({ ...page, group })) return;
       await notifier.publish({ ...page, group: null });
       routed.direct++;
     },
@@ -239,6 +243,8 @@ interface FlushOptions {
   token: string;
   leaseMs: number;
   repeatIntervalMs: number;
+  /** Silences in force: firing alerts they cover are left out of pages until they end. */
+  silences: readonly Silence[];
 }
 
 /**
@@ -333,8 +339,9 @@ async function flushOne(
     if (item === null) return;
     stored = item.value as unknown as StoredGroup;
   }
-  const group = settle(stored.group);
-  const reason = decideGroup(group, now, options.repeatIntervalMs);
+  const group = settle(stored.group, now);
+  const visible = withoutSilenced(group, now, options.silences);
+  const reason = decideGroup(visible, now, options.repeatIntervalMs);
   if (reason === GROUP_REASONS.none) {
     if (Object.keys(group.members).length === 0) {
       outcome.writes++;

@@ -11,6 +11,7 @@ import { fetchAll, inStartOrder } from './adapters/fetchAll.ts';
 import type { FetchTarget } from './adapters/httpStatusSource.ts';
 import { type CommitOutcome, commitTarget, isClaimed, recoverClaim, targetKey } from './commit.ts';
 import { type EvaluateResult, evaluateTarget } from './core/alerts/evaluateTarget.ts';
+import type { Silence } from './core/alerts/silences.ts';
 import type { AlertRecord, Observation, TargetState } from './core/alerts/types.ts';
 import {
   DEFAULT_CHECKPOINT_INTERVAL_MS,
@@ -230,6 +231,7 @@ async function runCycle(deps: CycleDeps, now: Date): Promise<CycleSummary> {
       summary: null,
       publishFailures: carried.failures,
       stateFailures: carried.stateFailures,
+      silences: [],
     });
     deps.logger.error('no valid configuration yet: nothing checked', { configError: resolved.error });
     deps.metrics.run({ alertsSent: resolved.sent, targets: 0, targetsDown: 0 });
@@ -271,7 +273,13 @@ async function sendGroups(
   deps: CycleDeps,
   groups: RunGroups,
   now: Date,
-  into: { all: boolean; summary: CycleSummary | null; publishFailures: unknown[]; stateFailures: unknown[] },
+  into: {
+    all: boolean;
+    summary: CycleSummary | null;
+    publishFailures: unknown[];
+    stateFailures: unknown[];
+    silences: readonly Silence[];
+  },
 ): Promise<void> {
   let keys = [...groups.inbox.touched];
   if (into.all) {
@@ -286,6 +294,7 @@ async function sendGroups(
     token: groups.token,
     leaseMs: deps.claimLeaseMs,
     repeatIntervalMs: deps.evaluate.repeatIntervalMs ?? DEFAULT_REPEAT_INTERVAL_MS,
+    silences: into.silences,
   };
   const flushed = await flushGroups(deps.table, deps.notifier, keys, now, options, deps.logger);
   into.stateFailures.push(...flushed.errors);
@@ -400,6 +409,7 @@ async function checkTargets(
     summary,
     publishFailures,
     stateFailures,
+    silences: config.silences,
   });
   deps.metrics.run({ alertsSent: summary.sent, targets: summary.targets, targetsDown: summary.down });
   deps.logger.info('run complete', { ...summary });

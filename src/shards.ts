@@ -74,6 +74,7 @@ async function dispatchShards(
     summary: null,
     publishFailures: publishErrors,
     stateFailures: stateErrors,
+    silences: config?.silences ?? [],
   });
   const failed = () =>
     publishErrors.length > 0

@@ -149,9 +149,12 @@ describe('grouping by rule (the default), group interval 5m', () => {
     expect(await fleet.step(minute, closing)).toEqual(expected);
   });
 
-  it('no group is left open once every alert resolved and was paged', async () => {
+  it('no group is left open once every alert resolved and was paged (and its tombstones expired)', async () => {
     await fleet.step(17, { 'web-3': 0 });
-    await fleet.step(22);
+    expect(await fleet.step(21)).toEqual([page(21, 'resolved', 'resolved', ['web-3/closing-seen resolved'])]);
+    await fleet.step(31);
+    expect(await openGroups(fleet.table)).toHaveLength(1); // resolved alerts kept 15 minutes against replays
+    await fleet.step(32);
     expect(await openGroups(fleet.table)).toEqual([]);
   });
 });

@@ -137,11 +137,13 @@ describe('page accounting under random runs, faults and configuration changes', 
       { kind: 'closing', target: 0, count: 1 },
       { kind: 'run', container: 0, crash: { op: 0, after: false }, snsFailures: 0, dynamoFailures: 0 },
     ];
-    // op 0 is the configuration's first save; crash after the first publish instead:
+    // op 0 is the configuration's first save; crash after the first publish instead. In the run
+    // that fires: the target's claim (op 0), the hand-over to its group (1), the group listed as
+    // open (2), the target's commit (3), the group's claim (4), the publish (5).
     const afterPublish: Command[] = [
       { kind: 'run', container: 0, crash: null, snsFailures: 0, dynamoFailures: 0 },
       { kind: 'closing', target: 0, count: 1 },
-      { kind: 'run', container: 0, crash: { op: 1, after: true }, snsFailures: 0, dynamoFailures: 0 },
+      { kind: 'run', container: 0, crash: { op: 5, after: true }, snsFailures: 0, dynamoFailures: 0 },
       { kind: 'closing', target: 0, count: 0 },
     ];
     expect((await runSequence(commands, 'clear')).violations).toEqual([]);

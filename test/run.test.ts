@@ -21,10 +21,12 @@ const IDLE_HTML = readFileSync(new URL('fixtures/apache-2.4.71/prefork-idle/repo
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 
-// prefork-busy has 3 slots in C, prefork-idle none.
+// prefork-busy has 3 slots in C, prefork-idle none. One page per alert (`groupBy: []`): these
+// tests follow one alert's lifecycle; grouping has its own (test/groups.test.ts).
 const CLOSING_RULES = JSON.stringify({
   rules: [
     {
+      groupBy: [],
       name: 'closing-seen',
       metric: 'slots_closing',
       op: '>=',
@@ -259,10 +261,11 @@ describe('runCycle with dynalite and fauxqs', () => {
       runs.push([minute, summary.writes, subjects(await sns.drain())]);
     }
     // Assess: the first run also stores the configuration (2 writes) and the first failure (1);
-    // failure 2 claims and commits target-down (2); failures 3-5 change nothing the table keeps.
+    // failure 2 claims and commits target-down (2), hands it to its group (1), lists the group as
+    // open (1), claims and commits the group's page (2); failures 3-5 change nothing the table keeps.
     expect(runs).toEqual([
       [0, 3, []],
-      [1, 2, ['[FIRING critical] web-1: target-down (HTTP 404)']],
+      [1, 6, ['[FIRING critical] web-1: target-down (HTTP 404)']],
       [2, 0, []],
       [3, 0, []],
       [4, 0, []],
@@ -339,6 +342,9 @@ describe('runCycle with dynalite and fauxqs', () => {
       expect(await sns.drain()).toEqual([]); // no second page, closing-seen neither resolved nor re-sent
       page.answer = { status: 200, body: BUSY_HTML };
       await runCycle(d, at(4));
+      // The built-in target-down is grouped by rule: its resolve waits for the group interval.
+      expect(await sns.drain()).toEqual([]);
+      await runCycle(d, at(7));
       expect(subjects(await sns.drain())).toEqual(['[RESOLVED critical] web-1: target-down (now 1)']);
     },
   );

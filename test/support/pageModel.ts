@@ -64,6 +64,8 @@ interface Published {
   status: 'firing' | 'resolved';
   evaluatedAt: string;
   atMs: number;
+  /** Sent as or within a group's page: the alert's later pages go through its group too. */
+  grouped: boolean;
 }
 
 class CrashError extends Error {
@@ -271,8 +273,8 @@ class World {
     // While invalid, the last valid configuration the system stored is in force, not the model's.
     if (this.broken) return;
     for (const { target, rule } of this.pairs()) {
-      if (!this.settled(target, rule)) continue;
       const latest = this.log.findLast((p) => p.target === target && p.rule === rule);
+      if (!this.settled(target, rule, latest?.grouped === true)) continue;
       const holds = this.holds(target, rule);
       if (holds && !this.silenced(target, rule, this.nowMs) && latest?.status !== 'firing')
         this.violations.push(
@@ -287,13 +289,18 @@ class World {
 
   /**
    * Whether a pair's page is due by now: an ungrouped rule's at once; a grouped alert's (or one of
-   * a rule no longer configured, whose resolve went to its group) once its state has stood for
-   * a group interval and a run.
+   * a rule no longer configured, whose resolve went to its group) once its state has stood, and
+   * the last faulty run's lease has run out, for a group interval and a run.
    */
-  settled(target: string, rule: string): boolean {
+  settled(target: string, rule: string, pagedInGroup: boolean): boolean {
     const r = this.rules.find((x) => x.name === rule);
-    if (r !== undefined && GROUPINGS[r.grouping]?.length === 0) return true;
-    const since = Math.max(this.stable.get(`${target}/${rule}`)?.sinceMs ?? T0, this.validAgainMs);
+    if (r !== undefined && GROUPINGS[r.grouping]?.length === 0 && !pagedInGroup) return true;
+    // A faulty run's claims hold pages until the lease ends; the recovered page restarts the group's clock.
+    const since = Math.max(
+      this.stable.get(`${target}/${rule}`)?.sinceMs ?? T0,
+      this.validAgainMs,
+      this.lastDirtyMs + LEASE_MS,
+    );
     return this.nowMs - since >= GROUP_INTERVAL_MS + STEP_MS;
   }
 
@@ -347,7 +354,10 @@ function changesIn(n: Notification, atMs: number): Published[] {
   const alerts = n.payload.alerts;
   if (n.payload.kind !== 'group' || !Array.isArray(alerts)) {
     if (n.reason === 'repeat') return [];
-    return [{ target: n.target, rule: n.rule, status: n.status, evaluatedAt: String(n.payload.evaluatedAt), atMs }];
+    const grouped = n.payload.group !== undefined;
+    return [
+      { target: n.target, rule: n.rule, status: n.status, evaluatedAt: String(n.payload.evaluatedAt), atMs, grouped },
+    ];
   }
   return (alerts as Array<{ target: string; rule: string; status: 'firing' | 'resolved'; new: boolean }>)
     .filter((a) => a.new)
@@ -357,6 +367,7 @@ function changesIn(n: Notification, atMs: number): Published[] {
       status: a.status,
       evaluatedAt: String(n.payload.evaluatedAt),
       atMs,
+      grouped: true,
     }));
 }
 

@@ -5,6 +5,9 @@
  * decision with a named reason, like `decideNotification` for one alert. Time is passed in.
  */
 import { createHash } from 'node:crypto';
+import { DEFAULT_GROUP_INTERVAL_MS, DEFAULT_RESOLVED_RETENTION_MS } from '../constants.ts';
+import { LABEL_PREFIX } from './groupFields.ts';
+import { findSilence, type Silence } from './silences.ts';
 import type { GroupRef, Notification, Severity } from './types.ts';
 
 /** Why a group page is (or is not) sent. */
@@ -63,10 +66,6 @@ interface GroupState {
 
 /** Which alerts a page names, with the status it gives each. */
 type Paged = Record<string, AlertStatus>;
-
-/** The fields `groupBy` may name besides `labels.<name>`. */
-const GROUP_FIELDS = ['rule', 'severity', 'target'] as const;
-const LABEL_PREFIX = 'labels.';
 
 /**
  * The group an alert's pages join, or null when `groupBy` is empty (paged on its own). A label the
@@ -133,12 +132,24 @@ function memberOf(n: Notification, at: string, sentStatus: AlertStatus | null): 
   };
 }
 
-/** Members no page needs any more: resolved and said so, or resolved before any page named them. */
-function settle(group: GroupState): GroupState {
+/**
+ * The group without members no page needs any more: alerts resolved and said so, or resolved
+ * before any page named them, once `retentionMs` has passed since they resolved. Until then they
+ * stay as tombstones, so a hand-over replayed after a crash finds them and changes nothing
+ * (instead of paging their resolve again).
+ */
+function settle(group: GroupState, now: Date, retentionMs = DEFAULT_RESOLVED_RETENTION_MS): GroupState {
   const members: Record<string, GroupMember> = {};
-  for (const [fp, m] of Object.entries(group.members))
-    if (!(m.status === 'resolved' && m.sentStatus !== 'firing')) members[fp] = m;
+  for (const [fp, m] of Object.entries(group.members)) {
+    const done = m.status === 'resolved' && m.sentStatus !== 'firing';
+    if (!done || now.getTime() - Date.parse(m.at) < retentionMs) members[fp] = m;
+  }
   return { ...group, members };
+}
+
+/** Whether the group still has an alert a page has named firing, or may yet name. */
+function isOpen(group: GroupState): boolean {
+  return Object.values(group.members).some((m) => m.status === 'firing' || m.sentStatus === 'firing');
 }
 
 /**
@@ -158,7 +169,7 @@ function addToGroup(
   const base: GroupState = group ?? {
     key: ref.key,
     labels: ref.labels,
-    intervalMs: ref.intervalMs,
+    intervalMs: ref.intervalMs ?? DEFAULT_GROUP_INTERVAL_MS,
     lastSentAt: null,
     members: {},
     latest: null,
@@ -170,7 +181,7 @@ function addToGroup(
   const sentStatus = prev?.sentStatus ?? (page.status === 'resolved' ? 'firing' : null);
   return {
     ...base,
-    intervalMs: ref.intervalMs,
+    intervalMs: ref.intervalMs ?? base.intervalMs,
     members: { ...base.members, [page.fingerprint]: memberOf(page, at, sentStatus) },
     latest,
   };
@@ -203,6 +214,18 @@ function decideGroup(group: GroupState, now: Date, repeatIntervalMs: number): Gr
   return GROUP_REASONS.none;
 }
 
+/**
+ * The group as a page sent now sees it: firing alerts under a silence left out (they page when it
+ * ends, as in Alertmanager's notify pipeline); resolves always go through.
+ */
+function withoutSilenced(group: GroupState, now: Date, silences: readonly Silence[]): GroupState {
+  if (silences.length === 0) return group;
+  const members: Record<string, GroupMember> = {};
+  for (const [fp, m] of Object.entries(group.members))
+    if (m.status !== 'firing' || findSilence(silences, m.target, m.rule, now) === undefined) members[fp] = m;
+  return { ...group, members };
+}
+
 /** What a page sent now names: every firing alert, and every resolved one whose firing a page named. */
 function pagedOf(group: GroupState): Paged {
   const paged: Paged = {};
@@ -215,15 +238,16 @@ function pagedOf(group: GroupState): Paged {
 
 /**
  * The group once a page naming `paged` was accepted at `at`: each named alert's `sentStatus` is
- * what the page said (whatever happened to it since), resolved alerts said resolved leave.
+ * what the page said (whatever happened to it since); `settle` later drops those said resolved.
  */
 function markPaged(group: GroupState, paged: Paged, at: string): GroupState {
+  // Members are settled by the flush (`settle`), which knows the time; here only what was said changes.
   const members: Record<string, GroupMember> = {};
   for (const [fp, m] of Object.entries(group.members)) {
     const said = paged[fp];
     members[fp] = said === undefined ? m : { ...m, sentStatus: said };
   }
-  return settle({ ...group, members, lastSentAt: at });
+  return { ...group, members, lastSentAt: at };
 }
 
 export type { AlertStatus, GroupMember, GroupReason, GroupState, LatestPage, Paged };
@@ -231,13 +255,13 @@ export {
   addToGroup,
   decideGroup,
   evaluatedAtOf,
-  GROUP_FIELDS,
   GROUP_REASONS,
   groupId,
   groupLabelsOf,
   groupRefOf,
-  LABEL_PREFIX,
+  isOpen,
   markPaged,
   pagedOf,
   settle,
+  withoutSilenced,
 };

@@ -97,7 +97,8 @@ interface GroupRef {
   /** `{"rule":"idle-slots-low","labels.cluster":"a"}`: the `groupBy` fields and their values, as JSON. */
   key: string;
   labels: Record<string, string>;
-  intervalMs: number;
+  /** The rule's `groupInterval`; null when the rule is gone (a removal's resolve): the group keeps its own. */
+  intervalMs: number | null;
 }
 
 /** Knobs of `evaluateTarget`; defaults in `src/core/constants.ts`. */

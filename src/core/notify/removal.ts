@@ -5,7 +5,7 @@
  */
 import { groupLabelsOf } from '../alerts/group.ts';
 import type { AlertRecord, Notification } from '../alerts/types.ts';
-import { DEFAULT_GROUP_INTERVAL_MS, MAX_SUBJECT_CHARS } from '../constants.ts';
+import { MAX_SUBJECT_CHARS } from '../constants.ts';
 import { cleanConfigText, cleanSubjectText } from './sanitize.ts';
 
 /** Why an alert left the configuration; the words the page carries. */
@@ -77,10 +77,7 @@ function buildRemovalNotification({ alert, cause, labels, now }: RemovalInput): 
     },
     labels: { ...labels },
     // The resolve closes the group page that named the alert firing.
-    group:
-      alert.group == null
-        ? null
-        : { key: alert.group, labels: groupLabelsOf(alert.group), intervalMs: DEFAULT_GROUP_INTERVAL_MS },
+    group: alert.group == null ? null : { key: alert.group, labels: groupLabelsOf(alert.group), intervalMs: null },
   };
 }
 

@@ -3,7 +3,7 @@
  */
 
 import type { output } from 'zod/mini';
-import { GROUP_FIELDS, LABEL_PREFIX } from '../alerts/group.ts';
+import { GROUP_FIELDS, LABEL_PREFIX } from '../alerts/groupFields.ts';
 import { SEVERITIES } from '../alerts/types.ts';
 import { z } from '../zod.ts';
 import { parseDuration } from './duration.ts';

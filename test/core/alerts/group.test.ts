@@ -7,6 +7,7 @@ import {
   groupRefOf,
   markPaged,
   pagedOf,
+  settle,
 } from '../../../src/core/alerts/group.ts';
 import type { GroupRef, Notification } from '../../../src/core/alerts/types.ts';
 
@@ -226,11 +227,34 @@ describe('Function: pagedOf and markPaged', () => {
     expect(pagedOf(state)).toEqual({ 'fp-web-1': 'firing', 'fp-web-2': 'firing', 'fp-web-3': 'resolved' });
   });
 
-  it('once accepted: named alerts carry what the page said, resolved ones said so leave', () => {
+  it('once accepted: named alerts carry what the page said', () => {
     const after = markPaged(state, pagedOf(state), at(5));
-    expect(Object.keys(after.members)).toEqual(['fp-web-1', 'fp-web-2']);
-    expect(after.members['fp-web-2']?.sentStatus).toBe('firing');
+    expect(Object.fromEntries(Object.values(after.members).map((m) => [m.target, m.sentStatus]))).toEqual({
+      'web-1': 'firing',
+      'web-2': 'firing',
+      'web-3': 'resolved',
+      'web-4': null,
+    });
     expect(after.lastSentAt).toBe(at(5));
+  });
+
+  it.each([
+    [
+      'resolved alerts stay as tombstones against replays for 15 minutes',
+      14.99,
+      ['fp-web-1', 'fp-web-2', 'fp-web-3', 'fp-web-4'],
+    ],
+    ['then leave', 15, ['fp-web-1', 'fp-web-2']],
+  ])('settle: %s', (_name, minute, kept) => {
+    const after = markPaged(state, pagedOf(state), at(5));
+    expect(Object.keys(settle(after, time(minute)).members)).toEqual(kept);
+  });
+
+  it('a replayed resolve of a tombstone changes nothing', () => {
+    const after = settle(markPaged(state, pagedOf(state), at(5)), time(6));
+    const replay = page('web-3', 'resolved', 0);
+    const again = addToGroup(after, REF, replay, latest(replay), time(6), 10) as GroupState;
+    expect(decideGroup(again, time(20), REPEAT_MS)).toBe('none');
   });
 
   it('an alert that resolved while its page was in flight still owes that resolve', () => {
