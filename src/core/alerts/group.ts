@@ -178,7 +178,8 @@ function addToGroup(
   const prev = base.members[page.fingerprint];
   if (prev !== undefined && Date.parse(prev.at) > Date.parse(at)) return base;
   if (prev === undefined && Object.keys(base.members).length >= maxMembers) return null;
-  const sentStatus = prev?.sentStatus ?? (page.status === 'resolved' ? 'firing' : null);
+  // `??` would be wrong: a held alert no page named (null) must stay unnamed, not become owed.
+  const sentStatus = prev !== undefined ? prev.sentStatus : page.status === 'resolved' ? 'firing' : null;
   return {
     ...base,
     intervalMs: ref.intervalMs ?? base.intervalMs,

@@ -203,6 +203,15 @@ describe('Function: addToGroup', () => {
     expect(addToGroup(null, REF, n, latest(n), time(5), 10)?.members['fp-web-9']?.sentStatus).toBe('firing');
   });
 
+  it('an alert that fires and resolves before any page named it owes nothing', () => {
+    const fired = page('web-1', 'firing', 0);
+    const resolved = page('web-1', 'resolved', 1);
+    const g = addToGroup(null, REF, fired, latest(fired), time(0), 10);
+    const after = addToGroup(g, REF, resolved, latest(resolved), time(1), 10) as GroupState;
+    expect(after.members['fp-web-1']?.sentStatus).toBeNull();
+    expect(decideGroup(after, time(10), REPEAT_MS)).toBe('none');
+  });
+
   it('a full group refuses a new alert but still takes news of one it holds', () => {
     const full = group([member('web-1', { sentStatus: 'firing' })]);
     const joiner = page('web-2', 'firing', 1);
