@@ -169,7 +169,7 @@ class GroupInbox {
       const batch = queue.waiting.splice(0);
       try {
         const added = await this.#write(itemKey, batch);
-        batch.forEach((w, i) => w.resolve(added[i] as boolean));
+        for (const [i, w] of batch.entries()) w.resolve(added[i] as boolean);
       } catch (error) {
         for (const w of batch) w.reject(error);
       }

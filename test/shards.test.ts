@@ -111,7 +111,7 @@ describe('dispatch and consume through SQS', () => {
     }
   }
 
-  it('the scheduled run sends one message per shard; each shard pages for its own targets', async () => {
+  it('the scheduled run sends one message per shard; shards group their pages across shards', async () => {
     const raw = rawWith(25, url);
     const d = deps(raw);
     const now = new Date('2026-11-22T12:00:00Z');
@@ -127,14 +127,31 @@ describe('dispatch and consume through SQS', () => {
     const consumed = await consumeShards(records, d, new Date(now.getTime() + 5_000), 60);
     expect(consumed.batchItemFailures).toEqual([]);
     expect(consumed.summaries.map((s) => s.targets)).toEqual([10, 10, 5]);
-    const pages = await sns.drain();
-    expect(pages).toHaveLength(25);
-    expect(new Set(pages.map((p) => p.attributes.target)).size).toBe(25);
+    // The first shard opens the rule's group and pages its 10 targets at once; the other shards'
+    // alerts join the standing page and wait for the group interval.
+    const first = await sns.drain();
+    expect(first.map((p) => p.subject)).toEqual([
+      '[FIRING critical] closing-seen on 10 targets: web-00, web-01, web-02, web-03, web-04, web-05, ...',
+    ]);
+    expect(JSON.parse(first[0]?.body as string).alerts).toHaveLength(10);
 
     // A retried shard sends nothing twice.
     const again = await consumeShards(records.slice(0, 1), d, new Date(now.getTime() + 6_000), 60);
     expect(again.batchItemFailures).toEqual([]);
     expect(await sns.drain()).toEqual([]);
+
+    // The dispatch five minutes later pages the group's update: every alert, 15 of them new.
+    const later = new Date(now.getTime() + 5 * 60_000 + 5_000);
+    await dispatchShards(d, createSqsShardQueue(sqs, queueUrl), later, {
+      perShard: 10,
+      scheduledAt: later.toISOString(),
+    });
+    const update = await sns.drain();
+    expect(update).toHaveLength(1);
+    const alerts = JSON.parse(update[0]?.body as string).alerts as Array<{ target: string; new: boolean }>;
+    expect(alerts.map((a) => a.target)).toEqual(Object.keys(raw.targets).map((k) => k.slice(k.lastIndexOf('/') + 1)));
+    expect(alerts.filter((a) => a.new)).toHaveLength(15);
+    await receiveAll(); // the second dispatch's shards, not consumed here
   });
 
   it('10,000 targets: validated, stored in chunks under the item limit, dispatched in 20 shards; a shard runs', async () => {

@@ -106,7 +106,6 @@ function groupId(key: string): string {
 }
 
 const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /** When a handed-over page was evaluated (its payload says; else the hand-over time). */
 function evaluatedAtOf(n: Notification, now: Date): string {
