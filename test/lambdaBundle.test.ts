@@ -4,12 +4,16 @@
  * AWS_ENDPOINT_URL_* variables.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { synth } from './infra/synth.ts';
-import { credentials, type LocalDynamo, type LocalSns, region, startDynalite, startSns } from './support/emulators.ts';
+import {
+  invokeExplained,
+  monitorEnv,
+  passGroupInterval,
+  type StatusPages,
+  startStatusPages,
+  synthFunction,
+} from './support/bundle.ts';
+import { type LocalDynamo, type LocalSns, startDynalite, startSns } from './support/emulators.ts';
 import {
   type FakeSsm,
   findRuntimeClient,
@@ -20,7 +24,6 @@ import {
 
 const BUSY = readFileSync(new URL('fixtures/apache-2.4.71/prefork-busy/report.html', import.meta.url), 'latin1');
 const IDLE = readFileSync(new URL('fixtures/apache-2.4.71/prefork-idle/report.html', import.meta.url), 'latin1');
-const SCHEDULED_EVENT = { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} };
 
 /** The series (namespace/name/dimension names) one EMF log line defines; none for other lines. */
 function emfSeries(line: string): string[] {
@@ -48,60 +51,36 @@ describe.skipIf(skip !== null)(
     let sns: LocalSns;
     let ssm: FakeSsm;
     let lambda: LambdaProcess;
-    let page: Server;
-    let body = BUSY;
+    let pages: StatusPages;
 
     beforeAll(async () => {
-      const { template, outdir } = synth({}, { bundle: true });
-      const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0] as {
-        Properties: { Code: { S3Key: string } };
-      };
-      const assetDir = join(outdir, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`);
-      [dynamo, sns, ssm] = await Promise.all([startDynalite(), startSns(), startFakeSsm()]);
+      const { assetDir } = synthFunction({});
+      [dynamo, sns, ssm, pages] = await Promise.all([
+        startDynalite(),
+        startSns(),
+        startFakeSsm(),
+        startStatusPages(IDLE),
+      ]);
       await dynamo.createTable('alerts');
-      page = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(body));
-      await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
-      const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/server-status`;
-      ssm.parameters.set('/hsa/targets/web-1', JSON.stringify({ url, timeoutMs: 1000 }));
+      pages.bodies.set('web-1', BUSY);
+      ssm.parameters.set('/hsa/targets/web-1', JSON.stringify({ url: pages.urlOf('web-1'), timeoutMs: 1000 }));
       ssm.parameters.set(
         '/hsa/rules/closing',
         JSON.stringify({
           rules: [{ name: 'closing-seen', metric: 'slots_closing', op: '>=', threshold: 3, severity: 'critical' }],
         }),
       );
-      lambda = await startLambda(assetDir, {
-        AWS_REGION: region,
-        AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-        AWS_ENDPOINT_URL_SSM: ssm.endpoint,
-        AWS_ENDPOINT_URL_SNS: sns.endpoint,
-        AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-        SSM_PREFIX: '/hsa',
-        TOPIC_ARN: sns.topicArn,
-        STATE_TABLE: 'alerts',
-      });
+      lambda = await startLambda(assetDir, monitorEnv({ ssm, sns, dynamoEndpoint: dynamo.endpoint }, '/hsa', 'alerts'));
     }, 120_000);
 
     afterAll(async () => {
       await lambda?.stop();
-      page?.closeAllConnections();
-      await Promise.all([
-        dynamo?.stop(),
-        sns?.stop(),
-        ssm?.stop(),
-        new Promise<void>((resolve) => (page ? page.close(() => resolve()) : resolve())),
-      ]);
+      await Promise.all([dynamo?.stop(), sns?.stop(), ssm?.stop(), pages?.stop()]);
     });
 
     it('pages once, stays quiet, resolves once, pages target-down; three metric series and one log line per target and run', async () => {
       const subjects = async () => (await sns.drain()).map((m) => m.subject);
-      const run = async () => {
-        try {
-          return await lambda.invoke(SCHEDULED_EVENT);
-        } catch (error) {
-          throw new Error(`${(error as Error).message}\n${lambda.output().slice(-2000)}`);
-        }
-      };
+      const run = () => invokeExplained(lambda);
 
       expect(await run()).toMatchObject({ targets: 1, sent: 1, down: 0 });
       expect(await subjects()).toEqual(['[FIRING critical] web-1: closing-seen (3 >= 3)']);
@@ -109,12 +88,13 @@ describe.skipIf(skip !== null)(
       await run();
       expect(await subjects()).toEqual([]);
 
-      body = IDLE;
+      pages.bodies.set('web-1', IDLE);
+      // The resolve of a grouped alert (by rule, the default) waits one group interval after the group's last page.
+      await passGroupInterval(dynamo, 'alerts', '{"rule":"closing-seen"}');
       await run();
       expect(await subjects()).toEqual(['[RESOLVED critical] web-1: closing-seen (now 0)']);
 
-      page.closeAllConnections();
-      await new Promise<void>((resolve) => page.close(() => resolve()));
+      await pages.stop();
       expect(await run()).toMatchObject({ down: 1, sent: 0 });
       expect(await subjects()).toEqual([]);
       await run();
