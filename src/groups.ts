@@ -354,7 +354,7 @@ async function flushOne(
     expiresAtMs: lease,
     reason,
     at: now.toISOString(),
-    paged: pagedOf(group),
+    paged: pagedOf(visible),
   };
   await claimAndSend(table, notifier, itemKey, { group, claim: null }, item.version, claim, false, outcome);
 }

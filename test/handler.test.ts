@@ -58,7 +58,17 @@ describe.skipIf(skip !== null)(`handler end to end${skip ? ` (SKIPPED: ${skip})`
       {
         Name: `${PREFIX}/rules/sending`,
         Value: JSON.stringify({
-          rules: [{ name: 'sending-high', metric: 'slots_sending', op: '>=', threshold: 4, severity: 'critical' }],
+          // groupInterval 1s: the resolve follows its group's page within this test's real time.
+          rules: [
+            {
+              name: 'sending-high',
+              metric: 'slots_sending',
+              op: '>=',
+              threshold: 4,
+              severity: 'critical',
+              groupInterval: '1s',
+            },
+          ],
         }),
       },
       {

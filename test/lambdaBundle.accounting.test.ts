@@ -19,7 +19,16 @@ import { type FakeSsm, type LambdaProcess, startFakeSsm, startLambda } from './s
 const BUSY = readFileSync(new URL('fixtures/apache-2.4.71/prefork-busy/report.html', import.meta.url), 'latin1');
 const IDLE = readFileSync(new URL('fixtures/apache-2.4.71/prefork-idle/report.html', import.meta.url), 'latin1');
 const SCHEDULED_EVENT = { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} };
-const rule = (name: string) => ({ name, metric: 'slots_closing', op: '>=', threshold: 3, severity: 'critical' });
+// One page per alert (`groupBy: []`): these follow each alert's accounting; grouping through the
+// bundle has its own test (lambdaBundle.grouping.test.ts).
+const rule = (name: string) => ({
+  name,
+  metric: 'slots_closing',
+  op: '>=',
+  threshold: 3,
+  severity: 'critical',
+  groupBy: [],
+});
 
 describe('page accounting through the synthesized bundle', () => {
   let dynamo: LocalDynamo;

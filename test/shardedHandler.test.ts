@@ -95,7 +95,17 @@ describe('src/shardedHandler.ts through SQS, SNS and DynamoDB', () => {
       {
         Name: `${PREFIX}/rules/closing`,
         Value: JSON.stringify({
-          rules: [{ name: 'closing-seen', metric: 'slots_closing', op: '>=', threshold: 3, severity: 'critical' }],
+          // One page per alert: this checks each shard's targets; grouping across shards: shards.test.ts.
+          rules: [
+            {
+              name: 'closing-seen',
+              metric: 'slots_closing',
+              op: '>=',
+              threshold: 3,
+              severity: 'critical',
+              groupBy: [],
+            },
+          ],
         }),
       },
     ];

@@ -176,10 +176,13 @@ describe('dispatch and consume through SQS', () => {
     expect(consumed.batchItemFailures).toEqual([]);
     expect(consumed.summaries.map((s) => [s.targets, s.down, s.failed])).toEqual([[500, 0, 0]]);
     // Nothing fires on the idle fleet; the previous test's 25 targets left the configuration while
-    // firing: the dispatch resolved them.
+    // firing: the dispatch resolved them, in one page for their group.
     const pages = await sns.drain();
-    expect(pages).toHaveLength(25);
-    expect(pages.every((p) => p.subject?.endsWith('(target removed from configuration)'))).toBe(true);
+    expect(pages.map((p) => p.subject)).toEqual([
+      '[RESOLVED critical] closing-seen on 25 targets: web-00, web-01, web-02, web-03, web-04, web-05, ...',
+    ]);
+    const alerts = JSON.parse(pages[0]?.body as string).alerts as Array<{ status: string }>;
+    expect(alerts.map((a) => a.status)).toEqual(Array(25).fill('resolved'));
   }, 300_000);
 
   it('drops a stale shard and returns an unreadable one for a retry', async () => {
