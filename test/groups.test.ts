@@ -43,6 +43,7 @@ class Fleet {
   readonly pages: Seen[] = [];
   readonly warm = new Map();
   minute = 0;
+  silences: object[] = [];
   readonly targets: Record<string, Record<string, string>>;
   readonly rules: object[];
 
@@ -56,7 +57,8 @@ class Fleet {
     const targets: Record<string, string> = {};
     for (const [t, labels] of Object.entries(this.targets))
       targets[`/g/targets/${t}`] = JSON.stringify({ url: `http://${t}.test/server-status`, labels });
-    const raw = { targets, rules: { '/g/rules/all': JSON.stringify({ rules: this.rules }) }, silences: {} };
+    const silences = this.silences.length > 0 ? { '/g/silences/all': JSON.stringify({ silences: this.silences }) } : {};
+    const raw = { targets, rules: { '/g/rules/all': JSON.stringify({ rules: this.rules }) }, silences };
     return {
       config: { loadRaw: async () => structuredClone(raw), getSecret: async () => '' },
       table: this.table,
@@ -193,5 +195,36 @@ describe('overlapping groups: one alert in a rule group, another rule grouped by
     expect([...pages].sort((x, y) => order(x).localeCompare(order(y)))).toEqual(
       [...expected].sort((x, y) => order(x).localeCompare(order(y))),
     );
+  });
+});
+
+describe('a silence covering one alert of a group', () => {
+  const fleet = new Fleet({ 'web-1': {}, 'web-2': {} }, [rule('closing-seen', 1)]);
+  fleet.silences = [{ target: 'web-2', rule: 'closing-seen', until: at(8).toISOString() }];
+  it.each<[string, number, Record<string, number>, Seen[]]>([
+    ['the first alert pages', 0, { 'web-1': 2 }, [page(0, 'firing', 'first', ['web-1/closing-seen firing'])]],
+    ['the silenced alert fires', 1, { 'web-2': 2 }, []],
+    ['the group interval passes: nothing to say while it is silenced', 5, {}, []],
+    [
+      'the silence ends: the group pages it',
+      8,
+      {},
+      [page(8, 'firing', 'first', ['web-1/closing-seen firing', 'web-2/closing-seen firing'])],
+    ],
+  ])('minute %#: %s', async (_name, minute, closing, expected) => {
+    expect(await fleet.step(minute, closing)).toEqual(expected);
+  });
+});
+
+describe('a silence made after an alert joined its group, before the group paged', () => {
+  it('keeps the alert out of the update until the silence ends', async () => {
+    const fleet = new Fleet({ 'web-1': {}, 'web-2': {} }, [rule('closing-seen', 1)]);
+    expect(await fleet.step(0, { 'web-1': 2 })).toEqual([page(0, 'firing', 'first', ['web-1/closing-seen firing'])]);
+    expect(await fleet.step(1, { 'web-2': 2 })).toEqual([]); // joined, waiting for the interval
+    fleet.silences = [{ target: 'web-2', rule: 'closing-seen', until: at(8).toISOString() }];
+    expect(await fleet.step(5)).toEqual([]);
+    expect(await fleet.step(8)).toEqual([
+      page(8, 'firing', 'first', ['web-1/closing-seen firing', 'web-2/closing-seen firing']),
+    ]);
   });
 });
