@@ -222,9 +222,10 @@ describe('a silence made after an alert joined its group, before the group paged
     expect(await fleet.step(0, { 'web-1': 2 })).toEqual([page(0, 'firing', 'first', ['web-1/closing-seen firing'])]);
     expect(await fleet.step(1, { 'web-2': 2 })).toEqual([]); // joined, waiting for the interval
     fleet.silences = [{ target: 'web-2', rule: 'closing-seen', until: at(8).toISOString() }];
-    expect(await fleet.step(5)).toEqual([]);
-    expect(await fleet.step(8)).toEqual([
-      page(8, 'firing', 'first', ['web-1/closing-seen firing', 'web-2/closing-seen firing']),
+    // web-1 resolves: the group's update tells that, and says nothing of the silenced web-2.
+    expect(await fleet.step(5, { 'web-1': 0 })).toEqual([
+      page(5, 'resolved', 'resolved', ['web-1/closing-seen resolved']),
     ]);
+    expect(await fleet.step(8)).toEqual([page(8, 'firing', 'first', ['web-2/closing-seen firing'])]);
   });
 });
