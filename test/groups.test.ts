@@ -57,7 +57,8 @@ class Fleet {
     const targets: Record<string, string> = {};
     for (const [t, labels] of Object.entries(this.targets))
       targets[`/g/targets/${t}`] = JSON.stringify({ url: `http://${t}.test/server-status`, labels });
-    const silences = this.silences.length > 0 ? { '/g/silences/all': JSON.stringify({ silences: this.silences }) } : {};
+    const silences: Record<string, string> =
+      this.silences.length > 0 ? { '/g/silences/all': JSON.stringify({ silences: this.silences }) } : {};
     const raw = { targets, rules: { '/g/rules/all': JSON.stringify({ rules: this.rules }) }, silences };
     return {
       config: { loadRaw: async () => structuredClone(raw), getSecret: async () => '' },
