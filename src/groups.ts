@@ -15,6 +15,7 @@
  *    replay SNS refuses stay claimed, in doubt, until a run gets them accepted, so a resolve owed
  *    to a page that may have gone out is never dropped.
  */
+import { fetchAll } from './adapters/fetchAll.ts';
 import { storedPage } from './commit.ts';
 import {
   addToGroup,
@@ -38,6 +39,8 @@ import type { Logger, Notifier, StateTable } from './ports.ts';
 
 /** The item listing open groups: group item key -> group key. */
 const REGISTRY_KEY = 'groups';
+/** Groups flushed at once. */
+const FLUSH_CONCURRENCY = 16;
 /** Conditional writes tried before a hand-over or commit gives up (another run keeps winning). */
 const MAX_ATTEMPTS = 8;
 
@@ -179,8 +182,10 @@ class GroupInbox {
 
   async #write(itemKey: string, batch: readonly Waiter[]): Promise<boolean[]> {
     let added: boolean[] = [];
+    let created = false;
     const { writes } = await updateMeta<StoredGroup>(this.#table, itemKey, (current) => {
       added = [];
+      created = current === null;
       let group = current?.group ?? null;
       for (const { page } of batch) {
         const next = addToGroup(group, page.group, page, latestOf(page), this.#now, this.#maxMembers);
@@ -194,7 +199,8 @@ class GroupInbox {
     // Listed after it holds the page: a group nobody lists would only be flushed when touched again.
     this.#registered ??= openGroups(this.#table).then((keys) => new Set(keys));
     const registered = await this.#registered;
-    if (!registered.has(itemKey) && batch[0] !== undefined) {
+    // A group this write created may have been closed (and unlisted) since the list was read.
+    if ((created || !registered.has(itemKey)) && batch[0] !== undefined) {
       this.writes += await register(this.#table, itemKey, batch[0].page.group.key);
       registered.add(itemKey);
     }
@@ -274,14 +280,14 @@ async function publishAndCommit(
     }
   }
   const keepClaimed = inDoubt && Object.keys(unsent).length > 0;
-  const { value, writes } = await updateMeta<StoredGroup>(table, itemKey, (current) => {
+  const { writes } = await updateMeta<StoredGroup>(table, itemKey, (current) => {
     if (current === null || current.claim?.token !== claim.token) return undefined; // another run took over
     const group = Object.keys(accepted).length > 0 ? markPaged(current.group, accepted, claim.at) : current.group;
     const next = keepClaimed ? { ...claim, paged: unsent, expiresAtMs: 0 } : null;
-    return next === null && Object.keys(group.members).length === 0 ? null : { group, claim: next };
+    // Never deleted here: a group that emptied is closed by a later flush (`closeGroup`).
+    return { group, claim: next };
   });
   outcome.writes += writes;
-  if (value === null && writes > 0) outcome.writes += await unregister(table, itemKey);
 }
 
 /** Claim the item for `claim` (conditional on `version`), then publish and commit. */
@@ -308,6 +314,20 @@ async function claimAndSend(
   });
   await publishAndCommit(table, notifier, itemKey, claim, pages, inDoubt, outcome);
   return true;
+}
+
+/**
+ * Delete a group nothing is left in. It leaves the list first, then goes if still unchanged; if a
+ * page was handed to it meanwhile, it is listed again. (The other order could unlist a group that
+ * a hand-over had just re-created and listed: its later pages would wait for a run to touch it.)
+ */
+async function closeGroup(table: StateTable, itemKey: string, version: number): Promise<number> {
+  let writes = await unregister(table, itemKey);
+  writes++;
+  if (await table.deleteMeta(itemKey, version)) return writes;
+  const item = await table.getMeta(itemKey);
+  if (item !== null) writes += await register(table, itemKey, (item.value as unknown as StoredGroup).group.key);
+  return writes;
 }
 
 /** One group: finish a claim left by a dead run, then page if the decision says so. */
@@ -343,10 +363,7 @@ async function flushOne(
   const visible = withoutSilenced(group, now, options.silences);
   const reason = decideGroup(visible, now, options.repeatIntervalMs);
   if (reason === GROUP_REASONS.none) {
-    if (Object.keys(group.members).length === 0) {
-      outcome.writes++;
-      if (await table.deleteMeta(itemKey, item.version)) outcome.writes += await unregister(table, itemKey);
-    }
+    if (Object.keys(group.members).length === 0) outcome.writes += await closeGroup(table, itemKey, item.version);
     return;
   }
   const claim: GroupClaim = {
@@ -374,14 +391,15 @@ async function flushGroups(
 ): Promise<FlushOutcome & { errors: unknown[] }> {
   const outcome: FlushOutcome = { sent: [], failed: [], writes: 0, conflicts: 0 };
   const errors: unknown[] = [];
-  for (const itemKey of new Set(itemKeys)) {
+  // Groups are independent items: several at once (grouped by target, a fleet has one per target).
+  await fetchAll([...new Set(itemKeys)], FLUSH_CONCURRENCY, async (itemKey) => {
     try {
       await flushOne(table, notifier, itemKey, now, options, outcome);
     } catch (error) {
       errors.push(error);
       logger.error('group state failed', { group: itemKey, error: (error as Error).message });
     }
-  }
+  });
   return { ...outcome, errors };
 }
 

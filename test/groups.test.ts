@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStateTable } from '../src/adapters/memoryStateStore.ts';
 import type { Notification } from '../src/core/alerts/types.ts';
-import { openGroups } from '../src/groups.ts';
+import { flushGroups, GroupInbox, groupItemKey, openGroups } from '../src/groups.ts';
 import type { CycleDeps, StateTable } from '../src/ports.ts';
 import { runCycle } from '../src/run.ts';
 
@@ -228,5 +228,68 @@ describe('a silence made after an alert joined its group, before the group paged
       page(5, 'resolved', 'resolved', ['web-1/closing-seen resolved']),
     ]);
     expect(await fleet.step(8)).toEqual([page(8, 'firing', 'first', ['web-2/closing-seen firing'])]);
+  });
+});
+
+describe('the list of open groups under races', () => {
+  const REF = { key: '{"rule":"closing-seen"}', labels: { rule: 'closing-seen' }, intervalMs: 300_000 };
+  const OTHER = { key: '{"rule":"other"}', labels: { rule: 'other' }, intervalMs: 300_000 };
+  const handed = (target: string, status: 'firing' | 'resolved', minute: number, group = REF) => ({
+    fingerprint: `fp-${target}-${group.key}`,
+    status,
+    reason: status === 'resolved' ? ('resolved' as const) : ('first' as const),
+    target,
+    rule: group.labels.rule,
+    severity: 'critical' as const,
+    value: 3,
+    threshold: 1,
+    subject: `${target} ${status}`,
+    message: 'text',
+    payload: { evaluatedAt: at(minute).toISOString(), firedAt: at(0).toISOString() },
+    labels: {},
+    group,
+  });
+  const flush = (table: StateTable, minute: number, keys: string[]) =>
+    flushGroups(
+      table,
+      { publish: async () => {} },
+      keys,
+      at(minute),
+      { token: `t-${minute}`, leaseMs: 90_000, repeatIntervalMs: 4 * 3_600_000, silences: [] },
+      { info: () => {}, warn: () => {}, error: () => {} },
+    );
+  /** A group that fired at 0, resolved at 1, was paged both times: empty once its tombstone expires (16). */
+  async function closedOnce(table: StateTable) {
+    await new GroupInbox(table, at(0)).add(handed('web-1', 'firing', 0));
+    await flush(table, 0, [groupItemKey(REF.key)]);
+    await new GroupInbox(table, at(1)).add(handed('web-1', 'resolved', 1));
+    await flush(table, 5, [groupItemKey(REF.key)]);
+  }
+
+  it('a group a hand-over re-creates after the run read the list is listed again', async () => {
+    const table = createMemoryStateTable();
+    await closedOnce(table);
+    const inbox = new GroupInbox(table, at(16));
+    await inbox.add(handed('web-9', 'firing', 16, OTHER)); // this run reads the list: the group is on it
+    await flush(table, 17, [groupItemKey(REF.key)]); // another run closes the group
+    expect(await openGroups(table)).toEqual([groupItemKey(OTHER.key)]);
+    await inbox.add(handed('web-2', 'firing', 16)); // re-created by the first run
+    expect((await openGroups(table)).sort()).toEqual([groupItemKey(REF.key), groupItemKey(OTHER.key)].sort());
+  });
+
+  it('a group handed a page while it is being closed stays listed', async () => {
+    const memory = createMemoryStateTable();
+    await closedOnce(memory);
+    const inbox = new GroupInbox(memory, at(17));
+    await inbox.add(handed('web-9', 'firing', 17, OTHER)); // this run read the list: the group is on it
+    const racing: StateTable = {
+      ...memory,
+      deleteMeta: async (key, version) => {
+        await inbox.add(handed('web-3', 'firing', 17)); // lands between unlist and delete
+        return memory.deleteMeta(key, version);
+      },
+    };
+    await flush(racing, 17, [groupItemKey(REF.key)]);
+    expect((await openGroups(memory)).sort()).toEqual([groupItemKey(REF.key), groupItemKey(OTHER.key)].sort());
   });
 });
