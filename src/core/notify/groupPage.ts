@@ -255,12 +255,16 @@ function alertJson(alert: NamedAlert): Record<string, unknown> {
   };
 }
 
-/** The rule's summary and runbook, from the newest page, when the page is about that one rule. */
-function ruleTexts(latest: LatestPage | null, rule: string | null): { summary: string | null; runbook: string | null } {
+/**
+ * The rule's runbook, from the newest page, when the page is about that one rule; its summary only
+ * when the page is about that page's target alone (a summary is filled in for one target's value).
+ */
+function ruleTexts(latest: LatestPage | null, facts: PageFacts): { summary: string | null; runbook: string | null } {
   const p = latest?.payload;
-  if (rule === null || p === undefined || p.rule !== rule) return { summary: null, runbook: null };
+  if (facts.rule === null || p === undefined || p.rule !== facts.rule) return { summary: null, runbook: null };
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
-  return { summary: text(p.summary), runbook: text(p.runbook) };
+  const aboutThatTarget = facts.targets.length === 1 && facts.targets[0] === p.target;
+  return { summary: aboutThatTarget ? text(p.summary) : null, runbook: text(p.runbook) };
 }
 
 /**
@@ -286,7 +290,7 @@ function groupPayload(
     counts: facts.counts,
     part,
     alerts,
-    ...ruleTexts(input.group.latest, facts.rule),
+    ...ruleTexts(input.group.latest, facts),
   };
 }
 
