@@ -103,18 +103,31 @@ function stringMapOf(value: unknown): Record<string, string> {
 /** The alert's own page, as handed over, with the group it went to. */
 function ownPage(input: GroupPageInput, alert: NamedAlert, latest: LatestPage): Notification {
   const m = alert.member;
+  const reason = notifyReasonOf(alert.status, input.reason);
+  // The alert's last page may be its first: a reminder says it is one, as the alert's own would.
+  const reminder = reason === 'repeat' ? [`Reminder: still firing at ${input.now.toISOString()}`] : [];
   return {
     fingerprint: m.fingerprint,
     status: alert.status,
-    reason: notifyReasonOf(alert.status, input.reason),
+    reason,
     target: m.target,
     rule: m.rule,
     severity: m.severity,
     value: m.value,
     threshold: m.threshold,
     subject: latest.subject,
-    message: latest.message,
-    payload: { ...latest.payload, group: groupJson(input.group) },
+    message:
+      reminder.length === 0
+        ? latest.message
+        : fitLines(
+            [...latest.message.split('\n').filter((l) => !l.startsWith('Reminder: ')), ...reminder],
+            MAX_TEXT_MESSAGE_BYTES,
+          ).join('\n'),
+    payload: {
+      ...latest.payload,
+      ...(reason === 'repeat' ? { reason, evaluatedAt: input.now.toISOString() } : {}),
+      group: groupJson(input.group),
+    },
     labels: stringMapOf(latest.payload.labels),
     group: null,
   };

@@ -823,3 +823,25 @@ describe('Function: buildGroupPages, a full group', () => {
     }
   });
 });
+
+describe('buildGroupPages: a group of one reminded', () => {
+  it('is the alert own page with a reminder line (one, however many reminders its last page had)', () => {
+    const m = member('web-1', { sentStatus: 'firing' });
+    const last = latestOf(m);
+    const withOldReminder = { ...last, message: `${last.message}\nReminder: still firing at 2026-11-22T08:10:00.000Z` };
+    const [page] = buildGroupPages({
+      group: groupOf([m], withOldReminder),
+      paged: { [m.fingerprint]: 'firing' },
+      reason: 'repeat',
+      now: new Date('2026-11-22T16:10:00Z'),
+    });
+    expect(page?.subject).toBe(last.subject);
+    expect(page?.message.split('\n')).toEqual([
+      'FIRING critical: idle-slots-low on web-1',
+      'Runbook: https://wiki.example/apache-idle',
+      'Reminder: still firing at 2026-11-22T16:10:00.000Z',
+    ]);
+    expect(page?.reason).toBe('repeat');
+    expect(page?.payload).toMatchObject({ reason: 'repeat', evaluatedAt: '2026-11-22T16:10:00.000Z' });
+  });
+});
