@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   addToGroup,
@@ -10,6 +11,7 @@ import {
   settle,
 } from '../../../src/core/alerts/group.ts';
 import type { GroupRef, Notification } from '../../../src/core/alerts/types.ts';
+import { MAX_GROUP_MEMBERS } from '../../../src/core/constants.ts';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
@@ -274,5 +276,48 @@ describe('Function: pagedOf and markPaged', () => {
     const after = markPaged(moved, { 'fp-web-2': 'firing' }, at(5));
     expect(after.members['fp-web-2']).toMatchObject({ status: 'resolved', sentStatus: 'firing' });
     expect(decideGroup(after, time(10), REPEAT_MS)).toBe('update');
+  });
+});
+
+describe('MAX_GROUP_MEMBERS', () => {
+  it('a full group of the longest names, its newest page and a claim naming every alert fit a DynamoDB item', () => {
+    const ref = {
+      key: JSON.stringify({ rule: 'r'.repeat(64) }),
+      labels: { rule: 'r'.repeat(64) },
+      intervalMs: 300_000,
+    };
+    let g: GroupState | null = null;
+    for (let i = 0; i < MAX_GROUP_MEMBERS; i++) {
+      const n: Notification = {
+        ...page(`t${i}`.padEnd(63, 'x'), 'firing', 0),
+        fingerprint: i.toString(16).padStart(16, '0'),
+        rule: 'r'.repeat(64),
+        value: -1.2345678901234567e-300,
+        threshold: -1.2345678901234567e-300,
+        payload: { metric: 'ssl_cache_miss_ratio', op: '>=', firedAt: at(0), resolvedAt: at(0), evaluatedAt: at(0) },
+      };
+      g = addToGroup(g, ref, n, latest(n), time(0), MAX_GROUP_MEMBERS);
+    }
+    const newest = {
+      fingerprint: 'f'.repeat(16),
+      status: 'firing',
+      subject: 's'.repeat(99),
+      message: 'm'.repeat(8000),
+      payload: { p: 'p'.repeat(16_000) },
+    };
+    const claim = {
+      token: randomUUID(),
+      expiresAtMs: T0,
+      reason: 'update',
+      at: at(0),
+      paged: pagedOf(g as GroupState),
+    };
+    const item = JSON.stringify({
+      pk: `meta#group#${'0'.repeat(32)}`,
+      value: { group: { ...g, latest: newest }, claim },
+      version: 1,
+    });
+    expect(Object.keys((g as GroupState).members)).toHaveLength(MAX_GROUP_MEMBERS);
+    expect(item.length).toBeLessThan(380_000); // DynamoDB: 400 KB, names and values as UTF-8; JSON only adds to it
   });
 });
