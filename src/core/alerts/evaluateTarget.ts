@@ -180,13 +180,15 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
     if (reason !== 'none' && !inhibited && !silenced) {
       next.lastSentAt = now.toISOString();
       next.lastSentStatus = reason === 'resolved' ? 'resolved' : 'firing';
-      // The group is fixed by the episode's first page: its repeats and resolve go where it went.
+      // An alert's pages go to one group, so they keep their order: its repeats and resolve go
+      // where its first page went, and a new episode stays there while the alert's record is kept
+      // (its last resolve may still wait in that group). A groupBy change applies after that.
       const ref = groupRefOf(
         rule.groupBy,
         { rule: rule.name, severity: rule.severity, target, labels },
         rule.groupIntervalMs,
       );
-      if (reason === 'first') next.group = ref?.key ?? null;
+      if (reason === 'first') next.group = prev?.group ?? ref?.key ?? null;
       const key = next.group ?? null;
       const group =
         key === null
@@ -206,7 +208,9 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
       });
       notifications.push({ ...notification, group });
     }
-    if (keep(next, now, options.resolvedRetentionMs)) alerts[next.fingerprint] = next;
+    // A grouped resolve may wait a group interval: the record outlives it, so the next episode finds its group.
+    const retentionMs = options.resolvedRetentionMs + (next.group == null ? 0 : rule.groupIntervalMs);
+    if (keep(next, now, retentionMs)) alerts[next.fingerprint] = next;
     if (next.state !== 'inactive') views.push(view(next, rule));
   }
 

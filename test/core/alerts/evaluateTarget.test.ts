@@ -183,19 +183,57 @@ describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => 
     expect(run(steps, ruleSet, ruleSet[0]?.name as string)).toEqual(expected);
   });
 
-  it('keeps a resolved alert for resolvedRetentionMs, then forgets it', () => {
+  it('keeps a resolved alert for resolvedRetentionMs plus its group interval, then forgets it', () => {
+    // (15 minutes, and 5 for its group: the resolve may still wait there; a new episode joins it)
+    const steps: Array<[number, Input]> = [
+      [0, 23],
+      [1, 3],
+      [20, 3],
+      [21, 3],
+    ];
+    expect(run(steps, rules(closing()), 'closing')).toEqual([
+      [0, 'firing', ['first closing']],
+      [1, 'inactive', ['resolved closing']],
+      [20, 'inactive', []],
+      [21, '-', []],
+    ]);
+  });
+
+  it('keeps an ungrouped resolved alert for resolvedRetentionMs only', () => {
     const steps: Array<[number, Input]> = [
       [0, 23],
       [1, 3],
       [15, 3],
       [16, 3],
     ];
-    expect(run(steps, rules(closing()), 'closing')).toEqual([
+    expect(run(steps, rules(closing({ groupBy: [] })), 'closing')).toEqual([
       [0, 'firing', ['first closing']],
       [1, 'inactive', ['resolved closing']],
       [15, 'inactive', []],
       [16, '-', []],
     ]);
+  });
+
+  it("a new episode stays in its alert's group while the record is kept, though groupBy changed", () => {
+    const step = (c: number, ruleSet: Rule[], previous: TargetState | null, m: number) =>
+      evaluateTarget({
+        target: 'web-1',
+        observation: observe(c),
+        rules: ruleSet,
+        silences: [],
+        previous,
+        now: minute(m),
+      });
+    const fired = step(23, rules(closing()), null, 0);
+    const resolved = step(3, rules(closing()), fired.state, 1);
+    const regrouped = rules(closing({ groupBy: ['target'] }));
+    const again = step(23, regrouped, resolved.state, 2);
+    expect(again.notifications.map((n) => n.group?.key)).toEqual(['{"rule":"closing"}']);
+    // Once the record is gone (15 + 5 minutes after the resolve), the new groupBy applies.
+    const quiet = step(3, regrouped, step(3, regrouped, again.state, 3).state, 24);
+    expect(Object.keys(quiet.state.alerts)).toEqual([]);
+    const later = step(23, regrouped, quiet.state, 30);
+    expect(later.notifications.map((n) => n.group?.key)).toEqual(['{"target":"web-1"}']);
   });
 
   it('counts the repeat interval from options', () => {
