@@ -29,6 +29,8 @@ interface ModelRule {
   glob: string;
   /** Index into GROUPINGS. */
   grouping: number;
+  /** Grouped at some point: its alerts may stay in their group after a regroup to `[]` (sticky). */
+  wasGrouped: boolean;
 }
 
 interface ModelSilence {
@@ -79,7 +81,7 @@ class World {
   nowMs = T0;
   targets = new Set<string>(['a0', 'b0']);
   closing = new Map<string, number>(TARGET_POOL.map((t) => [t, 0]));
-  rules: ModelRule[] = [{ name: 'r0', threshold: 1, glob: '*', grouping: 1 }];
+  rules: ModelRule[] = [{ name: 'r0', threshold: 1, glob: '*', grouping: 1, wasGrouped: true }];
   silences: ModelSilence[] = [];
   /** An invalid silences parameter is present: the last valid configuration stays in force. */
   broken = false;
@@ -288,13 +290,14 @@ class World {
   }
 
   /**
-   * Whether a pair's page is due by now: an ungrouped rule's at once; a grouped alert's (or one of
-   * a rule no longer configured, whose resolve went to its group) once its state has stood, and
-   * the last faulty run's lease has run out, for a group interval and a run.
+   * Whether a pair's page is due by now: a never-grouped rule's at once; a grouped alert's (or one
+   * of a rule no longer configured, whose resolve went to its group, or of a rule regrouped to `[]`,
+   * whose alerts stay in their group while their record is kept) once its state has stood, and the
+   * last faulty run's lease has run out, for a group interval and a run.
    */
   settled(target: string, rule: string, pagedInGroup: boolean): boolean {
     const r = this.rules.find((x) => x.name === rule);
-    if (r !== undefined && GROUPINGS[r.grouping]?.length === 0 && !pagedInGroup) return true;
+    if (r !== undefined && !r.wasGrouped && !pagedInGroup) return true;
     // A faulty run's claims hold pages until the lease ends; the recovered page restarts the group's clock.
     const since = Math.max(
       this.stable.get(`${target}/${rule}`)?.sinceMs ?? T0,
@@ -419,11 +422,15 @@ async function apply(world: World, command: Command, silenceLog: Array<ModelSile
           threshold: command.threshold,
           glob: GLOBS[command.glob] as string,
           grouping: command.grouping % GROUPINGS.length,
+          wasGrouped: command.grouping % GROUPINGS.length !== 0,
         });
       return;
     case 'regroup': {
       const r = world.rules[command.index % Math.max(world.rules.length, 1)];
-      if (r) r.grouping = command.grouping % GROUPINGS.length;
+      if (r) {
+        r.grouping = command.grouping % GROUPINGS.length;
+        r.wasGrouped ||= r.grouping !== 0;
+      }
       return;
     }
     case 'removeRule':

@@ -292,8 +292,8 @@ describe('MAX_GROUP_MEMBERS', () => {
         ...page(`t${i}`.padEnd(63, 'x'), 'firing', 0),
         fingerprint: i.toString(16).padStart(16, '0'),
         rule: 'r'.repeat(64),
-        value: -1.2345678901234567e-300,
-        threshold: -1.2345678901234567e-300,
+        value: -1.2345678901234568e-300,
+        threshold: -1.2345678901234568e-300,
         payload: { metric: 'ssl_cache_miss_ratio', op: '>=', firedAt: at(0), resolvedAt: at(0), evaluatedAt: at(0) },
       };
       g = addToGroup(g, ref, n, latest(n), time(0), MAX_GROUP_MEMBERS);
