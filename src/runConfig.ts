@@ -220,7 +220,7 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
     }
   };
   const tally = (o: { sent: Notification[]; failed: Array<{ error: unknown }>; writes: number }) => {
-    out.sent += o.sent.length;
+    out.sent += o.sent.filter((n) => n.group == null).length; // grouped: counted when the group pages
     out.writes += o.writes;
     out.publishErrors.push(...o.failed.map((f) => f.error));
   };

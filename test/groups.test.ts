@@ -7,7 +7,7 @@ import { createMemoryStateTable } from '../src/adapters/memoryStateStore.ts';
 import type { Notification } from '../src/core/alerts/types.ts';
 import { flushGroups, GroupInbox, groupItemKey, openGroups } from '../src/groups.ts';
 import type { CycleDeps, StateTable } from '../src/ports.ts';
-import { runCycle } from '../src/run.ts';
+import { type CycleSummary, runCycle } from '../src/run.ts';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const at = (minute: number) => new Date(T0 + minute * 60_000);
@@ -44,6 +44,7 @@ class Fleet {
   readonly warm = new Map();
   minute = 0;
   silences: object[] = [];
+  summary: CycleSummary | null = null;
   readonly targets: Record<string, Record<string, string>>;
   readonly rules: object[];
 
@@ -87,7 +88,7 @@ class Fleet {
     for (const [t, c] of Object.entries(closing)) this.closing.set(t, c);
     this.minute = minute;
     const before = this.pages.length;
-    await runCycle(this.deps(), at(minute));
+    this.summary = await runCycle(this.deps(), at(minute));
     return this.pages.slice(before);
   }
 }
@@ -291,5 +292,18 @@ describe('the list of open groups under races', () => {
     };
     await flush(racing, 17, [groupItemKey(REF.key)]);
     expect((await openGroups(memory)).sort()).toEqual([groupItemKey(REF.key), groupItemKey(OTHER.key)].sort());
+  });
+});
+
+describe('a target removed while its alert is firing in a group', () => {
+  it('resolves in the group page, counted once as a page sent', async () => {
+    const fleet = new Fleet({ 'web-1': {}, 'web-2': {} }, [rule('closing-seen', 1)]);
+    await fleet.step(0, { 'web-1': 2, 'web-2': 2 });
+    expect(fleet.summary?.sent).toBe(1);
+    delete (fleet.targets as Record<string, unknown>)['web-2'];
+    expect(await fleet.step(5)).toEqual([
+      page(5, 'firing', 'first', ['web-1/closing-seen firing', 'web-2/closing-seen resolved']),
+    ]);
+    expect(fleet.summary?.sent).toBe(1);
   });
 });
