@@ -71,44 +71,41 @@ class GroupContentionError extends Error {
 
 /**
  * Read, change, write conditionally; again on conflict. `change` answers the new value, null to
- * delete the item, or undefined to leave it as it is. Returns what the item holds afterwards.
+ * delete the item, or undefined to leave it as it is. Returns the writes tried.
  */
 async function updateMeta<T extends object>(
   table: StateTable,
   key: string,
   change: (current: T | null) => T | null | undefined,
-): Promise<{ value: T | null; writes: number }> {
+): Promise<number> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const item = await table.getMeta(key);
-    const current = (item?.value as T | undefined) ?? null;
-    const next = change(current);
-    if (next === undefined) return { value: current, writes: attempt - 1 };
+    const next = change((item?.value as T | undefined) ?? null);
+    if (next === undefined) return attempt - 1;
     const ok =
       next === null
         ? item === null || (await table.deleteMeta(key, item.version))
         : await table.putMeta(key, next as Record<string, unknown>, item?.version ?? null);
-    if (ok) return { value: next, writes: attempt };
+    if (ok) return attempt;
   }
   throw new GroupContentionError(`meta#${key}`, MAX_ATTEMPTS);
 }
 
 type Registry = { open: Record<string, string> };
 
-async function register(table: StateTable, itemKey: string, key: string): Promise<number> {
-  const { writes } = await updateMeta<Registry>(table, REGISTRY_KEY, (r) =>
+function register(table: StateTable, itemKey: string, key: string): Promise<number> {
+  return updateMeta<Registry>(table, REGISTRY_KEY, (r) =>
     r?.open[itemKey] === undefined ? { open: { ...r?.open, [itemKey]: key } } : undefined,
   );
-  return writes;
 }
 
-async function unregister(table: StateTable, itemKey: string): Promise<number> {
-  const { writes } = await updateMeta<Registry>(table, REGISTRY_KEY, (r) => {
+function unregister(table: StateTable, itemKey: string): Promise<number> {
+  return updateMeta<Registry>(table, REGISTRY_KEY, (r) => {
     if (r?.open[itemKey] === undefined) return undefined;
     const open = { ...r.open };
     delete open[itemKey];
     return { open };
   });
-  return writes;
 }
 
 /** The item keys of every open group. */
@@ -183,12 +180,13 @@ class GroupInbox {
   async #write(itemKey: string, batch: readonly Waiter[]): Promise<boolean[]> {
     let added: boolean[] = [];
     let created = false;
-    const { writes } = await updateMeta<StoredGroup>(this.#table, itemKey, (current) => {
+    const latest = batch.map(({ page }) => latestOf(page)); // once, not on every retry of the write
+    const writes = await updateMeta<StoredGroup>(this.#table, itemKey, (current) => {
       added = [];
       created = current === null;
       let group = current?.group ?? null;
-      for (const { page } of batch) {
-        const next = addToGroup(group, page.group, page, latestOf(page), this.#now, this.#maxMembers);
+      for (const [i, { page }] of batch.entries()) {
+        const next = addToGroup(group, page.group, page, latest[i] as LatestPage, this.#now, this.#maxMembers);
         added.push(next !== null);
         if (next !== null) group = next;
       }
@@ -209,19 +207,19 @@ class GroupInbox {
 }
 
 /**
- * The notifier a run's targets publish through: a grouped page goes to its group, any other (and
- * one its full group refuses) straight to `notifier`.
+ * The notifier a run's targets and configuration step publish through: a grouped page goes to its
+ * group, any other (and one its full group refuses) straight to `notifier`. `published` counts
+ * what `notifier` accepted: pages handed to a group count when their group pages.
  */
-function groupingNotifier(notifier: Notifier, inbox: GroupInbox): Notifier & { direct: number } {
+function groupingNotifier(notifier: Notifier, inbox: GroupInbox): Notifier & { published: number } {
   const routed = {
-    /** Grouped pages their full group refused, sent on their own (counted apart: their run counts them as grouped). */
-    direct: 0,
+    published: 0,
     async publish(page: Notification) {
       const group = page.group ?? null;
-      if (group === null) return notifier.publish(page);
-      if (await inbox.add({ ...page, group })) return;
-      await notifier.publish({ ...page, group: null });
-      routed.direct++;
+      if (group === null) await notifier.publish(page);
+      else if (await inbox.add({ ...page, group })) return;
+      else await notifier.publish({ ...page, group: null });
+      routed.published++;
     },
   };
   return routed;
@@ -280,14 +278,13 @@ async function publishAndCommit(
     }
   }
   const keepClaimed = inDoubt && Object.keys(unsent).length > 0;
-  const { writes } = await updateMeta<StoredGroup>(table, itemKey, (current) => {
+  outcome.writes += await updateMeta<StoredGroup>(table, itemKey, (current) => {
     if (current === null || current.claim?.token !== claim.token) return undefined; // another run took over
     const group = Object.keys(accepted).length > 0 ? markPaged(current.group, accepted, claim.at) : current.group;
     const next = keepClaimed ? { ...claim, paged: unsent, expiresAtMs: 0 } : null;
     // Never deleted here: a group that emptied is closed by a later flush (`closeGroup`).
     return { group, claim: next };
   });
-  outcome.writes += writes;
 }
 
 /** Claim the item for `claim` (conditional on `version`), then publish and commit. */
@@ -403,14 +400,4 @@ async function flushGroups(
   return { ...outcome, errors };
 }
 
-export type { FlushOutcome, GroupClaim, StoredGroup };
-export {
-  flushGroups,
-  GroupContentionError,
-  GroupInbox,
-  groupItemKey,
-  groupingNotifier,
-  openGroups,
-  REGISTRY_KEY,
-  updateMeta,
-};
+export { flushGroups, GroupContentionError, GroupInbox, groupItemKey, groupingNotifier, openGroups };

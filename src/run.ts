@@ -125,8 +125,7 @@ function spreadOffsetMs(name: string, intervalMs: number): number {
 
 /** What one target's check adds to the run's summary. */
 function tally(summary: CycleSummary, outcome: CommitOutcome, failures: unknown[], deps: CycleDeps, target: string) {
-  // A grouped page handed to its group is counted when the group's page goes out.
-  summary.sent += outcome.sent.filter((n) => n.group == null).length;
+  // Pages sent are counted where they reach SNS (`groupingNotifier`, the groups' flush).
   summary.failed += outcome.failed.length;
   summary.writes += outcome.writes;
   if (outcome.conflict) summary.conflicts++;
@@ -226,15 +225,14 @@ async function runCycle(deps: CycleDeps, now: Date): Promise<CycleSummary> {
     evaluate: resolved.applied,
   };
   if (resolved.config === null) {
-    await sendGroups(deps, groups, now, {
+    const paged = await sendGroups(deps, groups, now, {
       all: true,
-      summary: null,
       publishFailures: carried.failures,
       stateFailures: carried.stateFailures,
       silences: [],
     });
     deps.logger.error('no valid configuration yet: nothing checked', { configError: resolved.error });
-    deps.metrics.run({ alertsSent: resolved.sent, targets: 0, targetsDown: 0 });
+    deps.metrics.run({ alertsSent: paged.sent, targets: 0, targetsDown: 0 });
     if (carried.failures.length > 0)
       throw new PublishFailedError(carried.failures.length, { cause: new AggregateError(carried.failures) });
     if (carried.stateFailures.length > 0)
@@ -242,21 +240,21 @@ async function runCycle(deps: CycleDeps, now: Date): Promise<CycleSummary> {
     return {
       targets: 0,
       down: 0,
-      sent: resolved.sent,
+      sent: paged.sent,
       skipped: 0,
       failed: 0,
       conflicts: 0,
-      writes: resolved.writes,
+      writes: resolved.writes + paged.writes,
       configError: resolved.error,
     };
   }
-  return checkTargets(deps, resolved.config, now, { ...carried, sent: resolved.sent, groups, flushAllGroups: true });
+  return checkTargets(deps, resolved.config, now, { ...carried, groups, flushAllGroups: true });
 }
 
 /** A run's grouping: the inbox its targets hand grouped pages to, the notifier routing them there. */
 interface RunGroups {
   inbox: GroupInbox;
-  notifier: Notifier & { direct: number };
+  notifier: Notifier & { published: number };
   token: string;
 }
 
@@ -267,20 +265,16 @@ function runGroups(deps: CycleDeps, now: Date): RunGroups {
 
 /**
  * Page the groups this run handed pages to (and, with `all`, every open group: one may be due
- * although nothing of it changed); what it sent, wrote and failed joins the run's summary.
+ * although nothing of it changed). Failures join `into`; answers what the run's pages came to:
+ * every page SNS accepted (straight from the run's notifier, and its groups' pages), and the
+ * groups' writes, failures and conflicts.
  */
 async function sendGroups(
   deps: CycleDeps,
   groups: RunGroups,
   now: Date,
-  into: {
-    all: boolean;
-    summary: CycleSummary | null;
-    publishFailures: unknown[];
-    stateFailures: unknown[];
-    silences: readonly Silence[];
-  },
-): Promise<void> {
+  into: { all: boolean; publishFailures: unknown[]; stateFailures: unknown[]; silences: readonly Silence[] },
+): Promise<{ sent: number; failed: number; writes: number; conflicts: number }> {
   let keys = [...groups.inbox.touched];
   if (into.all) {
     try {
@@ -302,12 +296,12 @@ async function sendGroups(
     into.publishFailures.push(error);
     deps.logger.error('publish failed', { group: notification.subject, error: (error as Error).message });
   }
-  if (into.summary !== null) {
-    into.summary.sent += flushed.sent.length + groups.notifier.direct;
-    into.summary.failed += flushed.failed.length + flushed.errors.length;
-    into.summary.writes += flushed.writes + groups.inbox.writes;
-    into.summary.conflicts += flushed.conflicts;
-  }
+  return {
+    sent: groups.notifier.published + flushed.sent.length,
+    failed: flushed.failed.length + flushed.errors.length,
+    writes: flushed.writes + groups.inbox.writes,
+    conflicts: flushed.conflicts,
+  };
 }
 
 /**
@@ -326,7 +320,6 @@ async function checkTargets(
     failures: unknown[];
     stateFailures?: unknown[];
     writes?: number;
-    sent?: number;
     /** False when the configuration could not be stored: targets are fetched, not evaluated. */
     evaluate?: boolean;
     /** The run's grouping when the caller made it (its configuration step handed pages over too). */
@@ -344,7 +337,7 @@ async function checkTargets(
   const summary: CycleSummary = {
     targets: 0,
     down: 0,
-    sent: carried.sent ?? 0,
+    sent: 0,
     skipped: 0,
     failed: 0,
     conflicts: 0,
@@ -404,13 +397,16 @@ async function checkTargets(
       metrics: metrics ?? new Map(),
     });
   });
-  await sendGroups(deps, groups, now, {
+  const paged = await sendGroups(deps, groups, now, {
     all: carried.flushAllGroups === true,
-    summary,
     publishFailures,
     stateFailures,
     silences: config.silences,
   });
+  summary.sent += paged.sent;
+  summary.failed += paged.failed;
+  summary.writes += paged.writes;
+  summary.conflicts += paged.conflicts;
   deps.metrics.run({ alertsSent: summary.sent, targets: summary.targets, targetsDown: summary.down });
   deps.logger.info('run complete', { ...summary });
   if (publishFailures.length > 0)

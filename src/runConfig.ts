@@ -43,7 +43,6 @@ interface ResolvedConfig {
    * target that pages must be in the stored configuration, or its later removal goes unseen.
    */
   applied: boolean;
-  sent: number;
   writes: number;
 }
 
@@ -206,7 +205,6 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
     publishErrors: [],
     stateErrors: [],
     applied: false,
-    sent: 0,
     writes: 0,
   };
   // Why: a table failure here must not stop the targets being fetched, nor the heartbeat.
@@ -220,7 +218,6 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
     }
   };
   const tally = (o: { sent: Notification[]; failed: Array<{ error: unknown }>; writes: number }) => {
-    out.sent += o.sent.filter((n) => n.group == null).length; // grouped: counted when the group pages
     out.writes += o.writes;
     out.publishErrors.push(...o.failed.map((f) => f.error));
   };

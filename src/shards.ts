@@ -71,7 +71,6 @@ async function dispatchShards(
   // The dispatch pages every open group that is due (shards page only the groups they handed to).
   await sendGroups(deps, groups, now, {
     all: true,
-    summary: null,
     publishFailures: publishErrors,
     stateFailures: stateErrors,
     silences: config?.silences ?? [],
