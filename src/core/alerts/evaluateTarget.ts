@@ -20,7 +20,7 @@ import { metricSpec } from '../rules/metrics.ts';
 import type { Rule } from '../rules/types.ts';
 import { decideNotification } from './decide.ts';
 import { fingerprint } from './fingerprint.ts';
-import { groupLabelsOf, groupRefOf } from './group.ts';
+import { groupRefOf, groupRefOfKey } from './group.ts';
 import { findSilence, type Silence } from './silences.ts';
 import { stepAlert } from './step.ts';
 import type { AlertRecord, AlertView, EvaluateOptions, Notification, Observation, TargetState } from './types.ts';
@@ -190,12 +190,7 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
       );
       if (reason === 'first') next.group = prev?.group ?? ref?.key ?? null;
       const key = next.group ?? null;
-      const group =
-        key === null
-          ? null
-          : key === ref?.key
-            ? ref
-            : { key, labels: groupLabelsOf(key), intervalMs: rule.groupIntervalMs };
+      const group = key === null ? null : key === ref?.key ? ref : groupRefOfKey(key, rule.groupIntervalMs);
       const notification = buildNotification({
         rule,
         alert: next,

@@ -100,6 +100,14 @@ function groupLabelsOf(key: string): Record<string, string> {
   }
 }
 
+/**
+ * The group an alert's record names (`AlertRecord.group`), for its later pages; `intervalMs` null
+ * when its rule is gone (the group keeps its own).
+ */
+function groupRefOfKey(key: string, intervalMs: number | null): GroupRef {
+  return { key, labels: groupLabelsOf(key), intervalMs };
+}
+
 /** The group's identity in the table and in its pages: 32 hex characters of SHA-256 over the key. */
 function groupId(key: string): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 32);
@@ -257,8 +265,8 @@ export {
   evaluatedAtOf,
   GROUP_REASONS,
   groupId,
-  groupLabelsOf,
   groupRefOf,
+  groupRefOfKey,
   isOpen,
   markPaged,
   pagedOf,
