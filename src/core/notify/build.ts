@@ -11,7 +11,7 @@ import { BUSY_MODES, metricSpec } from '../rules/metrics.ts';
 import type { Rule } from '../rules/types.ts';
 import { asyncConnectionsLine } from './asyncConnections.ts';
 import { fillTemplate, formatValue } from './format.ts';
-import { fitLines, fitText, jsonStringBytes } from './limits.ts';
+import { fitLines, fitText, payloadBytes } from './limits.ts';
 import { findOffenders, type Offenders, offenderModes, scoreboardMap } from './offenders.ts';
 import { cleanConfigText, cleanReportText, cleanSubjectText, TEXT_USES } from './sanitize.ts';
 
@@ -190,10 +190,6 @@ function buildMessage(input: NotificationInput, status: Status, offenders: Offen
   if (labels !== null) lines.push(labels);
   if (status === 'firing') lines.push(...contextLines(input, offenders));
   return fitLines(lines, MAX_TEXT_MESSAGE_BYTES).join('\n');
-}
-
-function payloadBytes(payload: Record<string, unknown>): number {
-  return jsonStringBytes(JSON.stringify(payload));
 }
 
 /**

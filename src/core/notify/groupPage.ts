@@ -18,7 +18,7 @@ import {
 import type { Notification, Severity } from '../alerts/types.ts';
 import { MAX_PAYLOAD_BYTES, MAX_SUBJECT_CHARS, MAX_TEXT_MESSAGE_BYTES } from '../constants.ts';
 import { formatValue } from './format.ts';
-import { fitLines, jsonStringBytes } from './limits.ts';
+import { fitLines, payloadBytes } from './limits.ts';
 import { cleanConfigText, cleanReportText, cleanSubjectText, TEXT_USES } from './sanitize.ts';
 
 interface GroupPageInput {
@@ -60,7 +60,6 @@ const MORE_TARGETS = ', ...';
 // Code-unit order, not locale order: the same pages on every machine.
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const dataText = (text: string, max: number) => cleanReportText(text, { max, use: TEXT_USES.data });
-const payloadBytes = (payload: Record<string, unknown>) => jsonStringBytes(JSON.stringify(payload));
 const plural = (n: number, word: string) => `${n} ${n === 1 ? word : `${word}s`}`;
 
 /** Firing before resolved, then target, then rule (the fingerprint breaks the last ties). */

@@ -50,6 +50,11 @@ function jsonStringBytes(text: string): number {
   return bytes;
 }
 
+/** Bytes a JSON payload takes as a JSON string inside the SNS envelope (the measure of MAX_PAYLOAD_BYTES). */
+function payloadBytes(payload: Record<string, unknown>): number {
+  return jsonStringBytes(JSON.stringify(payload));
+}
+
 /** How many UTF-16 units of `text` fit in `maxBytes` (never half a surrogate pair). */
 function fittingUnits(text: string, maxBytes: number): number {
   let bytes = 0;
@@ -101,4 +106,4 @@ function fitLines(lines: readonly string[], maxBytes: number, what = 'lines'): s
   return kept;
 }
 
-export { fitLines, fitText, jsonStringBytes };
+export { fitLines, fitText, jsonStringBytes, payloadBytes };
