@@ -3,21 +3,21 @@
  * hand, statement by statement, so each permission is exactly what the handler uses.
  */
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { AlertsConfig, VpcPlacement } from '../config.ts';
+import { functionBasics } from './functionBasics.ts';
 import { monitorStatements } from './permissions.ts';
 import { importVpcPlacement } from './vpcPlacement.ts';
 
@@ -59,23 +59,14 @@ class MonitorFunction extends Construct {
     const { config } = props;
     const interval = Duration.minutes(config.scheduleMinutes);
 
-    // Why: a role with inline statements only, instead of the broad AWSLambdaBasicExecutionRole.
-    this.role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'httpd-status-alerts monitor: read its SSM prefix, write its table, publish alerts',
-    });
-    // Why: logs are kept for a bounded time, and deleted with the stack.
-    const logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: config.logRetentionDays as logs.RetentionDays,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
     // Why: a run that failed, or an invocation that could not be delivered, is kept for a person.
-    this.failures = new sqs.Queue(this, 'FailedRuns', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy: RemovalPolicy.DESTROY,
+    const { role, logGroup, queue } = functionBasics(this, {
+      description: 'httpd-status-alerts monitor: read its SSM prefix, write its table, publish alerts',
+      logRetentionDays: config.logRetentionDays,
+      queueId: 'FailedRuns',
     });
+    this.role = role;
+    this.failures = queue;
 
     const placement = config.vpc === null ? {} : this.vpcPlacement(config.vpc);
     // Why: one bundled ESM file with the SDK inside starts faster than the runtime's SDK.

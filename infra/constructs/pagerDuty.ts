@@ -6,7 +6,7 @@
  * the construct adds nothing.
  */
 import { fileURLToPath } from 'node:url';
-import { Aws, CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -14,12 +14,13 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { AlertsConfig } from '../config.ts';
+import { functionBasics } from './functionBasics.ts';
 import { BUNDLE_ALIASES, BUNDLE_BANNER, BUNDLE_MAIN_FIELDS, BUNDLE_MINIFY, BUNDLE_TARGET } from './monitorFunction.ts';
 import { type PagerDutySettings, readPagerDutySettings, SEVERITY_NAMES } from './pagerDutySettings.ts';
 import { importVpcPlacement } from './vpcPlacement.ts';
@@ -51,22 +52,15 @@ class PagerDutyForwarder extends Construct {
     super(scope, id);
     const { config, settings } = props;
 
-    // Why: inline statements only, each on the narrowest resource (as the monitor's role).
-    this.role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    // Why: inline statements only, each on the narrowest resource (as the monitor's role); an
+    // invocation that failed three times is kept for a person (and alarmed below).
+    const { role, logGroup, queue } = functionBasics(this, {
       description: 'httpd-status-alerts PagerDuty forwarder: read the routing key, write its logs',
+      logRetentionDays: config.logRetentionDays,
+      queueId: 'FailedForwards',
     });
-    const logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: config.logRetentionDays as logs.RetentionDays,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    // Why: an invocation that failed three times is kept for a person (and alarmed below).
-    this.deadLetters = new sqs.Queue(this, 'FailedForwards', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    this.role = role;
+    this.deadLetters = queue;
     Validations.of(this.deadLetters).acknowledge({
       id: 'AwsSolutions-SQS3',
       reason: 'This queue is itself the failure destination of the PagerDuty forwarder.',
