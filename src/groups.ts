@@ -336,13 +336,13 @@ async function flushOne(
   options: FlushOptions,
   outcome: FlushOutcome,
 ): Promise<void> {
+  const lease = now.getTime() + options.leaseMs;
   let item = await table.getMeta(itemKey);
   if (item === null) {
     outcome.writes += await unregister(table, itemKey);
     return;
   }
   let stored = item.value as unknown as StoredGroup;
-  const lease = now.getTime() + options.leaseMs;
   if (stored.claim !== null) {
     if (stored.claim.expiresAtMs > now.getTime() && stored.claim.token !== options.token) {
       outcome.conflicts++;
@@ -355,6 +355,12 @@ async function flushOne(
     item = await table.getMeta(itemKey);
     if (item === null) return;
     stored = item.value as unknown as StoredGroup;
+    // Why: between our commit and this read another run may have claimed the group; deciding on
+    // the item it claimed would page its page a second time (the model test found it).
+    if (stored.claim !== null) {
+      outcome.conflicts++;
+      return;
+    }
   }
   const group = settle(stored.group, now);
   const visible = withoutSilenced(group, now, options.silences);

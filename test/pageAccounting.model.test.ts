@@ -35,6 +35,8 @@ const crash: fc.Arbitrary<CrashPoint | null> = fc.option(fc.record({ op: fc.nat(
 });
 const target = fc.nat({ max: TARGET_POOL.length - 1 });
 const glob = fc.nat({ max: GLOBS.length - 1 });
+/** Turns an overlapping run waits before each call, cycled: the interleaving of the two runs. */
+const jitter = fc.array(fc.nat({ max: 3 }), { maxLength: 8 });
 
 const command: fc.Arbitrary<Command> = fc.oneof(
   {
@@ -47,7 +49,16 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       dynamoFailures: fc.nat({ max: 3 }).map((n) => (n === 3 ? 1 : 0)),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('overlap' as const), crashA: crash, crashB: crash }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('overlap' as const),
+      crashA: crash,
+      crashB: crash,
+      jitterA: jitter,
+      jitterB: jitter,
+    }),
+  },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('closing' as const), target, count: fc.nat({ max: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('addTarget' as const), target }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('removeTarget' as const), target }) },
@@ -151,5 +162,26 @@ describe('page accounting under random runs, faults and configuration changes', 
     expect(result.violations).toEqual([]);
     expect(result.dirtyRuns).toBe(1);
     expect(result.pages).toBe(3); // FIRING, its copy replayed after the lease, RESOLVED
+  });
+
+  it('a run that replayed the group page of a dead run never pages on a claim another run made meanwhile', async () => {
+    // Found by CI (seed 1469604059): the first run dies after claiming its group's page, the
+    // second after claiming the removal's resolve; in the overlap, run A replays the FIRING page
+    // and re-reads the group just after run B claimed the RESOLVED page. Before the fix, A decided
+    // on B's claimed item and sent the RESOLVED page a second time. These turns replay that order.
+    const commands: Command[] = [
+      { kind: 'closing', target: 0, count: 1 },
+      { kind: 'run', container: 0, crash: { op: 6, after: true }, snsFailures: 0, dynamoFailures: 0 },
+      { kind: 'removeRule', index: 0 },
+      { kind: 'run', container: 0, crash: { op: 3, after: true }, snsFailures: 0, dynamoFailures: 0 },
+      { kind: 'run', container: 0, crash: null, snsFailures: 0, dynamoFailures: 1 },
+      { kind: 'overlap', crashA: null, crashB: null, jitterA: [1, 0, 0], jitterB: [0, 1, 0, 3] },
+    ];
+    const result = await runSequence(commands, 'clear');
+    expect(result.violations).toEqual([]);
+    expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status} ${p.evaluatedAt}`)).toEqual([
+      'a0/r0 firing 2026-11-22T12:00:00.000Z', // the dead run's page, replayed
+      'a0/r0 resolved 2026-11-22T12:01:00.000Z', // the removal's resolve, once
+    ]);
   });
 });

@@ -47,7 +47,14 @@ interface CrashPoint {
 
 type Command =
   | { kind: 'run'; container: 0 | 1; crash: CrashPoint | null; snsFailures: number; dynamoFailures: number }
-  | { kind: 'overlap'; crashA: CrashPoint | null; crashB: CrashPoint | null }
+  | {
+      kind: 'overlap';
+      crashA: CrashPoint | null;
+      crashB: CrashPoint | null;
+      /** Macrotasks each of the two runs waits before its successive table calls and publishes (cycled). */
+      jitterA?: readonly number[];
+      jitterB?: readonly number[];
+    }
   | { kind: 'closing'; target: number; count: number }
   | { kind: 'addTarget'; target: number }
   | { kind: 'removeTarget'; target: number }
@@ -158,6 +165,10 @@ class World {
 
   deps(container: 0 | 1, faults: Faults): CycleDeps {
     const effect = async <T>(kind: 'write' | 'publish' | 'read', fn: () => Promise<T>): Promise<T> => {
+      // Why: two overlapping runs interleave by the order their calls complete; waiting a chosen
+      // number of turns per call makes fast-check explore (and replay) those orders.
+      const turns = faults.jitter.length > 0 ? (faults.jitter[faults.calls++ % faults.jitter.length] as number) : 0;
+      for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
       if (faults.crashed) throw new CrashError();
       if (kind !== 'read') {
         const op = faults.ops++;
@@ -382,9 +393,18 @@ interface Faults {
   dynamoFailures: number;
   injectedSns: boolean;
   lostWrite: boolean;
+  jitter: readonly number[];
+  calls: number;
 }
 
-const faults = (crash: CrashPoint | null = null, snsFailures = 0, dynamoFailures = 0): Faults => ({
+const faults = (
+  crash: CrashPoint | null = null,
+  snsFailures = 0,
+  dynamoFailures = 0,
+  jitter: readonly number[] = [],
+): Faults => ({
+  jitter,
+  calls: 0,
   crash,
   crashed: false,
   ops: 0,
@@ -403,8 +423,8 @@ async function apply(world: World, command: Command, silenceLog: Array<ModelSile
       ]);
     case 'overlap':
       return world.run([
-        { container: 0, faults: faults(command.crashA) },
-        { container: 1, faults: faults(command.crashB) },
+        { container: 0, faults: faults(command.crashA, 0, 0, command.jitterA) },
+        { container: 1, faults: faults(command.crashB, 0, 0, command.jitterB) },
       ]);
     case 'closing':
       world.closing.set(TARGET_POOL[command.target] as string, command.count);
