@@ -1,8 +1,9 @@
 /**
- * Model-based test of page accounting: random sequences of runs (single, overlapping, crashing at
- * any table write or publish, before or after it), SNS refusals, DynamoDB errors, and
- * configuration changes (targets added and removed, rules added, removed, renamed, narrowed,
- * silences added and ended, the configuration made invalid and valid again), against the real run, commit and state code. Invariants
+ * Model-based test of page accounting: random sequences of runs (single; overlapping, interleaved
+ * in an order the test chooses and replays; crashing at any table write or publish, before or
+ * after it), SNS refusals, DynamoDB errors, and configuration changes (targets added and removed,
+ * rules added, removed, renamed, narrowed, silences added and ended, the configuration made
+ * invalid and valid again), against the real run, commit and state code. Invariants
  * (test/support/pageModel.ts):
  * 1. After a run with no fault and no faulty run's claim still in force, for every (target, rule):
  *    the latest page is FIRING when the condition holds outside a silence, and is not FIRING when
