@@ -19,7 +19,7 @@ import { buildMonitorConfig, ConfigurationError, type MonitorConfig, type RawCon
 import { evaluateConfigAlert } from './core/notify/configAlert.ts';
 import { redactCredentials } from './core/notify/sanitize.ts';
 import type { CycleDeps, StoredState } from './ports.ts';
-import { LAST_VALID_KEY, readStoredConfig, saveStoredConfig } from './storedConfig.ts';
+import { LAST_VALID_KEY, readStoredConfig, saveRemoving, saveStoredConfig } from './storedConfig.ts';
 
 const CONFIG_ALERT_KEY = 'config#alert';
 
@@ -120,7 +120,25 @@ async function removeTargets(
   return owed;
 }
 
-/** Apply a valid configuration: removals against the last applied one, then store it. Warm and unchanged: no I/O. */
+/** Times a run applies the configuration again after another run moved the stored pointer on. */
+const MAX_APPLY_ATTEMPTS = 5;
+
+/** Other runs kept storing the configuration while this one tried: it is not applied this run. */
+class ConfigContentionError extends Error {
+  constructor(attempts: number) {
+    super(
+      `the stored configuration pointer (meta#${LAST_VALID_KEY}) changed under each of ${attempts} attempts to apply the configuration; expected it to hold still for one`,
+    );
+    this.name = 'ConfigContentionError';
+  }
+}
+
+/**
+ * Apply a valid configuration: removals against the last applied one, then store it. Warm and
+ * unchanged: no I/O. Every write of the pointer is conditional on the version read; when another
+ * run moved it on meanwhile, this run reads it again and redoes the (idempotent) removals, so
+ * neither run can drop a removal the other still owes.
+ */
 async function applyConfig(
   deps: CycleDeps,
   raw: RawConfig,
@@ -132,26 +150,34 @@ async function applyConfig(
   const hash = hashOf(raw);
   const warm = lastApplied.get(deps.config);
   if (warm?.hash === hash && warm.removing.length === 0) return 0;
-  const stored = await readStoredConfig(deps.table);
   let writes = 0;
-  let removing: string[] = [];
-  if (stored !== null && (stored.pointer.hash !== hash || stored.pointer.removing.length > 0)) {
-    const configured = new Set(config.targets.map((t) => t.name));
-    const before = Object.keys(stored.raw?.targets ?? {}).map(leaf);
-    const gone = [...new Set([...before, ...stored.pointer.removing])].filter((n) => !configured.has(n));
-    removing = await removeTargets(deps, gone, now, token, (o) => {
-      writes += o.writes;
-      tally(o);
-    });
+  for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
+    const stored = await readStoredConfig(deps.table);
+    let removing: string[] = [];
+    if (stored !== null && (stored.pointer.hash !== hash || stored.pointer.removing.length > 0)) {
+      const configured = new Set(config.targets.map((t) => t.name));
+      const before = Object.keys(stored.raw?.targets ?? {}).map(leaf);
+      const gone = [...new Set([...before, ...stored.pointer.removing])].filter((n) => !configured.has(n));
+      removing = await removeTargets(deps, gone, now, token, (o) => {
+        writes += o.writes;
+        tally(o);
+      });
+    }
+    let saved = true;
+    if (stored?.pointer.hash !== hash) {
+      const outcome = await saveStoredConfig(deps.table, raw, hash, removing, now, stored);
+      writes += outcome.writes;
+      saved = outcome.saved;
+    } else if (stored.pointer.removing.join() !== removing.join()) {
+      writes++;
+      saved = await saveRemoving(deps.table, stored, removing);
+    }
+    if (saved) {
+      lastApplied.set(deps.config, { hash, config, raw, removing });
+      return writes;
+    }
   }
-  if (stored?.pointer.hash !== hash)
-    writes += await saveStoredConfig(deps.table, raw, hash, removing, now, stored?.pointer);
-  else if (stored.pointer.removing.join() !== removing.join()) {
-    await deps.table.putMeta(LAST_VALID_KEY, { ...stored.pointer, removing });
-    writes++;
-  }
-  lastApplied.set(deps.config, { hash, config, raw, removing });
-  return writes;
+  throw new ConfigContentionError(MAX_APPLY_ATTEMPTS);
 }
 
 /** The configuration alert's item evaluated and committed like a target's. */

@@ -30,55 +30,93 @@ function redacted(raw: RawConfig): RawConfig {
   return { targets, rules: raw.rules, silences: raw.silences };
 }
 
-async function readStoredConfig(
-  table: StateTable,
-): Promise<{ pointer: LastValidPointer; raw: RawConfig | null } | null> {
-  const item = await table.getMeta(LAST_VALID_KEY);
-  if (item === null) return null;
-  const value = item.value as Partial<LastValidPointer> & { raw?: RawConfig };
-  const pointer: LastValidPointer = {
+/** The pointer as stored, with the version a conditional write of it must name. */
+interface StoredConfig {
+  pointer: LastValidPointer;
+  /** Null when its chunks are unreadable (the earlier layout is converted, not null). */
+  raw: RawConfig | null;
+  version: number;
+}
+
+/** Times the pointer is read again when its chunks went (another run saved a newer one). */
+const MAX_READS = 4;
+
+function pointerOf(value: Partial<LastValidPointer>): LastValidPointer {
+  return {
     hash: String(value.hash ?? ''),
     chunks: value.chunks ?? 0,
     savedAt: value.savedAt ?? '',
     removing: value.removing ?? [],
   };
-  // The earlier single-item layout (unredacted): an empty hash makes the next valid run rewrite it.
-  if (value.raw !== undefined) return { pointer: { ...pointer, hash: '' }, raw: redacted(value.raw) };
-  const parts: string[] = [];
-  for (let i = 0; i < pointer.chunks; i++) {
-    const chunk = await table.getMeta(chunkKey(pointer.hash, i));
-    if (chunk === null) return { pointer, raw: null }; // a torn save; the next valid run writes it whole
-    parts.push(String(chunk.value.data));
-  }
-  try {
-    return {
-      pointer,
-      raw: JSON.parse(gunzipSync(Buffer.from(parts.join(''), 'base64')).toString('utf8')) as RawConfig,
-    };
-  } catch {
-    return { pointer, raw: null };
+}
+
+/**
+ * The last valid configuration, or null if none was stored. A chunk missing means another run
+ * replaced the pointer and deleted the chunks after this run read it: the pointer is read again
+ * (reading it as "no targets before" would forget which targets were removed).
+ */
+async function readStoredConfig(table: StateTable): Promise<StoredConfig | null> {
+  for (let read = 1; ; read++) {
+    const item = await table.getMeta(LAST_VALID_KEY);
+    if (item === null) return null;
+    const value = item.value as Partial<LastValidPointer> & { raw?: RawConfig };
+    const pointer = pointerOf(value);
+    // The earlier single-item layout (unredacted): an empty hash makes the next valid run rewrite it.
+    if (value.raw !== undefined)
+      return { pointer: { ...pointer, hash: '' }, raw: redacted(value.raw), version: item.version };
+    const parts: string[] = [];
+    for (let i = 0; i < pointer.chunks; i++) {
+      const chunk = await table.getMeta(chunkKey(pointer.hash, i));
+      if (chunk === null) break;
+      parts.push(String(chunk.value.data));
+    }
+    if (parts.length < pointer.chunks) {
+      const now = await table.getMeta(LAST_VALID_KEY);
+      if (now !== null && now.version !== item.version && read < MAX_READS) continue;
+      return { pointer, raw: null, version: now?.version ?? item.version }; // torn; the next valid run writes it whole
+    }
+    try {
+      const raw = JSON.parse(gunzipSync(Buffer.from(parts.join(''), 'base64')).toString('utf8')) as RawConfig;
+      return { pointer, raw, version: item.version };
+    } catch {
+      return { pointer, raw: null, version: item.version };
+    }
   }
 }
 
-/** Chunks first, then the pointer, then the previous chunks: a crash leaves the old configuration whole. */
+/**
+ * Store `raw` as the last valid configuration if the pointer is still at `stored`'s version
+ * (absent when `stored` is null): chunks first, then the pointer, then the previous chunks, so a
+ * crash leaves the old configuration whole. Answers the writes made and whether the pointer was
+ * written; when it was not, another run moved it on and the caller reads it again.
+ */
 async function saveStoredConfig(
   table: StateTable,
   raw: RawConfig,
   hash: string,
   removing: string[],
   now: Date,
-  old?: LastValidPointer,
-) {
+  stored: StoredConfig | null,
+): Promise<{ writes: number; saved: boolean }> {
   const data = gzipSync(JSON.stringify(redacted(raw))).toString('base64');
   const chunks = Math.max(1, Math.ceil(data.length / CHUNK_CHARS));
   for (let i = 0; i < chunks; i++)
     await table.putMeta(chunkKey(hash, i), { data: data.slice(i * CHUNK_CHARS, (i + 1) * CHUNK_CHARS) });
   const pointer: LastValidPointer = { hash, chunks, savedAt: now.toISOString(), removing };
-  await table.putMeta(LAST_VALID_KEY, { ...pointer });
-  if (old !== undefined && old.hash !== hash)
-    for (let i = 0; i < old.chunks; i++) await table.deleteMeta(chunkKey(old.hash, i));
-  return chunks + 1;
+  // Why conditional: two runs applying at once must not overwrite each other's `removing`.
+  if (!(await table.putMeta(LAST_VALID_KEY, { ...pointer }, stored?.version ?? null)))
+    return { writes: chunks + 1, saved: false };
+  const old = stored?.pointer;
+  let writes = chunks + 1;
+  if (old !== undefined && old.hash !== hash && old.hash !== '')
+    for (let i = 0; i < old.chunks; i++, writes++) await table.deleteMeta(chunkKey(old.hash, i));
+  return { writes, saved: true };
 }
 
-export type { LastValidPointer };
-export { LAST_VALID_KEY, readStoredConfig, saveStoredConfig };
+/** Record which removals are still owed, if the pointer is still at `stored`'s version. */
+async function saveRemoving(table: StateTable, stored: StoredConfig, removing: string[]): Promise<boolean> {
+  return table.putMeta(LAST_VALID_KEY, { ...stored.pointer, removing }, stored.version);
+}
+
+export type { LastValidPointer, StoredConfig };
+export { LAST_VALID_KEY, readStoredConfig, saveRemoving, saveStoredConfig };

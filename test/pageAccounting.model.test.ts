@@ -185,4 +185,25 @@ describe('page accounting under random runs, faults and configuration changes', 
       'a0/r0 resolved 2026-11-22T12:01:00.000Z', // the removal's resolve, once
     ]);
   });
+
+  it('two overlapping runs applying a removal never drop the resolve one of them still owes', async () => {
+    // Found by the soak: a run dies holding a0's item while its rule is removed; a0 is then
+    // removed from the configuration and two runs apply that at once. Run B stores "a0 still
+    // owed" and deletes the old stored configuration; run A, reading it just then, found no
+    // chunk, took that for "no targets before", and overwrote the pointer with nothing owed:
+    // a0's resolve was never sent. The pointer's writes are now conditional and re-read.
+    const commands: Command[] = [
+      { kind: 'closing', target: 0, count: 1 },
+      { kind: 'run', container: 0, crash: { op: 2, after: true }, snsFailures: 0, dynamoFailures: 0 },
+      { kind: 'run', container: 0, crash: null, snsFailures: 0, dynamoFailures: 0 },
+      { kind: 'removeRule', index: 0 },
+      { kind: 'run', container: 0, crash: { op: 7, after: true }, snsFailures: 0, dynamoFailures: 0 },
+      { kind: 'removeTarget', target: 0 },
+      { kind: 'closing', target: 0, count: 0 },
+      { kind: 'overlap', crashA: null, crashB: null, jitterA: [2], jitterB: [1, 0] },
+    ];
+    const result = await runSequence(commands, 'clear');
+    expect(result.violations).toEqual([]);
+    expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status}`)).toEqual(['a0/r0 firing', 'a0/r0 resolved']);
+  });
 });

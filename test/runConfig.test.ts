@@ -1,0 +1,96 @@
+/**
+ * Applying a configuration while another run applies it too (memory table, DynamoDB's
+ * conditional semantics): a removal one run still owes is never dropped by the other.
+ */
+import { describe, expect, it } from 'vitest';
+import { createMemoryStateTable } from '../src/adapters/memoryStateStore.ts';
+import type { AlertRecord, Notification } from '../src/core/alerts/types.ts';
+import type { RawConfig } from '../src/core/monitorConfig.ts';
+import type { CycleDeps, StateTable } from '../src/ports.ts';
+import { resolveConfig } from '../src/runConfig.ts';
+import { readStoredConfig } from '../src/storedConfig.ts';
+
+const T0 = Date.parse('2026-11-22T12:00:00Z');
+const at = (minute: number) => new Date(T0 + minute * 60_000);
+const LEASE_MS = 90_000;
+
+const raw = (...targets: string[]): RawConfig => ({
+  targets: Object.fromEntries(targets.map((t) => [`/p/targets/${t}`, JSON.stringify({ url: `http://${t}.test/s` })])),
+  rules: {
+    '/p/rules/all': JSON.stringify({ rules: [{ name: 'closing', metric: 'slots_closing', op: '>=', threshold: 1 }] }),
+  },
+  silences: {},
+});
+
+const firing: AlertRecord = {
+  fingerprint: 'fp-a0',
+  target: 'a0',
+  rule: 'closing',
+  severity: 'warning',
+  state: 'firing',
+  activeAt: at(0).toISOString(),
+  firedAt: at(0).toISOString(),
+  resolvedAt: null,
+  lastSentAt: at(0).toISOString(),
+  lastSentStatus: 'firing',
+  value: 3,
+  threshold: 1,
+};
+
+function deps(table: StateTable, config: RawConfig, pages: Notification[]): CycleDeps {
+  return {
+    config: { loadRaw: async () => structuredClone(config), getSecret: async () => '' },
+    table,
+    notifier: { publish: async (n) => void pages.push(n) },
+    fetch: async () => {
+      throw new Error('resolveConfig fetches nothing');
+    },
+    metrics: { target: () => {}, run: () => {} },
+    logger: { info: () => {}, warn: () => {}, error: () => {} },
+    concurrency: 1,
+    evaluate: {},
+    claimLeaseMs: LEASE_MS,
+    warm: new Map(),
+  };
+}
+
+describe('two runs applying a configuration that removes a target whose item another run holds', () => {
+  it('both leave the removal owed in the pointer; a run after the lease sends its resolve once', async () => {
+    const table = createMemoryStateTable();
+    const pages: Notification[] = [];
+    await resolveConfig(deps(table, raw('a0', 'b0'), pages), at(0));
+    // a0 fired, and a run that died holds its item until minute 1.5.
+    const state = { target: 'a0', evaluatedAt: at(0).toISOString(), consecutiveFailures: 0, counters: null };
+    const claim = { token: 'dead', expiresAtMs: at(0).getTime() + LEASE_MS, pages: [], deleteAfter: false };
+    expect(await table.put('target#a0', { state: { ...state, alerts: { 'fp-a0': firing } }, claim }, null, at(0))).toBe(
+      true,
+    );
+
+    // Run A reads the old pointer; run B applies the new configuration whole before A reads the
+    // old chunks (B owes the removal: the item is claimed) and deletes them.
+    let raced = false;
+    const racing: StateTable = {
+      ...table,
+      getMeta: async (key) => {
+        if (key.startsWith('config#') && !raced) {
+          raced = true;
+          const b = await resolveConfig(deps(table, raw('b0'), pages), at(1));
+          expect(b.applied).toBe(true);
+          expect((await readStoredConfig(table))?.pointer.removing).toEqual(['a0']);
+        }
+        return table.getMeta(key);
+      },
+    };
+    const a = await resolveConfig(deps(racing, raw('b0'), pages), at(1));
+    expect(raced).toBe(true);
+    expect(a.applied).toBe(true);
+    expect((await readStoredConfig(table))?.pointer.removing).toEqual(['a0']);
+    expect(pages).toEqual([]);
+
+    // Past the dead run's lease: the resolve goes out once, the item and the owed removal go.
+    await resolveConfig(deps(table, raw('b0'), pages), at(2));
+    expect(pages.map((p) => p.subject)).toEqual(['[RESOLVED warning] a0: closing (target removed from configuration)']);
+    expect((await readStoredConfig(table))?.pointer.removing).toEqual([]);
+    expect(await table.loadMany(['target#a0'])).toEqual(new Map());
+  });
+});
