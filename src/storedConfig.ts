@@ -1,7 +1,7 @@
 /**
  * The last valid configuration in the state table, for cold starts and for finding removed
- * targets: gzipped JSON in base64 chunks (`meta#config#<hash>#<n>`, under DynamoDB's 400 KB item
- * limit whatever the fleet) behind a pointer item (`meta#last-valid-config`). Credentials in
+ * targets: gzipped JSON in base64 chunks (`meta#config#<hash>.<version>#<n>`, under DynamoDB's 400 KB
+ * item limit whatever the fleet) behind a pointer item (`meta#last-valid-config`). Credentials in
  * target URLs are redacted before storing: no state item holds a secret.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -15,13 +15,19 @@ const CHUNK_CHARS = 300_000;
 
 interface LastValidPointer {
   hash: string;
+  /**
+   * Names this save's chunks: the hash and the pointer version the save wrote. Unique per save,
+   * so deleting a replaced save's chunks never touches a later save of the same configuration.
+   * (Pointers stored before it was kept name their chunks by the hash alone.)
+   */
+  chunksId: string;
   chunks: number;
   savedAt: string;
   /** Targets gone from the configuration whose resolves or deletion have not finished yet. */
   removing: string[];
 }
 
-const chunkKey = (hash: string, index: number) => `config#${hash}#${index}`;
+const chunkKey = (chunksId: string, index: number) => `config#${chunksId}#${index}`;
 
 /** The raw configuration with credentials in target URLs hidden: what may be stored. */
 function redacted(raw: RawConfig): RawConfig {
@@ -44,6 +50,7 @@ const MAX_READS = 4;
 function pointerOf(value: Partial<LastValidPointer>): LastValidPointer {
   return {
     hash: String(value.hash ?? ''),
+    chunksId: String(value.chunksId ?? value.hash ?? ''),
     chunks: value.chunks ?? 0,
     savedAt: value.savedAt ?? '',
     removing: value.removing ?? [],
@@ -66,7 +73,7 @@ async function readStoredConfig(table: StateTable): Promise<StoredConfig | null>
       return { pointer: { ...pointer, hash: '' }, raw: redacted(value.raw), version: item.version };
     const parts: string[] = [];
     for (let i = 0; i < pointer.chunks; i++) {
-      const chunk = await table.getMeta(chunkKey(pointer.hash, i));
+      const chunk = await table.getMeta(chunkKey(pointer.chunksId, i));
       if (chunk === null) break;
       parts.push(String(chunk.value.data));
     }
@@ -100,16 +107,20 @@ async function saveStoredConfig(
 ): Promise<{ writes: number; saved: boolean }> {
   const data = gzipSync(JSON.stringify(redacted(raw))).toString('base64');
   const chunks = Math.max(1, Math.ceil(data.length / CHUNK_CHARS));
+  // Why the version: two runs that both win a save of one hash (one after the other) must not
+  // share chunks, or the first deleting its replaced chunks could take the second's. Two runs
+  // racing for one version with one hash write the same bytes; with two hashes, different keys.
+  const chunksId = `${hash}.${(stored?.version ?? 0) + 1}`;
   for (let i = 0; i < chunks; i++)
-    await table.putMeta(chunkKey(hash, i), { data: data.slice(i * CHUNK_CHARS, (i + 1) * CHUNK_CHARS) });
-  const pointer: LastValidPointer = { hash, chunks, savedAt: now.toISOString(), removing };
+    await table.putMeta(chunkKey(chunksId, i), { data: data.slice(i * CHUNK_CHARS, (i + 1) * CHUNK_CHARS) });
+  const pointer: LastValidPointer = { hash, chunksId, chunks, savedAt: now.toISOString(), removing };
   // Why conditional: two runs applying at once must not overwrite each other's `removing`.
   if (!(await table.putMeta(LAST_VALID_KEY, { ...pointer }, stored?.version ?? null)))
     return { writes: chunks + 1, saved: false };
   const old = stored?.pointer;
   let writes = chunks + 1;
-  if (old !== undefined && old.hash !== hash && old.hash !== '')
-    for (let i = 0; i < old.chunks; i++, writes++) await table.deleteMeta(chunkKey(old.hash, i));
+  if (old !== undefined && old.chunksId !== '')
+    for (let i = 0; i < old.chunks; i++, writes++) await table.deleteMeta(chunkKey(old.chunksId, i));
   return { writes, saved: true };
 }
 

@@ -2,6 +2,7 @@
  * The last valid configuration in the table (memory table, DynamoDB's conditional semantics):
  * reads that race a newer save, and saves that race each other.
  */
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStateTable } from '../src/adapters/memoryStateStore.ts';
 import type { RawConfig } from '../src/core/monitorConfig.ts';
@@ -43,7 +44,7 @@ describe('readStoredConfig', () => {
     const racing: StateTable = {
       ...table,
       getMeta: async (key) => {
-        if (key === 'config#h1#0' && !raced) {
+        if (key === 'config#h1.1#0' && !raced) {
           raced = true;
           const theirs = await readStoredConfig(table);
           await saveStoredConfig(table, raw('b0'), 'h2', ['a0'], NOW, theirs);
@@ -58,9 +59,19 @@ describe('readStoredConfig', () => {
     expect(stored?.version).toBe(2);
   });
 
+  it('reads a pointer stored before chunks were named per save (by the hash alone)', async () => {
+    const table = createMemoryStateTable();
+    const data = gzipSync(JSON.stringify(raw('a0'))).toString('base64');
+    await table.putMeta('config#h0#0', { data });
+    await table.putMeta('last-valid-config', { hash: 'h0', chunks: 1, savedAt: NOW.toISOString(), removing: [] });
+    const stored = await readStoredConfig(table);
+    expect(stored?.pointer).toMatchObject({ hash: 'h0', chunksId: 'h0' });
+    expect(names(stored?.raw)).toEqual(['/p/targets/a0']);
+  });
+
   it('answers no configuration (raw null) when a chunk is missing and the pointer did not move', async () => {
     const table = await storedTable();
-    await table.deleteMeta('config#h1#0');
+    await table.deleteMeta('config#h1.1#0');
     const stored = await readStoredConfig(table);
     expect(stored).toMatchObject({ raw: null, version: 1, pointer: { hash: 'h1' } });
   });
@@ -91,7 +102,19 @@ describe('saveStoredConfig and saveRemoving from a read another run has overtake
     const table = await storedTable();
     const stored = await readStoredConfig(table);
     expect(await saveStoredConfig(table, raw('b0'), 'h2', [], NOW, stored)).toEqual({ writes: 3, saved: true });
-    expect(await table.getMeta('config#h1#0')).toBeNull();
-    expect(await table.getMeta('config#h2#0')).not.toBeNull();
+    expect(await table.getMeta('config#h1.1#0')).toBeNull();
+    expect(await table.getMeta('config#h2.2#0')).not.toBeNull();
+  });
+
+  it('a configuration saved again (changed, then changed back) has chunks of its own', async () => {
+    // Why: a run that replaced the first save may delete its chunks late, after the same
+    // configuration was saved again; with chunks named by the hash alone that tore the pointer.
+    const table = await storedTable(raw('a0', 'b0'));
+    await saveStoredConfig(table, raw('b0'), 'h2', [], NOW, await readStoredConfig(table));
+    await saveStoredConfig(table, raw('a0', 'b0'), 'h1', [], NOW, await readStoredConfig(table));
+    await table.deleteMeta('config#h1.1#0'); // the late deletion of the first save's chunks
+    const stored = await readStoredConfig(table);
+    expect(stored?.pointer).toMatchObject({ hash: 'h1', chunksId: 'h1.3' });
+    expect(names(stored?.raw)).toEqual(['/p/targets/a0', '/p/targets/b0']);
   });
 });
