@@ -46,6 +46,9 @@ interface ResolvedConfig {
   writes: number;
 }
 
+/** Takes the pages and writes of one step into the run's figures. */
+type Tally = (o: { sent: Notification[]; failed: Array<{ error: unknown }>; writes: number }) => void;
+
 // Per config source (one per warm container): the configuration last applied, unredacted.
 const lastApplied = new WeakMap<object, Applied>();
 
@@ -79,13 +82,18 @@ async function fallbackConfig(deps: CycleDeps, current: RawConfig | null): Promi
   }
 }
 
-/** Resolve and delete removed targets; the names whose removal did not finish. */
+/**
+ * Resolve and delete removed targets; the names whose removal did not finish. A target whose
+ * grouped alerts' records must outlive their resolves (`evaluateRemovedTarget`) keeps its item,
+ * and its name stays owed, until they expire.
+ */
 async function removeTargets(
   deps: CycleDeps,
   names: string[],
+  rules: MonitorConfig['rules'],
   now: Date,
   token: string,
-  tally: (o: { sent: Notification[]; failed: Array<{ error: unknown }>; writes: number }) => void,
+  tally: Tally,
 ): Promise<string[]> {
   if (names.length === 0) return [];
   const options = { token, leaseMs: deps.claimLeaseMs };
@@ -105,16 +113,18 @@ async function removeTargets(
       item = recovered.stored;
     }
     if (item === null) continue;
-    const notifications = evaluateRemovedTarget(item.state, now);
+    const { notifications, state } = evaluateRemovedTarget(item.state, rules, now, deps.evaluate);
+    const next = state ?? { ...item.state, alerts: {} };
+    const changed = JSON.stringify(next) !== JSON.stringify(item.state);
     const outcome = await commitTarget(
       deps.table,
       deps.notifier,
-      { key, loaded: item, next: { ...item.state, alerts: {} }, notifications, deleteAfter: true, write: true },
+      { key, loaded: item, next, notifications, deleteAfter: state === null, write: state === null || changed },
       now,
       options,
     );
     tally(outcome);
-    if (outcome.conflict || outcome.failed.length > 0) owed.push(name);
+    if (outcome.conflict || outcome.failed.length > 0 || state !== null) owed.push(name);
     else deps.logger.info('target removed from configuration', { target: name, resolved: outcome.sent.length });
   }
   return owed;
@@ -145,7 +155,7 @@ async function applyConfig(
   config: MonitorConfig,
   now: Date,
   token: string,
-  tally: Parameters<typeof removeTargets>[4],
+  tally: Tally,
 ): Promise<number> {
   const hash = hashOf(raw);
   const warm = lastApplied.get(deps.config);
@@ -158,7 +168,7 @@ async function applyConfig(
       const configured = new Set(config.targets.map((t) => t.name));
       const before = Object.keys(stored.raw?.targets ?? {}).map(leaf);
       const gone = [...new Set([...before, ...stored.pointer.removing])].filter((n) => !configured.has(n));
-      removing = await removeTargets(deps, gone, now, token, (o) => {
+      removing = await removeTargets(deps, gone, config.rules, now, token, (o) => {
         writes += o.writes;
         tally(o);
       });
@@ -187,7 +197,7 @@ async function commitConfigAlert(
   targetsInForce: number | null,
   now: Date,
   token: string,
-  tally: Parameters<typeof removeTargets>[4],
+  tally: Tally,
 ): Promise<void> {
   const options = { token, leaseMs: deps.claimLeaseMs };
   let item = (await deps.table.loadMany([CONFIG_ALERT_KEY])).get(CONFIG_ALERT_KEY) ?? null;

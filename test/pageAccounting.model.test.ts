@@ -206,4 +206,39 @@ describe('page accounting under random runs, faults and configuration changes', 
     expect(result.violations).toEqual([]);
     expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status}`)).toEqual(['a0/r0 firing', 'a0/r0 resolved']);
   });
+
+  it.each<[string, Command[]]>([
+    [
+      'a rule narrowed away and back',
+      [
+        { kind: 'narrowRule', index: 0, glob: 3 },
+        { kind: 'run', container: 0, crash: null, snsFailures: 0, dynamoFailures: 0 },
+        { kind: 'narrowRule', index: 0, glob: 0 },
+      ],
+    ],
+    [
+      'a target removed and added back',
+      [
+        { kind: 'removeTarget', target: 2 },
+        { kind: 'run', container: 0, crash: null, snsFailures: 0, dynamoFailures: 0 },
+        { kind: 'addTarget', target: 2 },
+      ],
+    ],
+  ])(
+    '%s within the group interval, then regrouped per alert: the new episode never overtakes the resolve',
+    async (_, away) => {
+      // Found by the soak: the resolve waited in the rule's group; the new episode, paged at once on
+      // its own (groupBy []), went out first and the late resolve closed it.
+      const commands: Command[] = [
+        { kind: 'closing', target: 2, count: 1 },
+        { kind: 'run', container: 0, crash: null, snsFailures: 0, dynamoFailures: 0 },
+        ...away,
+        { kind: 'regroup', index: 0, grouping: 0 },
+        { kind: 'run', container: 0, crash: null, snsFailures: 0, dynamoFailures: 0 },
+      ];
+      const result = await runSequence(commands, 'clear');
+      expect(result.violations).toEqual([]);
+      expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status}`)).toEqual(['b0/r0 firing', 'b0/r0 resolved']);
+    },
+  );
 });

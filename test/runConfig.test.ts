@@ -94,3 +94,30 @@ describe('two runs applying a configuration that removes a target whose item ano
     expect(await table.loadMany(['target#a0'])).toEqual(new Map());
   });
 });
+
+describe('a target removed while its grouped alert is firing', () => {
+  it.each<[string, number, string[], boolean]>([
+    ['within the longest group interval plus the retention (5m + 15m): item and owed removal kept', 20, ['a0'], true],
+    ['past it: the item is deleted and the removal finished', 21, [], false],
+  ])('%s', async (_, minute, removing, itemKept) => {
+    const table = createMemoryStateTable();
+    const pages: Notification[] = [];
+    await resolveConfig(deps(table, raw('a0', 'b0'), pages), at(0));
+    const state = { target: 'a0', evaluatedAt: at(0).toISOString(), consecutiveFailures: 0, counters: null };
+    const grouped = { ...firing, group: '{"rule":"closing"}' };
+    expect(
+      await table.put('target#a0', { state: { ...state, alerts: { 'fp-a0': grouped } }, claim: null }, null, at(0)),
+    ).toBe(true);
+
+    await resolveConfig(deps(table, raw('b0'), pages), at(1));
+    expect(pages.map((p) => [p.subject, p.group?.key])).toEqual([
+      ['[RESOLVED warning] a0: closing (target removed from configuration)', '{"rule":"closing"}'],
+    ]);
+    expect((await readStoredConfig(table))?.pointer.removing).toEqual(['a0']);
+
+    await resolveConfig(deps(table, raw('b0'), pages), at(minute));
+    expect(pages).toHaveLength(1);
+    expect((await readStoredConfig(table))?.pointer.removing).toEqual(removing);
+    expect((await table.loadMany(['target#a0'])).has('target#a0')).toBe(itemKept);
+  });
+});

@@ -3,13 +3,14 @@
  * notification decision, silences and inhibition while down, and the next state. Alerts of rules
  * that no longer apply (removed, renamed, narrowed `targets`, built-in `target-down` replaced by a
  * rule on `target_up`) are found from the previous state: resolved with a page saying why when
- * their firing page went out, then dropped from the state.
+ * their firing page went out, then dropped from the state (a grouped one kept as a resolved
+ * record while its group may still hold that resolve, see `removedRecord`).
  *
  * The returned `state` already records the returned notifications as sent (`lastSentAt`,
  * `lastSentStatus`). A caller that publishes must save that state only after every notification
  * was accepted; if publishing fails, keeping the previous state makes the next cycle send again.
  */
-import { DEFAULT_EVALUATE_OPTIONS, TARGET_DOWN_RULE } from '../constants.ts';
+import { DEFAULT_EVALUATE_OPTIONS, DEFAULT_GROUP_INTERVAL_MS, TARGET_DOWN_RULE } from '../constants.ts';
 import { buildNotification } from '../notify/build.ts';
 import { buildRemovalNotification, REMOVAL_CAUSES, type RemovalCause } from '../notify/removal.ts';
 import { computeMetrics, countersOf, type MetricResult } from '../rules/compute.ts';
@@ -80,9 +81,39 @@ function finiteCounters(counters: TargetState['counters']): TargetState['counter
 }
 
 /**
+ * How long the record of a grouped alert whose rule or target left the configuration is kept
+ * after its last page: its resolve may wait a group interval in its group (the removed rule's
+ * interval is unknown, so the longest configured one), plus the usual retention.
+ */
+function removedRetentionMs(rules: readonly Rule[], options: EvaluateOptions): number {
+  return options.resolvedRetentionMs + Math.max(DEFAULT_GROUP_INTERVAL_MS, ...rules.map((r) => r.groupIntervalMs));
+}
+
+/**
+ * What stays of an alert whose rule no longer applies (`resolvedNow`: its resolve is sent in this
+ * evaluation). A grouped alert's record is kept, resolved, while its group may still hold a page
+ * of it: if the rule (or target) comes back meanwhile, the new episode finds the group and goes
+ * there, behind that resolve, instead of paging at once elsewhere and being closed by it.
+ */
+function removedRecord(alert: AlertRecord, resolvedNow: boolean, now: Date, keepMs: number): AlertRecord | null {
+  if (alert.group == null) return null;
+  if (resolvedNow)
+    return {
+      ...alert,
+      state: 'inactive',
+      resolvedAt: now.toISOString(),
+      keepFiringSince: null,
+      lastSentAt: now.toISOString(),
+      lastSentStatus: 'resolved',
+    };
+  if (alert.lastSentAt === null || now.getTime() - Date.parse(alert.lastSentAt) >= keepMs) return null;
+  return { ...alert, state: 'inactive', resolvedAt: alert.resolvedAt ?? now.toISOString(), keepFiringSince: null };
+}
+
+/**
  * The alerts of `previous` whose rule is not among `applicable`: each owed a resolve (its firing
- * page went out) gets one saying why; all leave the state. A resolve is sent even under a silence:
- * it closes an incident a page opened.
+ * page went out) gets one saying why, even under a silence (it closes an incident a page opened).
+ * They leave the state, but for the records `removedRecord` keeps.
  */
 function removedAlerts(
   previous: TargetState | null,
@@ -90,29 +121,50 @@ function removedAlerts(
   allRules: readonly Rule[],
   labels: Record<string, string>,
   now: Date,
+  options: EvaluateOptions,
   cause?: RemovalCause,
-): Notification[] {
-  const kept = new Set(applicable.map((r) => r.name));
+): { notifications: Notification[]; kept: AlertRecord[] } {
+  const names = new Set(applicable.map((r) => r.name));
   const notifications: Notification[] = [];
+  const kept: AlertRecord[] = [];
+  const keepMs = removedRetentionMs(allRules, options);
   for (const alert of Object.values(previous?.alerts ?? {})) {
-    if (kept.has(alert.rule) || alert.lastSentStatus !== 'firing') continue;
-    const why =
-      cause ?? (allRules.some((r) => r.name === alert.rule) ? REMOVAL_CAUSES.ruleNarrowed : REMOVAL_CAUSES.ruleRemoved);
-    notifications.push(buildRemovalNotification({ alert, cause: why, labels, now }));
+    if (names.has(alert.rule)) continue;
+    const owed = alert.lastSentStatus === 'firing';
+    if (owed) {
+      const why =
+        cause ??
+        (allRules.some((r) => r.name === alert.rule) ? REMOVAL_CAUSES.ruleNarrowed : REMOVAL_CAUSES.ruleRemoved);
+      notifications.push(buildRemovalNotification({ alert, cause: why, labels, now }));
+    }
+    const record = removedRecord(alert, owed, now, keepMs);
+    if (record !== null) kept.push(record);
   }
-  return notifications;
+  return { notifications, kept };
 }
 
 /**
  * A target that left the configuration: a resolve for each alert whose firing page went out
- * (`target removed from configuration`); the caller deletes the target's state once they are sent.
+ * (`target removed from configuration`), and the state to keep: null when nothing is left (the
+ * caller deletes the item once the resolves are sent), else the grouped alerts' resolved records
+ * (`removedRecord`; the caller keeps the item until they expire, so a target added back meanwhile
+ * pages through its old group).
  *
  * @example
- * evaluateRemovedTarget(previous, new Date()).map((n) => n.subject)
+ * evaluateRemovedTarget(previous, rules, new Date()).notifications.map((n) => n.subject)
  * // ['[RESOLVED critical] web-1: closing-seen (target removed from configuration)']
  */
-function evaluateRemovedTarget(previous: TargetState, now: Date): Notification[] {
-  return removedAlerts(previous, [], [], {}, now, REMOVAL_CAUSES.targetRemoved);
+function evaluateRemovedTarget(
+  previous: TargetState,
+  rules: readonly Rule[],
+  now: Date,
+  options: Partial<EvaluateOptions> = {},
+): { notifications: Notification[]; state: TargetState | null } {
+  const merged: EvaluateOptions = { ...DEFAULT_EVALUATE_OPTIONS, ...options };
+  const { notifications, kept } = removedAlerts(previous, [], rules, {}, now, merged, REMOVAL_CAUSES.targetRemoved);
+  if (kept.length === 0) return { notifications, state: null };
+  const alerts = Object.fromEntries(kept.map((a) => [a.fingerprint, a]));
+  return { notifications, state: { ...previous, consecutiveFailures: 0, counters: null, alerts } };
 }
 
 function view(alert: AlertRecord, rule: Rule): AlertView {
@@ -165,7 +217,9 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
   const notifications: Notification[] = [];
   const unevaluated: EvaluateResult['unevaluated'] = [];
   const applicable = rulesFor(input.rules, target);
-  notifications.push(...removedAlerts(previous, applicable, input.rules, labels, now));
+  const removed = removedAlerts(previous, applicable, input.rules, labels, now, options);
+  notifications.push(...removed.notifications);
+  for (const record of removed.kept) alerts[record.fingerprint] = record;
   for (const rule of applicable) {
     const id = fingerprint(target, rule.name);
     const prev = previous?.alerts[id] ?? null;

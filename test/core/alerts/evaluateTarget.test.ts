@@ -369,21 +369,72 @@ describe('Function: evaluateTarget, alerts whose rule left the configuration', (
       rules(closing({ targets: ['db-*'] })),
       '[RESOLVED warning] web-1: closing (rule no longer applies to this target)',
     ],
-  ])('%s: resolved with a page saying why, then dropped from the state', (_, before, after, subject) => {
-    const result = evaluateTarget({
+  ])(
+    '%s: resolved with a page saying why; kept resolved while its group may hold the page',
+    (_, before, after, subject) => {
+      const result = evaluateTarget({
+        target: 'web-1',
+        observation: observe(23),
+        rules: after,
+        silences: silence(60), // the resolve of a page that went out is sent even under a silence
+        previous: firingState(before),
+        now: minute(1),
+      });
+      expect(result.notifications.map((n) => n.subject)).toEqual([subject]);
+      expect(result.notifications[0]?.payload).toMatchObject({
+        status: 'resolved',
+        cause: subject.slice(subject.indexOf('(') + 1, -1),
+      });
+      // Grouped by rule (the default): the record stays, resolved, so a return finds its group.
+      expect(result.state.alerts[fingerprint('web-1', 'closing')]).toMatchObject({
+        state: 'inactive',
+        resolvedAt: iso(1),
+        lastSentAt: iso(1),
+        lastSentStatus: 'resolved',
+        group: '{"rule":"closing"}',
+      });
+    },
+  );
+
+  it.each<[string, object, number, string | undefined]>([
+    ['grouped, within the longest group interval plus the retention (5m + 15m)', {}, 20, 'inactive'],
+    ['grouped, past it', {}, 21, undefined],
+    ['one page per alert (groupBy []): dropped at once', { groupBy: [] }, 1, undefined],
+  ])('the record of a removed rule: %s', (_, grouping, at, kept) => {
+    let previous: TargetState | null = firingState(rules(closing(grouping)));
+    for (const m of [1, at]) {
+      previous = evaluateTarget({
+        target: 'web-1',
+        observation: observe(23),
+        rules: rules({ ...closing(grouping), name: 'other' }),
+        silences: [],
+        previous,
+        now: minute(m),
+      }).state;
+    }
+    expect(previous?.alerts[fingerprint('web-1', 'closing')]?.state).toBe(kept);
+  });
+
+  it('a rule narrowed away and back within its group interval: the new episode pages through the old group', () => {
+    const narrowed = evaluateTarget({
       target: 'web-1',
       observation: observe(23),
-      rules: after,
-      silences: silence(60), // the resolve of a page that went out is sent even under a silence
-      previous: firingState(before),
+      rules: rules(closing({ targets: ['db-*'] })),
+      silences: [],
+      previous: firingState(rules(closing())),
       now: minute(1),
     });
-    expect(result.notifications.map((n) => n.subject)).toEqual([subject]);
-    expect(result.notifications[0]?.payload).toMatchObject({
-      status: 'resolved',
-      cause: subject.slice(subject.indexOf('(') + 1, -1),
+    const back = evaluateTarget({
+      target: 'web-1',
+      observation: observe(23),
+      rules: rules(closing({ groupBy: [] })), // and regrouped: one page per alert
+      silences: [],
+      previous: narrowed.state,
+      now: minute(2),
     });
-    expect(result.state.alerts[fingerprint('web-1', 'closing')]).toBeUndefined();
+    expect(back.notifications.map((n) => [n.subject, n.group?.key])).toEqual([
+      ['[FIRING warning] web-1: closing (23 >= 20)', '{"rule":"closing"}'],
+    ]);
   });
 
   it('a rule removed before its firing page went out (silenced) is dropped without a page', () => {
@@ -425,12 +476,24 @@ describe('Function: evaluateTarget, alerts whose rule left the configuration', (
     ]);
   });
 
-  it('a removed target: one resolve per alert whose firing page went out', () => {
-    const previous = firingState(rules(closing(), { ...closing(), name: 'closing-2', threshold: 1 }));
-    expect(evaluateRemovedTarget(previous, minute(5)).map((n) => n.subject)).toEqual([
+  it('a removed target: one resolve per alert whose firing page went out; the grouped records kept', () => {
+    const ruleSet = rules(closing(), { ...closing(), name: 'closing-2', threshold: 1, groupBy: [] });
+    const { notifications, state } = evaluateRemovedTarget(firingState(ruleSet), ruleSet, minute(5));
+    expect(notifications.map((n) => n.subject)).toEqual([
       '[RESOLVED warning] web-1: closing (target removed from configuration)',
       '[RESOLVED warning] web-1: closing-2 (target removed from configuration)',
     ]);
+    expect(Object.values(state?.alerts ?? {}).map((a) => [a.rule, a.state, a.lastSentStatus])).toEqual([
+      ['closing', 'inactive', 'resolved'],
+    ]);
+    expect(state).toMatchObject({ counters: null, consecutiveFailures: 0 });
+  });
+
+  it('a removed target with nothing grouped left: no state (its item is deleted)', () => {
+    const ruleSet = rules(closing({ groupBy: [] }));
+    const { notifications, state } = evaluateRemovedTarget(firingState(ruleSet), ruleSet, minute(5));
+    expect(notifications).toHaveLength(1);
+    expect(state).toBeNull();
   });
 
   it('counters that are not finite are kept as null', () => {
