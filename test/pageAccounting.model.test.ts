@@ -36,7 +36,7 @@ const crash: fc.Arbitrary<CrashPoint | null> = fc.option(fc.record({ op: fc.nat(
 });
 const target = fc.nat({ max: TARGET_POOL.length - 1 });
 const glob = fc.nat({ max: GLOBS.length - 1 });
-/** Turns an overlapping run waits before each call, cycled: the interleaving of the two runs. */
+/** Turns a run waits before each call, cycled: how its targets, groups and an overlapping run interleave. */
 const jitter = fc.array(fc.nat({ max: 3 }), { maxLength: 8 });
 
 const command: fc.Arbitrary<Command> = fc.oneof(
@@ -48,6 +48,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       crash,
       snsFailures: fc.nat({ max: 2 }).map((n) => (n === 2 ? 1 : 0)),
       dynamoFailures: fc.nat({ max: 3 }).map((n) => (n === 3 ? 1 : 0)),
+      jitter,
     }),
   },
   {

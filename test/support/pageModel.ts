@@ -46,7 +46,15 @@ interface CrashPoint {
 }
 
 type Command =
-  | { kind: 'run'; container: 0 | 1; crash: CrashPoint | null; snsFailures: number; dynamoFailures: number }
+  | {
+      kind: 'run';
+      container: 0 | 1;
+      crash: CrashPoint | null;
+      snsFailures: number;
+      dynamoFailures: number;
+      /** Turns waited before successive calls (cycled): how the run's own targets and groups interleave. */
+      jitter?: readonly number[];
+    }
   | {
       kind: 'overlap';
       crashA: CrashPoint | null;
@@ -419,7 +427,10 @@ async function apply(world: World, command: Command, silenceLog: Array<ModelSile
   switch (command.kind) {
     case 'run':
       return world.run([
-        { container: command.container, faults: faults(command.crash, command.snsFailures, command.dynamoFailures) },
+        {
+          container: command.container,
+          faults: faults(command.crash, command.snsFailures, command.dynamoFailures, command.jitter),
+        },
       ]);
     case 'overlap':
       return world.run([
