@@ -121,3 +121,27 @@ describe('a target removed while its grouped alert is firing', () => {
     expect((await table.loadMany(['target#a0'])).has('target#a0')).toBe(itemKept);
   });
 });
+
+describe('a pointer another run moves on under every attempt', () => {
+  it('the configuration is not applied this run: ConfigContentionError, after five attempts', async () => {
+    const table = createMemoryStateTable();
+    await resolveConfig(deps(table, raw('a0', 'b0'), []), at(0));
+    let attempts = 0;
+    const busy: StateTable = {
+      ...table,
+      putMeta: async (key, value, version) => {
+        if (key === 'last-valid-config') {
+          attempts++;
+          const now = await table.getMeta(key);
+          await table.putMeta(key, now?.value ?? {}, now?.version ?? null); // the other run, first
+        }
+        return table.putMeta(key, value, version);
+      },
+    };
+    const result = await resolveConfig(deps(busy, raw('b0'), []), at(1));
+    expect(attempts).toBe(5);
+    expect(result.applied).toBe(false);
+    expect(result.stateErrors.map((e) => (e as Error).name)).toEqual(['ConfigContentionError']);
+    expect(String((result.stateErrors[0] as Error).message)).toContain('changed under each of 5 attempts');
+  });
+});
