@@ -20,6 +20,7 @@ import { anyGlobMatch } from '../rules/glob.ts';
 import { metricSpec } from '../rules/metrics.ts';
 import type { Rule } from '../rules/types.ts';
 import { decideNotification } from './decide.ts';
+import { elapsedMs } from './elapsed.ts';
 import { fingerprint } from './fingerprint.ts';
 import { groupRefOf, groupRefOfKey } from './group.ts';
 import { findSilence, type Silence } from './silences.ts';
@@ -65,7 +66,7 @@ function rulesFor(rules: readonly Rule[], target: string): Rule[] {
 function keep(alert: AlertRecord, now: Date, retentionMs: number): boolean {
   if (alert.state !== 'inactive') return true;
   if (alert.lastSentStatus === 'firing') return true;
-  return alert.resolvedAt !== null && now.getTime() - Date.parse(alert.resolvedAt) < retentionMs;
+  return alert.resolvedAt !== null && elapsedMs(now, alert.resolvedAt) < retentionMs;
 }
 
 /** Counters that are not finite numbers become null: they would poison every later delta. */
@@ -106,7 +107,7 @@ function removedRecord(alert: AlertRecord, resolvedNow: boolean, now: Date, keep
       lastSentAt: now.toISOString(),
       lastSentStatus: 'resolved',
     };
-  if (alert.lastSentAt === null || now.getTime() - Date.parse(alert.lastSentAt) >= keepMs) return null;
+  if (alert.lastSentAt === null || elapsedMs(now, alert.lastSentAt) >= keepMs) return null;
   return { ...alert, state: 'inactive', resolvedAt: alert.resolvedAt ?? now.toISOString(), keepFiringSince: null };
 }
 

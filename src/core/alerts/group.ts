@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DEFAULT_GROUP_INTERVAL_MS, DEFAULT_RESOLVED_RETENTION_MS } from '../constants.ts';
+import { elapsedMs } from './elapsed.ts';
 import { LABEL_PREFIX } from './groupFields.ts';
 import { findSilence, type Silence } from './silences.ts';
 import type { GroupRef, Notification, Severity } from './types.ts';
@@ -113,11 +114,12 @@ function groupId(key: string): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 32);
 }
 
-const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+/** A payload field that should be a string: itself, else null. */
+const stringOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** When a handed-over page was evaluated (its payload says; else the hand-over time). */
 function evaluatedAtOf(n: Notification, now: Date): string {
-  return text(n.payload.evaluatedAt) ?? now.toISOString();
+  return stringOrNull(n.payload.evaluatedAt) ?? now.toISOString();
 }
 
 function memberOf(n: Notification, at: string, sentStatus: AlertStatus | null): GroupMember {
@@ -130,12 +132,12 @@ function memberOf(n: Notification, at: string, sentStatus: AlertStatus | null): 
     status: n.status,
     at,
     sentStatus,
-    metric: text(p.metric),
-    op: text(p.op),
+    metric: stringOrNull(p.metric),
+    op: stringOrNull(p.op),
     value: n.value,
     threshold: n.threshold,
-    firedAt: text(p.firedAt),
-    resolvedAt: text(p.resolvedAt),
+    firedAt: stringOrNull(p.firedAt),
+    resolvedAt: stringOrNull(p.resolvedAt),
   };
 }
 
@@ -149,7 +151,7 @@ function settle(group: GroupState, now: Date, retentionMs = DEFAULT_RESOLVED_RET
   const members: Record<string, GroupMember> = {};
   for (const [fp, m] of Object.entries(group.members)) {
     const done = m.status === 'resolved' && m.sentStatus !== 'firing';
-    if (!done || now.getTime() - Date.parse(m.at) < retentionMs) members[fp] = m;
+    if (!done || elapsedMs(now, m.at) < retentionMs) members[fp] = m;
   }
   return { ...group, members };
 }
@@ -195,8 +197,6 @@ function addToGroup(
   };
 }
 
-const elapsed = (now: Date, since: string) => now.getTime() - Date.parse(since);
-
 /**
  * Whether the group pages now, and why (Alertmanager's flush: `group_wait` 0, `group_interval`,
  * `repeat_interval`). A change is a member whose status differs from what the last page said.
@@ -213,11 +213,11 @@ function decideGroup(group: GroupState, now: Date, repeatIntervalMs: number): Gr
   const standing = members.some((m) => m.sentStatus === 'firing');
   if (changed.length > 0) {
     if (!standing && changed.some((m) => m.status === 'firing')) return GROUP_REASONS.first;
-    if (group.lastSentAt === null || elapsed(now, group.lastSentAt) >= group.intervalMs)
+    if (group.lastSentAt === null || elapsedMs(now, group.lastSentAt) >= group.intervalMs)
       return firing ? GROUP_REASONS.update : GROUP_REASONS.resolved;
     return GROUP_REASONS.none;
   }
-  if (firing && group.lastSentAt !== null && elapsed(now, group.lastSentAt) >= repeatIntervalMs)
+  if (firing && group.lastSentAt !== null && elapsedMs(now, group.lastSentAt) >= repeatIntervalMs)
     return GROUP_REASONS.repeat;
   return GROUP_REASONS.none;
 }
@@ -271,5 +271,6 @@ export {
   markPaged,
   pagedOf,
   settle,
+  stringOrNull,
   withoutSilenced,
 };

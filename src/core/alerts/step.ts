@@ -4,6 +4,7 @@
  */
 import type { RuleOutcome } from '../rules/evaluate.ts';
 import type { Rule } from '../rules/types.ts';
+import { elapsedMs } from './elapsed.ts';
 import { fingerprint } from './fingerprint.ts';
 import type { AlertRecord } from './types.ts';
 
@@ -23,10 +24,6 @@ function newRecord(target: string, rule: Rule, id = fingerprint(target, rule.nam
     threshold: rule.threshold,
     keepFiringSince: null,
   };
-}
-
-function elapsedMs(now: Date, since: string | null | undefined): number {
-  return since == null ? 0 : now.getTime() - Date.parse(since);
 }
 
 /**

@@ -37,7 +37,7 @@ interface AlertRecord {
   /** When a firing alert's condition stopped holding while `keepFiringFor` holds it firing (hysteresis). */
   keepFiringSince?: string | null;
   /**
-   * The group (its key, `groupKeyOf`) this alert's pages go to, fixed when it first fires so its
+   * The group (its key, `GroupRef.key`) this alert's pages go to, fixed when it first fires so its
    * resolve closes the page that opened it; null or absent: paged on its own.
    */
   group?: string | null;

@@ -14,6 +14,7 @@ import {
   groupId,
   type LatestPage,
   type Paged,
+  stringOrNull,
 } from '../alerts/group.ts';
 import type { Notification, Severity } from '../alerts/types.ts';
 import { MAX_PAYLOAD_BYTES, MAX_SUBJECT_CHARS, MAX_TEXT_MESSAGE_BYTES } from '../constants.ts';
@@ -274,9 +275,8 @@ function alertJson(alert: NamedAlert): Record<string, unknown> {
 function ruleTexts(latest: LatestPage | null, facts: PageFacts): { summary: string | null; runbook: string | null } {
   const p = latest?.payload;
   if (facts.rule === null || p === undefined || p.rule !== facts.rule) return { summary: null, runbook: null };
-  const text = (v: unknown) => (typeof v === 'string' ? v : null);
   const aboutThatTarget = facts.targets.length === 1 && facts.targets[0] === p.target;
-  return { summary: aboutThatTarget ? text(p.summary) : null, runbook: text(p.runbook) };
+  return { summary: aboutThatTarget ? stringOrNull(p.summary) : null, runbook: stringOrNull(p.runbook) };
 }
 
 /**
