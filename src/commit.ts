@@ -50,6 +50,17 @@ interface TargetCommit {
   write: boolean;
 }
 
+/**
+ * A conditional write kept losing: another run changed the item before each of `attempts` tries
+ * (a group item, the stored configuration's pointer). The run reports it and does not act on it.
+ */
+class ContentionError extends Error {
+  constructor(item: string, attempts: number) {
+    super(`expected to write ${item} within ${attempts} attempts, found it changed by another run each time`);
+    this.name = 'ContentionError';
+  }
+}
+
 /** The state item of a target. */
 const targetKey = (name: string) => `target#${name}`;
 
@@ -228,4 +239,4 @@ async function commitTarget(
 }
 
 export type { CommitOptions, CommitOutcome, TargetCommit };
-export { commitTarget, isClaimed, recoverClaim, storedPage, targetKey, withPagesUnsent };
+export { ContentionError, commitTarget, isClaimed, recoverClaim, storedPage, targetKey, withPagesUnsent };

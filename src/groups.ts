@@ -16,7 +16,7 @@
  *    to a page that may have gone out is never dropped.
  */
 import { fetchAll } from './adapters/fetchAll.ts';
-import { storedPage } from './commit.ts';
+import { ContentionError, storedPage } from './commit.ts';
 import {
   addToGroup,
   decideGroup,
@@ -61,14 +61,6 @@ interface StoredGroup {
 /** The `meta#` key of a group's item. */
 const groupItemKey = (key: string) => `group#${groupId(key)}`;
 
-/** Writes to one item kept failing their condition: other runs changed it every time. */
-class GroupContentionError extends Error {
-  constructor(item: string, attempts: number) {
-    super(`expected to write ${item} within ${attempts} attempts, found it changed by another run each time`);
-    this.name = 'GroupContentionError';
-  }
-}
-
 /**
  * Read, change, write conditionally; again on conflict. `change` answers the new value, null to
  * delete the item, or undefined to leave it as it is. Returns the writes tried.
@@ -88,7 +80,7 @@ async function updateMeta<T extends object>(
         : await table.putMeta(key, next as Record<string, unknown>, item?.version ?? null);
     if (ok) return attempt;
   }
-  throw new GroupContentionError(`meta#${key}`, MAX_ATTEMPTS);
+  throw new ContentionError(`meta#${key}`, MAX_ATTEMPTS);
 }
 
 type Registry = { open: Record<string, string> };
@@ -382,7 +374,7 @@ async function flushOne(
 /**
  * Page every group of `itemKeys` that is due (decideGroup), each through claim -> publish ->
  * commit. One group's failure never stops the others (returned in `failed`, or thrown as
- * GroupContentionError only when the table kept refusing).
+ * ContentionError only when the table kept refusing).
  */
 async function flushGroups(
   table: StateTable,
@@ -406,4 +398,4 @@ async function flushGroups(
   return { ...outcome, errors };
 }
 
-export { flushGroups, GroupContentionError, GroupInbox, groupItemKey, groupingNotifier, openGroups };
+export { flushGroups, GroupInbox, groupItemKey, groupingNotifier, openGroups };

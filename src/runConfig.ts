@@ -12,7 +12,7 @@
  *   in the pointer and retried by the next run.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { commitTarget, isClaimed, recoverClaim, targetKey } from './commit.ts';
+import { ContentionError, commitTarget, isClaimed, recoverClaim, targetKey } from './commit.ts';
 import { evaluateRemovedTarget } from './core/alerts/evaluateTarget.ts';
 import type { Notification } from './core/alerts/types.ts';
 import { buildMonitorConfig, ConfigurationError, type MonitorConfig, type RawConfig } from './core/monitorConfig.ts';
@@ -133,16 +133,6 @@ async function removeTargets(
 /** Times a run applies the configuration again after another run moved the stored pointer on. */
 const MAX_APPLY_ATTEMPTS = 5;
 
-/** Other runs kept storing the configuration while this one tried: it is not applied this run. */
-class ConfigContentionError extends Error {
-  constructor(attempts: number) {
-    super(
-      `the stored configuration pointer (meta#${LAST_VALID_KEY}) changed under each of ${attempts} attempts to apply the configuration; expected it to hold still for one`,
-    );
-    this.name = 'ConfigContentionError';
-  }
-}
-
 /**
  * Apply a valid configuration: removals against the last applied one, then store it. Warm and
  * unchanged: no I/O. Every write of the pointer is conditional on the version read; when another
@@ -187,7 +177,8 @@ async function applyConfig(
       return writes;
     }
   }
-  throw new ConfigContentionError(MAX_APPLY_ATTEMPTS);
+  // Other runs kept storing the configuration while this one tried: it is not applied this run.
+  throw new ContentionError(`meta#${LAST_VALID_KEY}`, MAX_APPLY_ATTEMPTS);
 }
 
 /** The configuration alert's item evaluated and committed like a target's. */
