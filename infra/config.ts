@@ -3,15 +3,16 @@
  * Values given with `-c` arrive as strings, so lists accept "a,b" and objects accept JSON text.
  * Every problem is collected and thrown together, each naming its context key.
  */
+
+import { DEFAULT_DOWN_AFTER_FAILURES, DEFAULT_REPEAT_INTERVAL_MS } from '../src/core/constants.ts';
+import { type ConfigProblem, readTarget, TARGET_NAME } from '../src/core/monitorConfig.ts';
+import { formatDuration, parseDuration } from '../src/core/rules/duration.ts';
 import {
   configMaxAgeFor,
   DEFAULT_CONFIG_MAX_AGE_SECONDS,
   DEFAULT_FETCH_CONCURRENCY,
   DEFAULT_SSM_PREFIX,
-} from '../src/config.ts';
-import { DEFAULT_DOWN_AFTER_FAILURES, DEFAULT_REPEAT_INTERVAL_MS } from '../src/core/constants.ts';
-import { type ConfigProblem, readTarget, TARGET_NAME } from '../src/core/monitorConfig.ts';
-import { formatDuration, parseDuration } from '../src/core/rules/duration.ts';
+} from '../src/lambda/environment.ts';
 
 /** One example target seeded into `<prefix>/targets/<name>` (the Lambda's target contract). */
 type SeedTarget = { url: string } & Record<string, unknown>;

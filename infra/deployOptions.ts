@@ -5,9 +5,8 @@
  */
 import { type AlertsConfig, ConfigError, readConfig } from './config.ts';
 import { readChatTopicFlag } from './constructs/notifications.ts';
-import { PagerDutyConfigError, readPagerDutySettings } from './constructs/pagerDutySettings.ts';
+import { PagerDutyConfigError, type PagerDutySettings, readPagerDutySettings } from './constructs/pagerDutySettings.ts';
 import { readShardingSettings, ShardingConfigError, type ShardingSettings } from './constructs/sharding.ts';
-import type { RoutingSettings } from './monitor.ts';
 
 /** The file read when present; `-c configFile=<path>` names another. */
 const DEFAULT_OPTIONS_FILE = 'monitor.config.json';
@@ -46,6 +45,13 @@ const OPTION_KEYS = [
 
 /** Context keys that belong to the CDK itself (feature flags carry `@` or `:`). */
 const CDK_KEYS = new Set(['cli-telemetry', 'acknowledged-issue-numbers', 'notices']);
+
+/** Where pages go besides the alert topic (docs/routing.md). */
+interface RoutingSettings {
+  pagerDuty: PagerDutySettings;
+  /** A topic of its own for AWS Chatbot (`chatbotTopic`). */
+  chatTopic: boolean;
+}
 
 interface DeployOptions {
   config: AlertsConfig;
@@ -150,5 +156,5 @@ function readDeployOptions(
   return { config, sharding, routing };
 }
 
-export type { DeployOptions };
+export type { DeployOptions, RoutingSettings };
 export { DEFAULT_OPTIONS_FILE, nearestOption, OPTION_KEYS, parseOptionsFile, readDeployOptions };

@@ -12,11 +12,11 @@ import { StatusDashboard } from './constructs/dashboard.ts';
 import { HANDLER_ENTRY, MonitorFunction, SHARDED_HANDLER_ENTRY } from './constructs/monitorFunction.ts';
 import { Notifications, readChatTopicFlag } from './constructs/notifications.ts';
 import { addPagerDutyForwarder } from './constructs/pagerDuty.ts';
-import { type PagerDutySettings, readPagerDutySettings } from './constructs/pagerDutySettings.ts';
+import { readPagerDutySettings } from './constructs/pagerDutySettings.ts';
 import { SHARD_MODES, Sharding, type ShardingSettings } from './constructs/sharding.ts';
 import { Watchdog } from './constructs/watchdog.ts';
 import { defaultRulesDocument } from './defaultRules.ts';
-import { readDeployOptions } from './deployOptions.ts';
+import { type RoutingSettings, readDeployOptions } from './deployOptions.ts';
 import { acknowledgeFindings } from './nag.ts';
 
 interface MonitorParts {
@@ -25,19 +25,12 @@ interface MonitorParts {
   table: dynamodb.TableV2;
 }
 
-/** Where pages go besides the alert topic (docs/routing.md). */
-interface RoutingSettings {
-  pagerDuty: PagerDutySettings;
-  /** A topic of its own for AWS Chatbot (`chatbotTopic`). */
-  chatTopic: boolean;
-}
-
 interface MonitorSettings {
   config: AlertsConfig;
   sharding: ShardingSettings;
   /** Default: read from the scope's context. */
   routing?: RoutingSettings;
-  /** The handler module; by shard mode `src/handler.ts` or `src/shardedHandler.ts`, unless a test substitutes a stub. */
+  /** The handler module; by shard mode `src/lambda/handler.ts` or `src/lambda/shardedHandler.ts`, unless a test substitutes a stub. */
   handlerEntry?: string;
 }
 
@@ -140,5 +133,5 @@ class HttpdStatusMonitor extends Construct {
   }
 }
 
-export type { HttpdStatusMonitorProps, MonitorParts, MonitorSettings, RoutingSettings };
+export type { HttpdStatusMonitorProps, MonitorParts, MonitorSettings };
 export { addMonitor, HttpdStatusMonitor };

@@ -9,7 +9,8 @@ import type { AlertsConfig } from './config.ts';
 import type { MonitorFunction } from './constructs/monitorFunction.ts';
 import type { Notifications } from './constructs/notifications.ts';
 import { readShardingSettings, type ShardingSettings } from './constructs/sharding.ts';
-import { addMonitor, type RoutingSettings } from './monitor.ts';
+import type { RoutingSettings } from './deployOptions.ts';
+import { addMonitor } from './monitor.ts';
 
 interface HttpdStatusAlertsStackProps extends StackProps {
   config: AlertsConfig;
@@ -17,7 +18,7 @@ interface HttpdStatusAlertsStackProps extends StackProps {
   sharding?: ShardingSettings;
   /** Default: read from context (`pagerDuty*`, `chatbotTopic`). */
   routing?: RoutingSettings;
-  /** The handler module; by shard mode `src/handler.ts` or `src/shardedHandler.ts`, unless a test substitutes a stub. */
+  /** The handler module; by shard mode `src/lambda/handler.ts` or `src/lambda/shardedHandler.ts`, unless a test substitutes a stub. */
   handlerEntry?: string;
 }
 

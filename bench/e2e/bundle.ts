@@ -135,7 +135,7 @@ async function buildExternal(): Promise<string> {
 interface SizeBreakdown {
   /** 'our code', 'AWS SDK', 'Powertools', 'zod', 'middy', 'other'. */
   byOwner: Record<string, number>;
-  /** The sharded-mode entry, `src/shardedHandler.ts` (adds the SQS client). */
+  /** The sharded-mode entry, `src/lambda/shardedHandler.ts` (adds the SQS client). */
   shardedBytes: number;
   /** The SDK clients and commands the function uses, alone, with the same options. */
   sdkClientsOnlyBytes: number;

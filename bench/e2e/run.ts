@@ -160,7 +160,7 @@ async function main(): Promise<void> {
       'bundle (SDK inside)': [bundle.file, [], importEnv],
       'bundle + --enable-source-maps (as deployed)': [bundle.file, ['--enable-source-maps'], importEnv],
       'our code bundled, packages from node_modules': [external, [], importEnv],
-      'unbundled: src/handler.ts via tsx': [HANDLER_ENTRY, ['--import', 'tsx'], importEnv],
+      'unbundled: src/lambda/handler.ts via tsx': [HANDLER_ENTRY, ['--import', 'tsx'], importEnv],
     };
     for (const name of Object.keys(variants)) results.imports[name] = { importMs: [], processMs: [] };
     for (let i = 0; i < IMPORT_RUNS; i++) {

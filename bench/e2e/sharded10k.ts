@@ -17,9 +17,9 @@ import { createDynamoStateTable } from '../../src/adapters/dynamoStateStore.ts';
 import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import { createSnsNotifier } from '../../src/adapters/snsNotifier.ts';
 import { createSqsShardQueue } from '../../src/adapters/sqsShardQueue.ts';
+import type { CycleDeps } from '../../src/app/ports.ts';
+import { consumeShards, dispatchShards } from '../../src/app/shards.ts';
 import type { RawConfig } from '../../src/core/monitorConfig.ts';
-import type { CycleDeps } from '../../src/ports.ts';
-import { consumeShards, dispatchShards } from '../../src/shards.ts';
 import { credentials, region, startDynalite, startSns } from '../../test/support/emulators.ts';
 import { startCountingProxy } from './countingProxy.ts';
 

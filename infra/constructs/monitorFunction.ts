@@ -22,8 +22,8 @@ import { monitorStatements } from './permissions.ts';
 import { importVpcPlacement } from './vpcPlacement.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const HANDLER_ENTRY = fileURLToPath(new URL('../../src/handler.ts', import.meta.url));
-const SHARDED_HANDLER_ENTRY = fileURLToPath(new URL('../../src/shardedHandler.ts', import.meta.url));
+const HANDLER_ENTRY = fileURLToPath(new URL('../../src/lambda/handler.ts', import.meta.url));
+const SHARDED_HANDLER_ENTRY = fileURLToPath(new URL('../../src/lambda/shardedHandler.ts', import.meta.url));
 /**
  * Packages the bundle replaces (esbuild `alias`, paths relative to the project root). Lambda
  * gives the function its credentials in the environment, so the SDK's full default chain (SSO,
@@ -44,7 +44,7 @@ interface MonitorFunctionProps {
   table: dynamodb.ITableV2;
   alertTopic: sns.ITopic;
   topicKey: kms.IKey;
-  /** The handler module: `src/handler.ts`, `src/shardedHandler.ts` in sharded mode, or a test's stub. */
+  /** The handler module: `src/lambda/handler.ts`, `src/lambda/shardedHandler.ts` in sharded mode, or a test's stub. */
   entry?: string;
 }
 

@@ -33,7 +33,7 @@ interface Publisher {
   role: iam.IRole;
 }
 
-/** Environment variable naming the chat topic to the monitor (read by src/config.ts). */
+/** Environment variable naming the chat topic to the monitor (read by src/lambda/environment.ts). */
 const CHATBOT_TOPIC_ENV = 'CHATBOT_TOPIC_ARN';
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The PagerDuty forwarder, behind `-c pagerDutyRoutingKeyParameter=<name>`: a small function
- * subscribed to the alert topic that posts each alert to the Events API v2 (src/pagerDutyHandler.ts).
+ * subscribed to the alert topic that posts each alert to the Events API v2 (src/lambda/pagerDutyHandler.ts).
  * SNS invokes it asynchronously; Lambda retries a failed invocation twice, then keeps it in a
  * dead-letter queue whose first message raises an alarm on the ops topic. Without the context key
  * the construct adds nothing.
@@ -26,7 +26,7 @@ import { type PagerDutySettings, readPagerDutySettings, SEVERITY_NAMES } from '.
 import { importVpcPlacement } from './vpcPlacement.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PAGERDUTY_HANDLER_ENTRY = fileURLToPath(new URL('../../src/pagerDutyHandler.ts', import.meta.url));
+const PAGERDUTY_HANDLER_ENTRY = fileURLToPath(new URL('../../src/lambda/pagerDutyHandler.ts', import.meta.url));
 /** `arn:...:parameter/name` for `/name` and for `name` alike (SSM adds the slash for the latter). */
 function parameterArn(name: string): string {
   const path = name.startsWith('/') ? name : `/${name}`;

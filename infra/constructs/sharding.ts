@@ -3,7 +3,7 @@
  * monitor function becomes a dispatcher that sends one SQS message per shard of targets, and the
  * same function consumes them through an event source mapping (bounded by `maxConcurrency`).
  * SQS does the fan-out, retries and dead-lettering; nothing here schedules. Without the switch
- * the construct adds nothing. The handler side, src/shardedHandler.ts, is described in docs/scale.md.
+ * the construct adds nothing. The handler side, src/lambda/shardedHandler.ts, is described in docs/scale.md.
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';

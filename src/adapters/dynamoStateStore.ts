@@ -13,7 +13,7 @@ import {
   GetCommand,
   PutCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Claim, StateTable, StoredState } from '../ports.ts';
+import type { Claim, StateTable, StoredState } from '../app/ports.ts';
 import { finiteOnly } from './finiteOnly.ts';
 
 const DAY_SECONDS = 86_400;

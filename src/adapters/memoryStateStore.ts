@@ -3,9 +3,10 @@
  * `--state` (state lives for one run). `createMemoryStateTable`: the Lambda's state table with
  * the same conditional semantics as DynamoDB's, for fast model-based tests and local runs.
  */
+
+import type { StateTable, StoredState } from '../app/ports.ts';
 import type { StateStore } from '../core/alerts/store.ts';
 import type { TargetState } from '../core/alerts/types.ts';
-import type { StateTable, StoredState } from '../ports.ts';
 import { finiteOnly } from './finiteOnly.ts';
 
 /** A store keeping deep copies, so callers cannot change saved state by mutating their objects. */

@@ -2,7 +2,7 @@
  * Sends shard messages to SQS, ten a call; failed entries are retried once, then the dispatch fails.
  */
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { ShardMessage, ShardQueue } from '../ports.ts';
+import type { ShardMessage, ShardQueue } from '../app/ports.ts';
 
 const BATCH = 10;
 

@@ -3,8 +3,8 @@
  * the prefix (GetParametersByPath, recursive, paged, cached for `maxAgeSeconds`) and secrets.
  */
 import type { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
+import type { ConfigSource } from '../app/ports.ts';
 import type { RawConfig } from '../core/monitorConfig.ts';
-import type { ConfigSource } from '../ports.ts';
 
 class SecretNotFoundError extends Error {
   constructor(name: string, options?: ErrorOptions) {

@@ -5,13 +5,13 @@
 import { basename } from 'node:path';
 import { createFileStateStore } from '../adapters/fileStateStore.ts';
 import { createMemoryStateStore } from '../adapters/memoryStateStore.ts';
-import { type EvaluateResult, evaluateTarget } from '../core/alerts/evaluateTarget.ts';
 import { parseSilencesDocuments, type Silence } from '../core/alerts/silences.ts';
-import type { AlertView, Observation } from '../core/alerts/types.ts';
+import type { AlertView } from '../core/alerts/types.ts';
+import { type EvaluateResult, evaluateTarget } from '../core/evaluate.ts';
 import { formatValue } from '../core/notify/format.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from '../core/rules/document.ts';
 import { formatDuration, parseDuration } from '../core/rules/duration.ts';
-import type { Rule } from '../core/rules/types.ts';
+import type { Observation, Rule } from '../core/rules/types.ts';
 import { type CliIo, DOCUMENT_MAX_BYTES, oneLine, parseOptions, UsageError } from './command.ts';
 import { perfdata } from './perfdata.ts';
 import { isUrl, readReport } from './source.ts';

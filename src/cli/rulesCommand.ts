@@ -4,14 +4,14 @@
  * alerts and notifications expected after each step; what differed is printed.
  */
 import { dirname, resolve } from 'node:path';
-import { type EvaluateResult, evaluateTarget } from '../core/alerts/evaluateTarget.ts';
 import { parseSilencesDocuments, type Silence } from '../core/alerts/silences.ts';
-import type { Observation, TargetState } from '../core/alerts/types.ts';
+import type { TargetState } from '../core/alerts/types.ts';
+import { type EvaluateResult, evaluateTarget } from '../core/evaluate.ts';
 import { parseReport } from '../core/report/parse.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from '../core/rules/document.ts';
 import { parseDuration } from '../core/rules/duration.ts';
 import { DocumentsValidationError } from '../core/rules/problems.ts';
-import type { Rule } from '../core/rules/types.ts';
+import type { Observation, Rule } from '../core/rules/types.ts';
 import {
   type CliCommand,
   type CommandIo,

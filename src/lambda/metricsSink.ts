@@ -5,6 +5,8 @@
  * grow with the fleet), plus, for targets opted in through `TARGET_METRICS`, the same line made an
  * EMF document. Values come from the computed metrics the rules saw, never from re-reading a report.
  */
+
+import type { MetricsSink, TargetMetrics } from '../app/ports.ts';
 import {
   EMITTED_METRICS,
   METRIC_SOURCES,
@@ -14,7 +16,6 @@ import {
   TARGET_METRICS,
   type TargetMetric,
 } from '../core/emittedMetrics.ts';
-import type { MetricsSink, TargetMetrics } from '../ports.ts';
 
 /** The part of Powertools' `Metrics` the sink uses; flushed once per invocation by `logMetrics`. */
 interface RunMetricsRecorder {

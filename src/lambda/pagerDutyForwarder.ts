@@ -1,13 +1,13 @@
 /**
  * The PagerDuty forwarder's environment and its one job: every alert of every SNS record becomes
- * an Events API v2 event. Kept apart from the entry (src/pagerDutyHandler.ts) so tests can give it
+ * an Events API v2 event. Kept apart from the entry (src/lambda/pagerDutyHandler.ts) so tests can give it
  * a routing key and a sender of their own.
  */
 import type { SNSEvent } from 'aws-lambda';
 import type { PagerDutySender } from '../adapters/pagerDutyEventsClient.ts';
-import { EnvironmentError } from '../config.ts';
 import { DEFAULT_PAGERDUTY_EVENTS_URL } from '../core/constants.ts';
 import { pagerDutyEvents } from '../core/notify/pagerDuty.ts';
+import { EnvironmentError } from './environment.ts';
 
 /** How long a decrypted routing key is reused by a warm function before SSM is asked again. */
 const DEFAULT_ROUTING_KEY_MAX_AGE_SECONDS = 300;

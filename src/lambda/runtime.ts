@@ -1,7 +1,7 @@
 /**
  * What both Lambda entries share: the environment read once, clients made at module scope
- * (reused while warm), the cycle's dependencies and the middy wrapper. `src/handler.ts` is the
- * default entry; `src/shardedHandler.ts` adds the SQS side, so only sharded bundles carry it.
+ * (reused while warm), the cycle's dependencies and the middy wrapper. `src/lambda/handler.ts` is the
+ * default entry; `src/lambda/shardedHandler.ts` adds the SQS side, so only sharded bundles carry it.
  * SDK clients honour `AWS_ENDPOINT_URL_*`.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
@@ -15,14 +15,14 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import { withChatCopy } from '../adapters/chatCopyNotifier.ts';
 import { createDynamoStateTable } from '../adapters/dynamoStateStore.ts';
-import { createLatencyMemory } from '../adapters/fetchAll.ts';
 import { fetchStatusPage } from '../adapters/httpStatusSource.ts';
 import { createSnsNotifier } from '../adapters/snsNotifier.ts';
 import { createSsmConfigSource } from '../adapters/ssmConfigSource.ts';
-import { readRuntimeConfig, wantsTargetMetrics } from '../config.ts';
+import { createLatencyMemory } from '../app/concurrency.ts';
+import type { CycleDeps } from '../app/ports.ts';
 import { DEFAULT_CLAIM_LEASE_MS, METRICS_NAMESPACE, SERVICE_NAME } from '../core/constants.ts';
 import { redactCredentials } from '../core/notify/sanitize.ts';
-import type { CycleDeps } from '../ports.ts';
+import { readRuntimeConfig, wantsTargetMetrics } from './environment.ts';
 import { createMetricsSink } from './metricsSink.ts';
 
 const env = readRuntimeConfig(process.env);

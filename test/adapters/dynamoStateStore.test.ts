@@ -2,8 +2,8 @@ import { BatchGetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDynamoStateTable } from '../../src/adapters/dynamoStateStore.ts';
 import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
+import type { Claim, StateTable } from '../../src/app/ports.ts';
 import type { AlertRecord, TargetState } from '../../src/core/alerts/types.ts';
-import type { Claim, StateTable } from '../../src/ports.ts';
 import { type LocalDynamo, startDynalite } from '../support/emulators.ts';
 
 const NOW = new Date('2026-11-22T12:00:00Z');

@@ -9,14 +9,14 @@ import { synth } from './synth.ts';
 describe.each([
   {
     shardMode: 'none',
-    entry: 'src/handler.ts',
+    entry: 'src/lambda/handler.ts',
     env: {},
     // The SQS client rides only in the sharded bundle.
     contains: { SendMessageBatch: false, LambdaCredentialsError: true, 'defaultProvider::fromSSO': false },
   },
   {
     shardMode: 'sqs',
-    entry: 'src/shardedHandler.ts',
+    entry: 'src/lambda/shardedHandler.ts',
     env: { SHARD_MODE: 'sqs', SHARD_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/shards' },
     contains: { SendMessageBatch: true, LambdaCredentialsError: true, 'defaultProvider::fromSSO': false },
   },

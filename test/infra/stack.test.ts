@@ -2,8 +2,8 @@ import { Annotations, Capture, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { fleetQueries, targetQueries } from '../../infra/constructs/dashboard.ts';
 import { STATE_TABLE_ACTIONS } from '../../infra/constructs/permissions.ts';
-import { readRuntimeConfig } from '../../src/config.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from '../../src/core/rules/document.ts';
+import { readRuntimeConfig } from '../../src/lambda/environment.ts';
 import { synth } from './synth.ts';
 
 const partition = { Ref: 'AWS::Partition' };

@@ -1,7 +1,7 @@
 import type { SNSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPagerDutySender } from '../../src/adapters/pagerDutyEventsClient.ts';
-import { EnvironmentError } from '../../src/config.ts';
+import { EnvironmentError } from '../../src/lambda/environment.ts';
 import { forwardToPagerDuty, readPagerDutyConfig } from '../../src/lambda/pagerDutyForwarder.ts';
 import { type PagerDutyStandIn, startPagerDutyStandIn } from '../support/pagerDutyStandIn.ts';
 

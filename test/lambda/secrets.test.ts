@@ -105,7 +105,7 @@ describe('handler: no credential in any log line or page', () => {
       target('web-3', { url: inUrl('/moved'), timeoutMs: 2000 }),
       target('web-4', { url: inUrl('/missing'), timeoutMs: 2000 }),
     ];
-    const { handler } = await import('../../src/handler.ts');
+    const { handler } = await import('../../src/lambda/handler.ts');
 
     // Act: two runs page target-down for all four; then a configuration naming web-1 twice
     await handler({}, context);

@@ -7,11 +7,11 @@
  * state the invariants.
  */
 import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
+import type { CycleDeps, Notifier, StateTable, WarmStates } from '../../src/app/ports.ts';
+import { runCycle } from '../../src/app/run.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import type { RawConfig } from '../../src/core/monitorConfig.ts';
 import { globMatch } from '../../src/core/rules/glob.ts';
-import type { CycleDeps, Notifier, StateTable, WarmStates } from '../../src/ports.ts';
-import { runCycle } from '../../src/run.ts';
 
 const TARGET_POOL = ['a0', 'a1', 'b0', 'b1'] as const;
 const GLOBS = ['*', 'a*', 'b*', 'a0', 'b1'] as const;

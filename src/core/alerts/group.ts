@@ -6,10 +6,11 @@
  */
 import { createHash } from 'node:crypto';
 import { DEFAULT_GROUP_INTERVAL_MS, DEFAULT_RESOLVED_RETENTION_MS } from '../constants.ts';
+import { LABEL_PREFIX } from '../rules/groupFields.ts';
+import type { Severity } from '../rules/types.ts';
 import { elapsedMs } from './elapsed.ts';
-import { LABEL_PREFIX } from './groupFields.ts';
 import { findSilence, type Silence } from './silences.ts';
-import type { GroupRef, Notification, Severity } from './types.ts';
+import type { GroupRef, Notification } from './types.ts';
 
 /** Why a group page is (or is not) sent. */
 const GROUP_REASONS = {

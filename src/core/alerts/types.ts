@@ -3,13 +3,10 @@
  * inactive, pending or firing; "resolved" is an inactive alert with `resolvedAt` set. Timestamps
  * are stored, not flags, as ISO-8601 strings so that every store can hold them as they are.
  */
-import type { StatusReport } from '../report/types.ts';
+import type { Counters, Severity } from '../rules/types.ts';
 
 const ALERT_STATES = { inactive: 'inactive', pending: 'pending', firing: 'firing' } as const;
 type AlertState = (typeof ALERT_STATES)[keyof typeof ALERT_STATES];
-
-const SEVERITIES = { critical: 'critical', warning: 'warning', info: 'info' } as const;
-type Severity = (typeof SEVERITIES)[keyof typeof SEVERITIES];
 
 /** Why a notification is (or is not) sent; the pure decision of `notify`. */
 const NOTIFY_REASONS = { first: 'first', repeat: 'repeat', resolved: 'resolved', none: 'none' } as const;
@@ -51,25 +48,9 @@ interface TargetState {
   /** Consecutive runs in which the report could not be fetched or parsed. */
   consecutiveFailures: number;
   /** Counter values of the previous good report, for deltas (null when not carried). */
-  counters: {
-    totalAccesses: number | null;
-    uptimeSeconds: number | null;
-    sslRetrieveHits: number | null;
-    sslRetrieveMisses: number | null;
-  } | null;
+  counters: Counters | null;
   alerts: Record<string, AlertRecord>;
 }
-
-/** What one run learnt about a target: its report, or why there is none. */
-type Observation =
-  | { kind: 'report'; report: StatusReport }
-  | {
-      kind: 'down';
-      /** timeout, refused, dns, tls, http-status, too-large, redirect, not-a-report, network */
-      reason: string;
-      /** One line for a person: what was expected and what was found (escaped). */
-      detail: string;
-    };
 
 /** A message to publish, decided by the core; adapters only deliver it. */
 interface Notification {
@@ -129,16 +110,5 @@ interface AlertView {
   resolvesAt: string | null;
 }
 
-export type {
-  AlertRecord,
-  AlertState,
-  AlertView,
-  EvaluateOptions,
-  GroupRef,
-  Notification,
-  NotifyReason,
-  Observation,
-  Severity,
-  TargetState,
-};
-export { ALERT_STATES, NOTIFY_REASONS, SEVERITIES };
+export type { AlertRecord, AlertState, AlertView, EvaluateOptions, GroupRef, Notification, NotifyReason, TargetState };
+export { ALERT_STATES, NOTIFY_REASONS };

@@ -4,11 +4,11 @@
  * and the text (`cleanReportText`, use `page`) and kept as data in the payload (use `data`); every
  * part is built within its SNS budget (`src/core/constants.ts`), whatever the input.
  */
-import type { AlertRecord, Notification, NotifyReason, Observation } from '../alerts/types.ts';
+import type { AlertRecord, Notification, NotifyReason } from '../alerts/types.ts';
 import { MAX_LABELS_SHOWN, MAX_PAYLOAD_BYTES, MAX_SUBJECT_CHARS, MAX_TEXT_MESSAGE_BYTES } from '../constants.ts';
 import { formatDuration } from '../rules/duration.ts';
 import { BUSY_MODES, metricSpec } from '../rules/metrics.ts';
-import type { Rule } from '../rules/types.ts';
+import type { Observation, Rule } from '../rules/types.ts';
 import { asyncConnectionsLine } from './asyncConnections.ts';
 import { fillTemplate, formatValue } from './format.ts';
 import { fitLines, fitText, payloadBytes } from './limits.ts';

@@ -16,8 +16,9 @@ import {
   type Paged,
   stringOrNull,
 } from '../alerts/group.ts';
-import type { Notification, Severity } from '../alerts/types.ts';
+import type { Notification } from '../alerts/types.ts';
 import { MAX_PAYLOAD_BYTES, MAX_SUBJECT_CHARS, MAX_TEXT_MESSAGE_BYTES } from '../constants.ts';
+import type { Severity } from '../rules/types.ts';
 import { formatValue } from './format.ts';
 import { fitLines, payloadBytes } from './limits.ts';
 import { cleanConfigText, cleanReportText, cleanSubjectText, TEXT_USES } from './sanitize.ts';

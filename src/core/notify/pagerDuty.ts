@@ -5,8 +5,9 @@
  * `alerts: [...]` (Alertmanager-style grouping) map the same way: one event per alert, its
  * fingerprint the `dedup_key`, so a resolve closes exactly the incident its trigger opened.
  */
-import { SEVERITIES, type Severity } from '../alerts/types.ts';
+
 import { describeInput } from '../errors.ts';
+import { SEVERITIES, type Severity } from '../rules/types.ts';
 import { formatValue } from './format.ts';
 import { cleanSubjectText } from './sanitize.ts';
 

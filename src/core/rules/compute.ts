@@ -2,11 +2,9 @@
  * Computes the catalogue's metrics for one observation. Counter metrics use the delta since the
  * previous good report of the target and detect restarts (counters or uptime going down).
  */
-import type { Observation, TargetState } from '../alerts/types.ts';
 import type { ModeChar, Slot, StatusReport } from '../report/types.ts';
 import { BUSY_MODES, CONNECTION_METRICS, countsMode, SLOT_MODES } from './metrics.ts';
-
-type Counters = NonNullable<TargetState['counters']>;
+import type { Counters, Observation } from './types.ts';
 
 /** A metric's value (with its sample count where `minSamples` applies), or why there is none. */
 type MetricResult = { ok: true; value: number; samples: number | null } | { ok: false; reason: string };

@@ -2,8 +2,9 @@
  * Rules documents: several JSON documents (SSM parameters or files) merged into one rule list.
  * An invalid set is rejected whole, with every problem listed.
  */
-import { SEVERITIES, type Severity } from '../alerts/types.ts';
+
 import { DEFAULT_GROUP_BY, DEFAULT_GROUP_INTERVAL_MS } from '../constants.ts';
+import { SEVERITIES, type Severity } from '../rules/types.ts';
 import { DEFAULT_RULES_DOCUMENT } from './defaults.ts';
 import { parseDuration } from './duration.ts';
 import { metricSpec } from './metrics.ts';

@@ -3,10 +3,10 @@
  */
 
 import type { output } from 'zod/mini';
-import { GROUP_FIELDS, LABEL_PREFIX } from '../alerts/groupFields.ts';
-import { SEVERITIES } from '../alerts/types.ts';
+import { SEVERITIES } from '../rules/types.ts';
 import { z } from '../zod.ts';
 import { parseDuration } from './duration.ts';
+import { GROUP_FIELDS, LABEL_PREFIX } from './groupFields.ts';
 import { metricSpec } from './metrics.ts';
 import { OPS } from './types.ts';
 

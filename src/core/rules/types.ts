@@ -1,7 +1,30 @@
 /**
  * A validated alerting rule: one metric compared with a threshold, held for a duration.
  */
-import type { Severity } from '../alerts/types.ts';
+import type { StatusReport } from '../report/types.ts';
+
+/** How urgent an alert of a rule is. */
+const SEVERITIES = { critical: 'critical', warning: 'warning', info: 'info' } as const;
+type Severity = (typeof SEVERITIES)[keyof typeof SEVERITIES];
+
+/** Counter values of the previous good report, for deltas. */
+type Counters = {
+  totalAccesses: number | null;
+  uptimeSeconds: number | null;
+  sslRetrieveHits: number | null;
+  sslRetrieveMisses: number | null;
+};
+
+/** What one run learnt about a target: its report, or why there is none. */
+type Observation =
+  | { kind: 'report'; report: StatusReport }
+  | {
+      kind: 'down';
+      /** timeout, refused, dns, tls, http-status, too-large, redirect, not-a-report, network */
+      reason: string;
+      /** One line for a person: what was expected and what was found (escaped). */
+      detail: string;
+    };
 
 const OPS = ['<', '<=', '>', '>=', '==', '!='] as const;
 type Op = (typeof OPS)[number];
@@ -42,5 +65,5 @@ interface ValidationProblem {
   message: string;
 }
 
-export type { Op, Rule, ValidationProblem };
-export { OPS };
+export type { Counters, Observation, Op, Rule, Severity, ValidationProblem };
+export { OPS, SEVERITIES };

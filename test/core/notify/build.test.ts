@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stepAlert } from '../../../src/core/alerts/step.ts';
-import type { AlertRecord, Observation } from '../../../src/core/alerts/types.ts';
+import type { AlertRecord } from '../../../src/core/alerts/types.ts';
 import { MAX_PAYLOAD_BYTES, MAX_TEXT_MESSAGE_BYTES } from '../../../src/core/constants.ts';
 import { buildNotification, failureLabel } from '../../../src/core/notify/build.ts';
 import { formatValue } from '../../../src/core/notify/format.ts';
 import { jsonStringBytes } from '../../../src/core/notify/limits.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from '../../../src/core/rules/document.ts';
-import type { Rule } from '../../../src/core/rules/types.ts';
+import type { Observation, Rule } from '../../../src/core/rules/types.ts';
 import { loadReport } from '../support/reports.ts';
 
 const NOW = new Date('2026-11-22T12:02:00Z');

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../../src/core/alerts/fingerprint.ts';
 import { stepAlert } from '../../../src/core/alerts/step.ts';
-import type { Notification, Observation } from '../../../src/core/alerts/types.ts';
+import type { Notification } from '../../../src/core/alerts/types.ts';
 import { buildNotification } from '../../../src/core/notify/build.ts';
 import { MAX_SUMMARY_CHARS, PagerDutyMessageError, pagerDutyEvents } from '../../../src/core/notify/pagerDuty.ts';
 import { parseRulesDocuments } from '../../../src/core/rules/document.ts';
-import type { Rule } from '../../../src/core/rules/types.ts';
+import type { Observation, Rule } from '../../../src/core/rules/types.ts';
 import { loadReport } from '../support/reports.ts';
 
 const KEY = 'R0UT1NGKEY0000000000000000000000';

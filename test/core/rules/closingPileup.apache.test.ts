@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evaluateTarget } from '../../../src/core/alerts/evaluateTarget.ts';
+import { evaluateTarget } from '../../../src/core/evaluate.ts';
 import { parseReport } from '../../../src/core/report/parse.ts';
 import type { StatusReport } from '../../../src/core/report/types.ts';
 import { DEFAULT_RULES } from '../../../src/core/rules/document.ts';

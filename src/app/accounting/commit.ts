@@ -1,0 +1,242 @@
+/**
+ * Claim, publish, commit: how one state item (a target, or the configuration alert) moves from
+ * one evaluation to the next so that every page is accounted for, with one conditional write per
+ * step and no transactions (docs/lambda.md, "Page accounting", states the invariants):
+ *
+ * 1. Claim: one write, conditional on the version read, storing the new state with the pages NOT
+ *    yet marked sent, plus the claim: the pages (whole), a token and an expiry. A run that read an
+ *    older version, or finds an unexpired claim of another run, does nothing with the item.
+ * 2. Publish each page.
+ * 3. Commit: one write, conditional on the claimed version, marking the accepted pages sent and
+ *    clearing the claim (or deleting the item when its target left the configuration). A page SNS
+ *    refused stays unsent: the next evaluation decides again. Nothing is undone.
+ *
+ * A run that finds an expired claim (its run died, or overran its lease) takes it over and
+ * publishes its pages again before evaluating: a page in flight is sent at least once, at most
+ * twice. A replayed page SNS refuses stays claimed (in doubt) and is retried by the next run
+ * before the item is evaluated again. Without pages, an item is written only when it changed.
+ */
+import type { AlertRecord, Notification, TargetState } from '../../core/alerts/types.ts';
+import type { Claim, ClaimedPage, Notifier, StateTable, StoredState } from '../ports.ts';
+
+/** A claimed page's text kept for a replay: enough for a person, bounded for a 400 KB item. */
+const MAX_STORED_MESSAGE_CHARS = 8000;
+const MAX_STORED_PAYLOAD_CHARS = 16_000;
+
+interface CommitOptions {
+  token: string;
+  leaseMs: number;
+}
+
+interface CommitOutcome {
+  sent: Notification[];
+  failed: Array<{ notification: Notification; error: unknown }>;
+  /** Another run holds the item's claim or wrote it since it was read: this run did nothing more with it. */
+  conflict: boolean;
+  /** The item after this step (null when absent or deleted); unchanged when nothing was written. */
+  stored: StoredState | null;
+  writes: number;
+}
+
+interface TargetCommit {
+  key: string;
+  loaded: StoredState | null;
+  /** The next state, counting `notifications` as sent; alerts a page drops are absent from it. */
+  next: TargetState;
+  notifications: Notification[];
+  /** Delete the item once every page was accepted (the target left the configuration). */
+  deleteAfter: boolean;
+  /** Write even without pages: the state changed, or a checkpoint is due. */
+  write: boolean;
+}
+
+/**
+ * A conditional write kept losing: another run changed the item before each of `attempts` tries
+ * (a group item, the stored configuration's pointer). The run reports it and does not act on it.
+ */
+class ContentionError extends Error {
+  constructor(item: string, attempts: number) {
+    super(`expected to write ${item} within ${attempts} attempts, found it changed by another run each time`);
+    this.name = 'ContentionError';
+  }
+}
+
+/** The state item of a target. */
+const targetKey = (name: string) => `target#${name}`;
+
+const emptyOutcome = (stored: StoredState | null): CommitOutcome => ({
+  sent: [],
+  failed: [],
+  conflict: false,
+  stored,
+  writes: 0,
+});
+
+/** The state as it stands before SNS accepted `pages`: each page's alert as it was before, still owed. */
+function withPagesUnsent(next: TargetState, before: TargetState | null, pages: readonly Notification[]): TargetState {
+  const out: TargetState = { ...next, alerts: { ...next.alerts } };
+  for (const { fingerprint } of pages) {
+    const was = before?.alerts[fingerprint];
+    const now = next.alerts[fingerprint];
+    if (now === undefined) {
+      if (was !== undefined) out.alerts[fingerprint] = was; // dropped only once its page went out
+      continue;
+    }
+    out.alerts[fingerprint] = {
+      ...now,
+      lastSentAt: was?.lastSentAt ?? null,
+      lastSentStatus: was?.lastSentStatus ?? null,
+    };
+  }
+  return out;
+}
+
+function accept(state: TargetState, page: ClaimedPage): void {
+  if (page.record === null) delete state.alerts[page.notification.fingerprint];
+  else state.alerts[page.notification.fingerprint] = page.record;
+}
+
+/** A page as kept in a claim: the text capped, an oversized payload reduced to its facts. */
+function storedPage(notification: Notification): Notification {
+  const message =
+    notification.message.length <= MAX_STORED_MESSAGE_CHARS
+      ? notification.message
+      : `${notification.message.slice(0, MAX_STORED_MESSAGE_CHARS - 4)}\n...`;
+  const payload =
+    JSON.stringify(notification.payload).length <= MAX_STORED_PAYLOAD_CHARS
+      ? notification.payload
+      : {
+          version: 1,
+          status: notification.status,
+          reason: notification.reason,
+          fingerprint: notification.fingerprint,
+          target: notification.target,
+          rule: notification.rule,
+          severity: notification.severity,
+          value: notification.value,
+          threshold: notification.threshold,
+        };
+  return { ...notification, message, payload };
+}
+
+/**
+ * Steps 2 and 3 for an item whose claim this run holds at `version`: publish every page, then
+ * commit what was accepted. Never throws for SNS failures (they are returned). A replayed page
+ * that fails stays in doubt (the dead run may have sent it): it stays in the claim, released for
+ * the next run to try again, so a resolve it may owe is never forgotten.
+ */
+async function publishClaimed(
+  table: StateTable,
+  notifier: Notifier,
+  key: string,
+  claimed: { state: TargetState; claim: Claim },
+  pages: readonly ClaimedPage[],
+  version: number,
+  now: Date,
+  inDoubt: boolean,
+): Promise<CommitOutcome> {
+  const outcome = emptyOutcome(null);
+  const final: TargetState = { ...claimed.state, alerts: { ...claimed.state.alerts } };
+  const leftover: ClaimedPage[] = [];
+  for (const [index, page] of pages.entries()) {
+    try {
+      await notifier.publish(page.notification);
+      outcome.sent.push(page.notification);
+      accept(final, page);
+    } catch (error) {
+      outcome.failed.push({ notification: page.notification, error });
+      leftover.push(claimed.claim.pages[index] as ClaimedPage);
+    }
+  }
+  outcome.writes++;
+  if (claimed.claim.deleteAfter && outcome.failed.length === 0) {
+    outcome.conflict = !(await table.remove(key, version));
+    return outcome;
+  }
+  const claim =
+    inDoubt && leftover.length > 0 ? { ...claimed.claim, pages: leftover, expiresAtMs: now.getTime() } : null;
+  const ok = await table.put(key, { state: final, claim }, version, now);
+  // Pages still in doubt: the item is not evaluated this run (the claim comes first).
+  outcome.conflict = !ok || claim !== null;
+  outcome.stored = ok ? { version: version + 1, state: final, claim } : null;
+  return outcome;
+}
+
+/** Whether a run left a claim on the item (its pages may have gone out): `recoverClaim` settles it first. */
+function isClaimed(item: StoredState | null): item is StoredState & { claim: Claim } {
+  return item?.claim != null;
+}
+
+/**
+ * Finish what a run left in `loaded.claim` (expired: that run died or overran its lease): take
+ * the claim over, publish its pages again, commit. A claim of another run still in force is left
+ * alone (`conflict`), as is an item whose replayed pages SNS refused (they are retried first).
+ */
+async function recoverClaim(
+  table: StateTable,
+  notifier: Notifier,
+  key: string,
+  loaded: StoredState & { claim: Claim },
+  now: Date,
+  options: CommitOptions,
+): Promise<CommitOutcome> {
+  if (loaded.claim.expiresAtMs > now.getTime() && loaded.claim.token !== options.token) {
+    return { ...emptyOutcome(null), conflict: true };
+  }
+  const claim: Claim = { ...loaded.claim, token: options.token, expiresAtMs: now.getTime() + options.leaseMs };
+  const takeover = { state: loaded.state, claim };
+  if (!(await table.put(key, takeover, loaded.version, now)))
+    return { ...emptyOutcome(null), conflict: true, writes: 1 };
+  const outcome = await publishClaimed(table, notifier, key, takeover, claim.pages, loaded.version + 1, now, true);
+  return { ...outcome, writes: outcome.writes + 1 };
+}
+
+/**
+ * Claim, publish and commit one item's evaluation (or write it plainly when there is nothing to
+ * publish and `write` says so).
+ *
+ * @example
+ * await commitTarget(table, notifier, { key: 'target#web-1', loaded, next: result.state,
+ *   notifications: result.notifications, deleteAfter: false, write: true }, now, { token, leaseMs: 300_000 });
+ */
+async function commitTarget(
+  table: StateTable,
+  notifier: Notifier,
+  commit: TargetCommit,
+  now: Date,
+  options: CommitOptions,
+): Promise<CommitOutcome> {
+  const { key, loaded, next, notifications } = commit;
+  const expected = loaded?.version ?? null;
+  if (notifications.length === 0) {
+    if (commit.deleteAfter) {
+      if (loaded === null) return emptyOutcome(null);
+      const ok = await table.remove(key, loaded.version);
+      return { ...emptyOutcome(null), conflict: !ok, writes: 1 };
+    }
+    if (!commit.write) return emptyOutcome(loaded);
+    const ok = await table.put(key, { state: next, claim: null }, expected, now);
+    return {
+      ...emptyOutcome(ok ? { version: (expected ?? 0) + 1, state: next, claim: null } : null),
+      conflict: !ok,
+      writes: 1,
+    };
+  }
+  const pages: ClaimedPage[] = notifications.map((notification) => ({
+    notification,
+    record: (next.alerts[notification.fingerprint] as AlertRecord | undefined) ?? null,
+  }));
+  const claim: Claim = {
+    token: options.token,
+    expiresAtMs: now.getTime() + options.leaseMs,
+    pages: pages.map((p) => ({ ...p, notification: storedPage(p.notification) })),
+    deleteAfter: commit.deleteAfter,
+  };
+  const claimed = { state: withPagesUnsent(next, loaded?.state ?? null, notifications), claim };
+  if (!(await table.put(key, claimed, expected, now))) return { ...emptyOutcome(null), conflict: true, writes: 1 };
+  const outcome = await publishClaimed(table, notifier, key, claimed, pages, (expected ?? 0) + 1, now, false);
+  return { ...outcome, writes: outcome.writes + 1 };
+}
+
+export type { CommitOptions, CommitOutcome, TargetCommit };
+export { ContentionError, commitTarget, isClaimed, recoverClaim, storedPage, targetKey, withPagesUnsent };

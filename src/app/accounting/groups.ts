@@ -1,0 +1,402 @@
+/**
+ * Group pages (Alertmanager's grouping) with the same accounting as single pages. Each group is
+ * one state item, `meta#group#<id>`, holding its members and any claim; `meta#groups` lists the
+ * open groups so a run finds a group that is due although no target of it changed.
+ *
+ * 1. Hand-over: a target's claimed page whose alert is grouped is "published" by adding it to its
+ *    group (read, add, write conditional on the version read; retried on conflict). The target's
+ *    commit marks the page sent only once the group holds it; a replay adds the same page again and
+ *    changes nothing. Hand-overs to one group within a run are written together.
+ * 2. Flush: claim -> publish -> commit on the group item. The claim (token, lease, reason, time and
+ *    which alerts the page names with which status) is written before publishing; the commit
+ *    re-reads the item and marks what each ACCEPTED part said, keeping alerts handed over
+ *    meanwhile. A run that finds an expired claim rebuilds its page from the group and publishes
+ *    it again before deciding anything (at most one duplicate of the page in flight); parts of a
+ *    replay SNS refuses stay claimed, in doubt, until a run gets them accepted, so a resolve owed
+ *    to a page that may have gone out is never dropped.
+ */
+
+import {
+  addToGroup,
+  decideGroup,
+  GROUP_REASONS,
+  type GroupReason,
+  type GroupState,
+  groupId,
+  type LatestPage,
+  markPaged,
+  type Paged,
+  pagedOf,
+  settle,
+  withoutSilenced,
+} from '../../core/alerts/group.ts';
+import type { Silence } from '../../core/alerts/silences.ts';
+import type { GroupRef, Notification } from '../../core/alerts/types.ts';
+import { MAX_GROUP_MEMBERS } from '../../core/constants.ts';
+import { buildGroupPages } from '../../core/notify/groupPage.ts';
+import { fetchAll } from '../concurrency.ts';
+import type { Logger, Notifier, StateTable } from '../ports.ts';
+import { ContentionError, storedPage } from './commit.ts';
+
+/** The item listing open groups: group item key -> group key. */
+const REGISTRY_KEY = 'groups';
+/** Groups flushed at once. */
+const FLUSH_CONCURRENCY = 16;
+/** Conditional writes tried before a hand-over or commit gives up (another run keeps winning). */
+const MAX_ATTEMPTS = 8;
+
+interface GroupClaim {
+  token: string;
+  expiresAtMs: number;
+  reason: Exclude<GroupReason, 'none'>;
+  /** When the page was decided (its evaluation time, also in the rebuilt page). */
+  at: string;
+  paged: Paged;
+}
+
+interface StoredGroup {
+  group: GroupState;
+  claim: GroupClaim | null;
+}
+
+/** The `meta#` key of a group's item. */
+const groupItemKey = (key: string) => `group#${groupId(key)}`;
+
+/**
+ * Read, change, write conditionally; again on conflict. `change` answers the new value, null to
+ * delete the item, or undefined to leave it as it is. Returns the writes tried.
+ */
+async function updateMeta<T extends object>(
+  table: StateTable,
+  key: string,
+  change: (current: T | null) => T | null | undefined,
+): Promise<number> {
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const item = await table.getMeta(key);
+    const next = change((item?.value as T | undefined) ?? null);
+    if (next === undefined) return attempt - 1;
+    const ok =
+      next === null
+        ? item === null || (await table.deleteMeta(key, item.version))
+        : await table.putMeta(key, next as Record<string, unknown>, item?.version ?? null);
+    if (ok) return attempt;
+  }
+  throw new ContentionError(`meta#${key}`, MAX_ATTEMPTS);
+}
+
+type Registry = { open: Record<string, string> };
+
+function register(table: StateTable, itemKey: string, key: string): Promise<number> {
+  return updateMeta<Registry>(table, REGISTRY_KEY, (r) =>
+    r?.open[itemKey] === undefined ? { open: { ...r?.open, [itemKey]: key } } : undefined,
+  );
+}
+
+function unregister(table: StateTable, itemKey: string): Promise<number> {
+  return updateMeta<Registry>(table, REGISTRY_KEY, (r) => {
+    if (r?.open[itemKey] === undefined) return undefined;
+    const open = { ...r.open };
+    delete open[itemKey];
+    return { open };
+  });
+}
+
+/** The item keys of every open group. */
+async function openGroups(table: StateTable): Promise<string[]> {
+  const item = await table.getMeta(REGISTRY_KEY);
+  return Object.keys((item?.value as Registry | undefined)?.open ?? {});
+}
+
+function latestOf(page: Notification): LatestPage {
+  const kept = storedPage(page);
+  return {
+    fingerprint: page.fingerprint,
+    status: page.status,
+    subject: kept.subject,
+    message: kept.message,
+    payload: kept.payload,
+  };
+}
+
+type Waiter = { page: Notification & { group: GroupRef }; resolve(added: boolean): void; reject(e: unknown): void };
+
+/**
+ * Hands pages over to their groups. Pages for one group arriving while its write is in flight are
+ * written together by the next one, so a fleet-wide incident costs a few writes, not one per target.
+ */
+class GroupInbox {
+  /** Group item keys this run handed pages to: flushed at the end of the run. */
+  readonly touched = new Set<string>();
+  writes = 0;
+  readonly #queues = new Map<string, { waiting: Waiter[]; busy: boolean }>();
+  #registered: Promise<Set<string>> | null = null;
+
+  readonly #table: StateTable;
+  readonly #now: Date;
+  readonly #maxMembers: number;
+
+  constructor(table: StateTable, now: Date, maxMembers = MAX_GROUP_MEMBERS) {
+    this.#table = table;
+    this.#now = now;
+    this.#maxMembers = maxMembers;
+  }
+
+  /** Adds the page to its group; false when the group is full (the caller pages it alone). */
+  add(page: Notification & { group: GroupRef }): Promise<boolean> {
+    const itemKey = groupItemKey(page.group.key);
+    let queue = this.#queues.get(itemKey);
+    if (queue === undefined) {
+      queue = { waiting: [], busy: false };
+      this.#queues.set(itemKey, queue);
+    }
+    const q = queue;
+    return new Promise<boolean>((resolve, reject) => {
+      q.waiting.push({ page, resolve, reject });
+      if (!q.busy) void this.#drain(itemKey, q);
+    });
+  }
+
+  async #drain(itemKey: string, queue: { waiting: Waiter[]; busy: boolean }): Promise<void> {
+    queue.busy = true;
+    while (queue.waiting.length > 0) {
+      const batch = queue.waiting.splice(0);
+      try {
+        const added = await this.#write(itemKey, batch);
+        for (const [i, w] of batch.entries()) w.resolve(added[i] as boolean);
+      } catch (error) {
+        for (const w of batch) w.reject(error);
+      }
+    }
+    queue.busy = false;
+  }
+
+  async #write(itemKey: string, batch: readonly Waiter[]): Promise<boolean[]> {
+    let added: boolean[] = [];
+    let created = false;
+    const latest = batch.map(({ page }) => latestOf(page)); // once, not on every retry of the write
+    const writes = await updateMeta<StoredGroup>(this.#table, itemKey, (current) => {
+      added = [];
+      created = current === null;
+      let group = current?.group ?? null;
+      for (const [i, { page }] of batch.entries()) {
+        const next = addToGroup(group, page.group, page, latest[i] as LatestPage, this.#now, this.#maxMembers);
+        added.push(next !== null);
+        if (next !== null) group = next;
+      }
+      return group === null ? undefined : { group, claim: current?.claim ?? null };
+    });
+    this.writes += writes;
+    this.touched.add(itemKey);
+    // Listed after it holds the page: a group nobody lists would only be flushed when touched again.
+    this.#registered ??= openGroups(this.#table).then((keys) => new Set(keys));
+    const registered = await this.#registered;
+    // A group this write created may have been closed (and unlisted) since the list was read.
+    if ((created || !registered.has(itemKey)) && batch[0] !== undefined) {
+      this.writes += await register(this.#table, itemKey, batch[0].page.group.key);
+      registered.add(itemKey);
+    }
+    return added;
+  }
+}
+
+/**
+ * The notifier a run's targets and configuration step publish through: a grouped page goes to its
+ * group, any other (and one its full group refuses) straight to `notifier`. `published` counts
+ * what `notifier` accepted: pages handed to a group count when their group pages.
+ */
+function groupingNotifier(notifier: Notifier, inbox: GroupInbox): Notifier & { published: number } {
+  const routed = {
+    published: 0,
+    async publish(page: Notification) {
+      const group = page.group ?? null;
+      if (group === null) await notifier.publish(page);
+      else if (await inbox.add({ ...page, group })) return;
+      else await notifier.publish({ ...page, group: null });
+      routed.published++;
+    },
+  };
+  return routed;
+}
+
+/** Which alerts a page (one part) names: a grouped part lists them; a single alert's page names itself. */
+function namedBy(page: Notification): Paged {
+  const alerts = page.payload.alerts;
+  if (page.payload.kind !== 'group' || !Array.isArray(alerts)) return { [page.fingerprint]: page.status };
+  const named: Paged = {};
+  for (const a of alerts as Array<{ fingerprint: string; status: 'firing' | 'resolved' }>)
+    named[a.fingerprint] = a.status;
+  return named;
+}
+
+interface FlushOutcome {
+  sent: Notification[];
+  failed: Array<{ notification: Notification; error: unknown }>;
+  writes: number;
+  /** Groups another run held: left to it. */
+  conflicts: number;
+}
+
+interface FlushOptions {
+  token: string;
+  leaseMs: number;
+  repeatIntervalMs: number;
+  /** Silences in force: firing alerts they cover are left out of pages until they end. */
+  silences: readonly Silence[];
+}
+
+/**
+ * Publish a claimed page's parts, then commit: mark what each accepted part said. Parts that
+ * failed stay claimed (released to the next run) when the page is a replay, in doubt; otherwise
+ * they are simply not marked and the next decision pages them again.
+ */
+async function publishAndCommit(
+  table: StateTable,
+  notifier: Notifier,
+  itemKey: string,
+  claim: GroupClaim,
+  pages: readonly Notification[],
+  inDoubt: boolean,
+  outcome: FlushOutcome,
+): Promise<void> {
+  const accepted: Paged = {};
+  const unsent: Paged = {};
+  for (const page of pages) {
+    try {
+      await notifier.publish(page);
+      outcome.sent.push(page);
+      Object.assign(accepted, namedBy(page));
+    } catch (error) {
+      outcome.failed.push({ notification: page, error });
+      Object.assign(unsent, namedBy(page));
+    }
+  }
+  const keepClaimed = inDoubt && Object.keys(unsent).length > 0;
+  outcome.writes += await updateMeta<StoredGroup>(table, itemKey, (current) => {
+    if (current === null || current.claim?.token !== claim.token) return undefined; // another run took over
+    const group = Object.keys(accepted).length > 0 ? markPaged(current.group, accepted, claim.at) : current.group;
+    const next = keepClaimed ? { ...claim, paged: unsent, expiresAtMs: 0 } : null;
+    // Never deleted here: a group that emptied is closed by a later flush (`closeGroup`).
+    return { group, claim: next };
+  });
+}
+
+/** Claim the item for `claim` (conditional on `version`), then publish and commit. */
+async function claimAndSend(
+  table: StateTable,
+  notifier: Notifier,
+  itemKey: string,
+  stored: StoredGroup,
+  version: number,
+  claim: GroupClaim,
+  inDoubt: boolean,
+  outcome: FlushOutcome,
+): Promise<boolean> {
+  outcome.writes++;
+  if (!(await table.putMeta(itemKey, { group: stored.group, claim }, version))) {
+    outcome.conflicts++;
+    return false;
+  }
+  const pages = buildGroupPages({
+    group: stored.group,
+    paged: claim.paged,
+    reason: claim.reason,
+    now: new Date(claim.at),
+  });
+  await publishAndCommit(table, notifier, itemKey, claim, pages, inDoubt, outcome);
+  return true;
+}
+
+/**
+ * Delete a group nothing is left in. It leaves the list first, then goes if still unchanged; if a
+ * page was handed to it meanwhile, it is listed again. (The other order could unlist a group that
+ * a hand-over had just re-created and listed: its later pages would wait for a run to touch it.)
+ */
+async function closeGroup(table: StateTable, itemKey: string, version: number): Promise<number> {
+  let writes = await unregister(table, itemKey);
+  writes++;
+  if (await table.deleteMeta(itemKey, version)) return writes;
+  const item = await table.getMeta(itemKey);
+  if (item !== null) writes += await register(table, itemKey, (item.value as unknown as StoredGroup).group.key);
+  return writes;
+}
+
+/** One group: finish a claim left by a dead run, then page if the decision says so. */
+async function flushOne(
+  table: StateTable,
+  notifier: Notifier,
+  itemKey: string,
+  now: Date,
+  options: FlushOptions,
+  outcome: FlushOutcome,
+): Promise<void> {
+  const lease = now.getTime() + options.leaseMs;
+  let item = await table.getMeta(itemKey);
+  if (item === null) {
+    outcome.writes += await unregister(table, itemKey);
+    return;
+  }
+  let stored = item.value as unknown as StoredGroup;
+  if (stored.claim !== null) {
+    if (stored.claim.expiresAtMs > now.getTime() && stored.claim.token !== options.token) {
+      outcome.conflicts++;
+      return;
+    }
+    const takeover = { ...stored.claim, token: options.token, expiresAtMs: lease };
+    const failedBefore = outcome.failed.length;
+    if (!(await claimAndSend(table, notifier, itemKey, stored, item.version, takeover, true, outcome))) return;
+    if (outcome.failed.length > failedBefore) return; // still in doubt: nothing new before it is settled
+    item = await table.getMeta(itemKey);
+    if (item === null) return;
+    stored = item.value as unknown as StoredGroup;
+    // Why: between our commit and this read another run may have claimed the group; deciding on
+    // the item it claimed would page its page a second time (the model test found it).
+    if (stored.claim !== null) {
+      outcome.conflicts++;
+      return;
+    }
+  }
+  const group = settle(stored.group, now);
+  const visible = withoutSilenced(group, now, options.silences);
+  const reason = decideGroup(visible, now, options.repeatIntervalMs);
+  if (reason === GROUP_REASONS.none) {
+    if (Object.keys(group.members).length === 0) outcome.writes += await closeGroup(table, itemKey, item.version);
+    return;
+  }
+  const claim: GroupClaim = {
+    token: options.token,
+    expiresAtMs: lease,
+    reason,
+    at: now.toISOString(),
+    paged: pagedOf(visible),
+  };
+  await claimAndSend(table, notifier, itemKey, { group, claim: null }, item.version, claim, false, outcome);
+}
+
+/**
+ * Page every group of `itemKeys` that is due (decideGroup), each through claim -> publish ->
+ * commit. One group's failure never stops the others (returned in `failed`, or thrown as
+ * ContentionError only when the table kept refusing).
+ */
+async function flushGroups(
+  table: StateTable,
+  notifier: Notifier,
+  itemKeys: Iterable<string>,
+  now: Date,
+  options: FlushOptions,
+  logger: Logger,
+): Promise<FlushOutcome & { errors: unknown[] }> {
+  const outcome: FlushOutcome = { sent: [], failed: [], writes: 0, conflicts: 0 };
+  const errors: unknown[] = [];
+  // Groups are independent items: several at once (grouped by target, a fleet has one per target).
+  await fetchAll([...new Set(itemKeys)], FLUSH_CONCURRENCY, async (itemKey) => {
+    try {
+      await flushOne(table, notifier, itemKey, now, options, outcome);
+    } catch (error) {
+      errors.push(error);
+      logger.error('group state failed', { group: itemKey, error: (error as Error).message });
+    }
+  });
+  return { ...outcome, errors };
+}
+
+export { flushGroups, GroupInbox, groupItemKey, groupingNotifier, openGroups };

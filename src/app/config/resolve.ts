@@ -1,0 +1,300 @@
+/**
+ * The configuration a run uses, and what changing it means for the state:
+ * - Invalid or unreadable configuration never silences monitoring: the last valid configuration
+ *   stays in force (in memory while warm; in the table across cold starts) and the configuration
+ *   alert fires, one page per distinct set of problems, resolved once it is valid again. That
+ *   alert is a state item like a target's and goes through the same claim, publish, commit.
+ * - The last valid configuration is stored (`storedConfig.ts`: chunked, credentials redacted).
+ * - Targets removed from the configuration are found by comparing the new configuration with the
+ *   last one applied (stored, so this works across cold starts and changes made while no run was
+ *   going): each alert whose firing page went out is resolved ("target removed from
+ *   configuration"), then the target's item is deleted. Removals that could not finish are kept
+ *   in the pointer and retried by the next run.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { Notification } from '../../core/alerts/types.ts';
+import { evaluateRemovedTarget } from '../../core/evaluate.ts';
+import {
+  buildMonitorConfig,
+  ConfigurationError,
+  type MonitorConfig,
+  type RawConfig,
+} from '../../core/monitorConfig.ts';
+import { evaluateConfigAlert } from '../../core/notify/configAlert.ts';
+import { redactCredentials } from '../../core/notify/sanitize.ts';
+import { ContentionError, commitTarget, isClaimed, recoverClaim, targetKey } from '../accounting/commit.ts';
+import type { CycleDeps, StoredState } from '../ports.ts';
+import { LAST_VALID_KEY, readStoredConfig, saveRemoving, saveStoredConfig } from './stored.ts';
+
+const CONFIG_ALERT_KEY = 'config#alert';
+
+interface Applied {
+  hash: string;
+  config: MonitorConfig;
+  raw: RawConfig;
+  removing: string[];
+}
+
+interface ResolvedConfig {
+  config: MonitorConfig | null;
+  raw: RawConfig | null;
+  error: string | null;
+  /** Pages SNS refused (configuration alert, removal resolves); the run fails visibly at its end. */
+  publishErrors: unknown[];
+  /** State table failures met on the way (the run still fetches its targets, then fails visibly). */
+  stateErrors: unknown[];
+  /**
+   * Whether `config` is stored as the last one applied. Only then may targets be evaluated: a
+   * target that pages must be in the stored configuration, or its later removal goes unseen.
+   */
+  applied: boolean;
+  writes: number;
+}
+
+/** Takes the pages and writes of one step into the run's figures. */
+type Tally = (o: { sent: Notification[]; failed: Array<{ error: unknown }>; writes: number }) => void;
+
+// Per config source (one per warm container): the configuration last applied, unredacted.
+const lastApplied = new WeakMap<object, Applied>();
+
+const hashOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
+const leaf = (parameter: string) => parameter.slice(parameter.lastIndexOf('/') + 1);
+
+function problemLines(error: unknown): string[] {
+  if (error instanceof ConfigurationError) {
+    return error.problems.map((p) => `${p.parameter}${p.field ? ` (field ${p.field})` : ''}: ${p.message}`);
+  }
+  return [`cannot read the configuration: ${(error as Error).message}`];
+}
+
+/**
+ * The last valid configuration for a run whose configuration is invalid. From the table it is
+ * the redacted copy; a target parameter unchanged since then (equal once redacted) takes its
+ * current value back, credentials included.
+ */
+async function fallbackConfig(deps: CycleDeps, current: RawConfig | null): Promise<Applied | null> {
+  const warm = lastApplied.get(deps.config);
+  if (warm) return warm;
+  const stored = await readStoredConfig(deps.table);
+  if (stored?.raw == null) return null;
+  const raw = stored.raw;
+  for (const [name, value] of Object.entries(current?.targets ?? {}))
+    if (raw.targets[name] !== undefined && redactCredentials(value) === raw.targets[name]) raw.targets[name] = value;
+  try {
+    return { hash: stored.pointer.hash, config: buildMonitorConfig(raw), raw, removing: stored.pointer.removing };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Resolve and delete removed targets; the names whose removal did not finish. A target whose
+ * grouped alerts' records must outlive their resolves (`evaluateRemovedTarget`) keeps its item,
+ * and its name stays owed, until they expire.
+ */
+async function removeTargets(
+  deps: CycleDeps,
+  names: string[],
+  rules: MonitorConfig['rules'],
+  now: Date,
+  token: string,
+  tally: Tally,
+): Promise<string[]> {
+  if (names.length === 0) return [];
+  const options = { token, leaseMs: deps.claimLeaseMs };
+  const items = await deps.table.loadMany(names.map(targetKey));
+  const owed: string[] = [];
+  for (const name of names) {
+    deps.warm.delete(name);
+    const key = targetKey(name);
+    let item: StoredState | null = items.get(key) ?? null;
+    if (isClaimed(item)) {
+      const recovered = await recoverClaim(deps.table, deps.notifier, key, item, now, options);
+      tally(recovered);
+      if (recovered.conflict) {
+        owed.push(name);
+        continue;
+      }
+      item = recovered.stored;
+    }
+    if (item === null) continue;
+    const { notifications, state } = evaluateRemovedTarget(item.state, rules, now, deps.evaluate);
+    const next = state ?? { ...item.state, alerts: {} };
+    const changed = JSON.stringify(next) !== JSON.stringify(item.state);
+    const outcome = await commitTarget(
+      deps.table,
+      deps.notifier,
+      { key, loaded: item, next, notifications, deleteAfter: state === null, write: state === null || changed },
+      now,
+      options,
+    );
+    tally(outcome);
+    if (outcome.conflict || outcome.failed.length > 0 || state !== null) owed.push(name);
+    else deps.logger.info('target removed from configuration', { target: name, resolved: outcome.sent.length });
+  }
+  return owed;
+}
+
+/** Times a run applies the configuration again after another run moved the stored pointer on. */
+const MAX_APPLY_ATTEMPTS = 5;
+
+/**
+ * Apply a valid configuration: removals against the last applied one, then store it. Warm and
+ * unchanged: no I/O. Every write of the pointer is conditional on the version read; when another
+ * run moved it on meanwhile, this run reads it again and redoes the (idempotent) removals, so
+ * neither run can drop a removal the other still owes.
+ */
+async function applyConfig(
+  deps: CycleDeps,
+  raw: RawConfig,
+  config: MonitorConfig,
+  now: Date,
+  token: string,
+  tally: Tally,
+): Promise<number> {
+  const hash = hashOf(raw);
+  const warm = lastApplied.get(deps.config);
+  if (warm?.hash === hash && warm.removing.length === 0) return 0;
+  let writes = 0;
+  for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
+    const stored = await readStoredConfig(deps.table);
+    let removing: string[] = [];
+    if (stored !== null && (stored.pointer.hash !== hash || stored.pointer.removing.length > 0)) {
+      const configured = new Set(config.targets.map((t) => t.name));
+      const before = Object.keys(stored.raw?.targets ?? {}).map(leaf);
+      const gone = [...new Set([...before, ...stored.pointer.removing])].filter((n) => !configured.has(n));
+      removing = await removeTargets(deps, gone, config.rules, now, token, (o) => {
+        writes += o.writes;
+        tally(o);
+      });
+    }
+    let saved = true;
+    if (stored?.pointer.hash !== hash) {
+      const outcome = await saveStoredConfig(deps.table, raw, hash, removing, now, stored);
+      writes += outcome.writes;
+      saved = outcome.saved;
+    } else if (stored.pointer.removing.join() !== removing.join()) {
+      writes++;
+      saved = await saveRemoving(deps.table, stored, removing);
+    }
+    if (saved) {
+      lastApplied.set(deps.config, { hash, config, raw, removing });
+      return writes;
+    }
+  }
+  // Other runs kept storing the configuration while this one tried: it is not applied this run.
+  throw new ContentionError(`meta#${LAST_VALID_KEY}`, MAX_APPLY_ATTEMPTS);
+}
+
+/** The configuration alert's item evaluated and committed like a target's. */
+async function commitConfigAlert(
+  deps: CycleDeps,
+  problems: string[] | null,
+  targetsInForce: number | null,
+  now: Date,
+  token: string,
+  tally: Tally,
+): Promise<void> {
+  const options = { token, leaseMs: deps.claimLeaseMs };
+  let item = (await deps.table.loadMany([CONFIG_ALERT_KEY])).get(CONFIG_ALERT_KEY) ?? null;
+  if (isClaimed(item)) {
+    const recovered = await recoverClaim(deps.table, deps.notifier, CONFIG_ALERT_KEY, item, now, options);
+    tally(recovered);
+    if (recovered.conflict) return;
+    item = recovered.stored;
+  }
+  const { state, notifications } = evaluateConfigAlert({
+    previous: item?.state ?? null,
+    problems,
+    targetsInForce,
+    now,
+  });
+  const write =
+    JSON.stringify(Object.keys(state.alerts).sort()) !== JSON.stringify(Object.keys(item?.state.alerts ?? {}).sort());
+  tally(
+    await commitTarget(
+      deps.table,
+      deps.notifier,
+      { key: CONFIG_ALERT_KEY, loaded: item, next: state, notifications, deleteAfter: false, write },
+      now,
+      options,
+    ),
+  );
+}
+
+/**
+ * The configuration for this run, its problems if any, and what resolving it published and wrote.
+ *
+ * @example
+ * const { config, error } = await resolveConfig(deps, new Date());
+ */
+async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig> {
+  const token = randomUUID();
+  const out: ResolvedConfig = {
+    config: null,
+    raw: null,
+    error: null,
+    publishErrors: [],
+    stateErrors: [],
+    applied: false,
+    writes: 0,
+  };
+  // Why: a table failure here must not stop the targets being fetched, nor the heartbeat.
+  const guarded = async <T>(what: string, step: () => Promise<T>, fallback: T): Promise<T> => {
+    try {
+      return await step();
+    } catch (error) {
+      out.stateErrors.push(error);
+      deps.logger.error(`${what} failed`, { error: (error as Error).message });
+      return fallback;
+    }
+  };
+  const tally = (o: { sent: Notification[]; failed: Array<{ error: unknown }>; writes: number }) => {
+    out.writes += o.writes;
+    out.publishErrors.push(...o.failed.map((f) => f.error));
+  };
+  let raw: RawConfig | null = null;
+  let config: MonitorConfig;
+  try {
+    raw = await deps.config.loadRaw();
+    config = buildMonitorConfig(raw);
+  } catch (error) {
+    const lines = problemLines(error).map(redactCredentials);
+    const fallback = await guarded('reading the last valid configuration', () => fallbackConfig(deps, raw), null);
+    deps.logger.error('invalid configuration', {
+      problems: lines.slice(0, 50),
+      problemCount: lines.length,
+      lastValidInForce: fallback !== null,
+    });
+    const inForce = fallback?.config.targets.length ?? null;
+    await guarded(
+      'the configuration alert',
+      () => commitConfigAlert(deps, lines, inForce, now, token, tally),
+      undefined,
+    );
+    return {
+      ...out,
+      applied: fallback !== null,
+      config: fallback?.config ?? null,
+      raw: fallback?.raw ?? null,
+      error: lines.slice(0, 50).join('; '),
+    };
+  }
+  const valid = config;
+  const writes = await guarded(
+    'applying the configuration',
+    () => applyConfig(deps, raw, valid, now, token, tally),
+    null,
+  );
+  out.applied = writes !== null;
+  out.writes += writes ?? 0;
+  await guarded(
+    'the configuration alert',
+    () => commitConfigAlert(deps, null, valid.targets.length, now, token, tally),
+    undefined,
+  );
+  return { ...out, config, raw };
+}
+
+export type { ResolvedConfig };
+export { CONFIG_ALERT_KEY, resolveConfig };

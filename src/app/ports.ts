@@ -1,0 +1,158 @@
+/**
+ * The ports of a run: every interface the orchestration (`run.ts`, `commit.ts`, `runConfig.ts`,
+ * `shards.ts`) depends on. Adapters implement them; the Lambda runtime and the tests compose them.
+ * Nothing here imports an adapter, so the orchestration never depends on AWS types.
+ */
+import type { FetchResult, FetchTarget } from '../adapters/httpStatusSource.ts';
+import type { AlertRecord, EvaluateOptions, Notification, TargetState } from '../core/alerts/types.ts';
+import type { RawConfig } from '../core/monitorConfig.ts';
+import type { MetricResult } from '../core/rules/compute.ts';
+
+/** Where the configuration comes from (SSM in the Lambda). */
+interface ConfigSource {
+  /** The raw parameters; names are full parameter names. */
+  loadRaw(): Promise<RawConfig>;
+  /** A (decrypted) parameter value, e.g. a SecureString holding `user:password`. */
+  getSecret(name: string): Promise<string>;
+}
+
+/** Delivers a notification (SNS in the Lambda); throws when it was not accepted. */
+interface Notifier {
+  publish(notification: Notification): Promise<void>;
+}
+
+/** One page recorded in a claim: published after the claim, marked sent by the commit. */
+interface ClaimedPage {
+  notification: Notification;
+  /** The page's alert as it stands once the page is accepted (sent marks set); null: it leaves the state. */
+  record: AlertRecord | null;
+}
+
+/**
+ * Intent recorded on a state item before publishing: which pages are about to go out, by whom,
+ * until when. A run that finds an expired claim publishes its pages again (they may or may not
+ * have gone out) before doing anything else with the item.
+ */
+interface Claim {
+  token: string;
+  /** Epoch milliseconds after which another run may take the claim over. */
+  expiresAtMs: number;
+  pages: ClaimedPage[];
+  /** Delete the item once every page was accepted (its target left the configuration). */
+  deleteAfter: boolean;
+}
+
+/** One state item as read: its body and the version every write is conditional on. */
+interface StoredState {
+  version: number;
+  state: TargetState;
+  claim: Claim | null;
+}
+
+/**
+ * The state table: one item per target (and one for the configuration alert) holding its
+ * counters, its failures and every alert record, so one read finds every alert of a target.
+ * Every write is conditional on the version read (null: the item must not exist) and stores
+ * version + 1; a failed condition answers false (another run got there first), never throws.
+ */
+interface StateTable {
+  /** The items at `keys` (batched, consistent reads); absent keys are absent from the map. */
+  loadMany(keys: readonly string[]): Promise<Map<string, StoredState>>;
+  put(
+    key: string,
+    item: { state: TargetState; claim: Claim | null },
+    expectedVersion: number | null,
+    now: Date,
+  ): Promise<boolean>;
+  /** Delete the item if it is still at `expectedVersion`. */
+  remove(key: string, expectedVersion: number): Promise<boolean>;
+  getMeta(key: string): Promise<{ value: Record<string, unknown>; version: number } | null>;
+  /** Write a `meta#` item; with `expectedVersion` only if it is still at that version (null: absent). */
+  putMeta(key: string, value: Record<string, unknown>, expectedVersion?: number | null): Promise<boolean>;
+  /** Delete a `meta#` item; with `expectedVersion` only if it is still at that version (false: it moved on). */
+  deleteMeta(key: string, expectedVersion?: number): Promise<boolean>;
+}
+
+/** What a warm container remembers between runs about one target (the table holds less, written rarely). */
+interface WarmEntry {
+  /** The table version this memory extends (0: not stored yet); stale (ignored) once the item's version moved on. */
+  version: number;
+  state: TargetState;
+  /** For a target not stored yet (version 0): when this container first evaluated it. */
+  firstSeenMs?: number;
+}
+
+/** Per-container memory between invocations: target name -> what the last run of it left. */
+type WarmStates = Map<string, WarmEntry>;
+
+interface TargetMetrics {
+  target: string;
+  up: boolean;
+  fetchLatencyMs: number;
+  /** The catalogue's metrics exactly as the rules saw them (`EvaluateResult.metrics`); empty when not evaluated. */
+  metrics: ReadonlyMap<string, MetricResult>;
+}
+
+interface MetricsSink {
+  target(values: TargetMetrics): void;
+  run(values: { alertsSent: number; targets: number; targetsDown: number }): void;
+}
+
+interface Logger {
+  info(message: string, extra: Record<string, unknown>): void;
+  warn(message: string, extra: Record<string, unknown>): void;
+  error(message: string, extra: Record<string, unknown>): void;
+}
+
+/** SQS message body, one per shard. */
+interface ShardMessage {
+  version: 1;
+  /** Per dispatch; correlates the shards of one run in logs. */
+  runId: string;
+  /** The scheduled event's time: a shard older than the interval is obsolete. */
+  scheduledAt: string;
+  shard: { index: number; count: number };
+  /** This shard's target parameters and every rules and silences parameter (no secrets). */
+  raw: RawConfig;
+}
+
+interface ShardQueue {
+  send(messages: ShardMessage[]): Promise<void>;
+}
+
+/** Everything one run needs. */
+interface CycleDeps {
+  config: ConfigSource;
+  table: StateTable;
+  notifier: Notifier;
+  fetch(target: FetchTarget): Promise<FetchResult>;
+  metrics: MetricsSink;
+  logger: Logger;
+  concurrency: number;
+  evaluate: Partial<EvaluateOptions>;
+  /** How long a claim blocks other runs; longer than the function's timeout. */
+  claimLeaseMs: number;
+  /** Memory kept while the container is warm (counters, last evaluation); a new Map is a cold start. */
+  warm: WarmStates;
+  /** A target's counters are written at least this often even when nothing changed (default 15 min). */
+  checkpointIntervalMs?: number;
+  /** Start order: higher first (`LatencyMemory.priority`); default name order. */
+  fetchPriority?(target: string): number;
+}
+
+export type {
+  Claim,
+  ClaimedPage,
+  ConfigSource,
+  CycleDeps,
+  Logger,
+  MetricsSink,
+  Notifier,
+  ShardMessage,
+  ShardQueue,
+  StateTable,
+  StoredState,
+  TargetMetrics,
+  WarmEntry,
+  WarmStates,
+};

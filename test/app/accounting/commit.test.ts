@@ -1,0 +1,178 @@
+/**
+ * Claim, publish, commit on the memory table (DynamoDB's conditional semantics): what the table
+ * holds and what was published after each outcome of each step.
+ */
+import { describe, expect, it } from 'vitest';
+import { createMemoryStateTable } from '../../../src/adapters/memoryStateStore.ts';
+import { commitTarget, recoverClaim } from '../../../src/app/accounting/commit.ts';
+import type { Notifier, StoredState } from '../../../src/app/ports.ts';
+import type { AlertRecord, Notification, TargetState } from '../../../src/core/alerts/types.ts';
+
+const NOW = new Date('2026-11-22T12:00:00Z');
+const KEY = 'target#web-1';
+const LEASE = { token: 'run-b', leaseMs: 60_000 };
+
+const record = (sent: 'firing' | null): AlertRecord => ({
+  fingerprint: 'fp',
+  target: 'web-1',
+  rule: 'closing',
+  severity: 'warning',
+  state: 'firing',
+  activeAt: NOW.toISOString(),
+  firedAt: NOW.toISOString(),
+  resolvedAt: null,
+  lastSentAt: sent === null ? null : NOW.toISOString(),
+  lastSentStatus: sent,
+  value: 23,
+  threshold: 20,
+});
+const state = (alerts: AlertRecord[]): TargetState => ({
+  target: 'web-1',
+  evaluatedAt: NOW.toISOString(),
+  consecutiveFailures: 0,
+  counters: null,
+  alerts: Object.fromEntries(alerts.map((a) => [a.fingerprint, a])),
+});
+const page: Notification = {
+  fingerprint: 'fp',
+  status: 'firing',
+  reason: 'first',
+  target: 'web-1',
+  rule: 'closing',
+  severity: 'warning',
+  value: 23,
+  threshold: 20,
+  subject: '[FIRING warning] web-1: closing (23 >= 20)',
+  message: 'text',
+  payload: { version: 1 },
+  labels: {},
+};
+
+function notifier(refuse: boolean): Notifier & { sent: string[] } {
+  const sent: string[] = [];
+  return {
+    sent,
+    publish: async (n) => {
+      if (refuse) throw new Error('SNS is down');
+      sent.push(n.subject);
+    },
+  };
+}
+
+describe('Function: commitTarget', () => {
+  it.each([
+    ['SNS accepts: marked sent, claim cleared', false, 'firing', 1, 0],
+    ['SNS refuses: state advanced, page unsent (the next run sends it), claim cleared', true, null, 0, 1],
+  ] as const)('%s', async (_, refuse, lastSentStatus, sent, failed) => {
+    const table = createMemoryStateTable();
+    const sns = notifier(refuse);
+    const outcome = await commitTarget(
+      table,
+      sns,
+      {
+        key: KEY,
+        loaded: null,
+        next: state([record('firing')]),
+        notifications: [page],
+        deleteAfter: false,
+        write: true,
+      },
+      NOW,
+      LEASE,
+    );
+    const item = (await table.loadMany([KEY])).get(KEY) as StoredState;
+    expect([outcome.sent.length, outcome.failed.length, outcome.writes, outcome.conflict]).toEqual([
+      sent,
+      failed,
+      2,
+      false,
+    ]);
+    expect([item.version, item.claim, item.state.alerts.fp?.lastSentStatus]).toEqual([2, null, lastSentStatus]);
+  });
+
+  it('a run that read an older version claims nothing and publishes nothing', async () => {
+    const table = createMemoryStateTable();
+    await table.put(KEY, { state: state([]), claim: null }, null, NOW);
+    await table.put(KEY, { state: state([]), claim: null }, 1, NOW); // another run moved it to 2
+    const sns = notifier(false);
+    const stale: StoredState = { version: 1, state: state([]), claim: null };
+    const outcome = await commitTarget(
+      table,
+      sns,
+      {
+        key: KEY,
+        loaded: stale,
+        next: state([record('firing')]),
+        notifications: [page],
+        deleteAfter: false,
+        write: true,
+      },
+      NOW,
+      LEASE,
+    );
+    expect([outcome.conflict, sns.sent]).toEqual([true, []]);
+  });
+
+  it('a removed target: resolves sent, then the item deleted', async () => {
+    const table = createMemoryStateTable();
+    await table.put(KEY, { state: state([record('firing')]), claim: null }, null, NOW);
+    const loaded = (await table.loadMany([KEY])).get(KEY) as StoredState;
+    const resolve = { ...page, status: 'resolved' as const, reason: 'resolved' as const, subject: 'resolved' };
+    const outcome = await commitTarget(
+      table,
+      notifier(false),
+      { key: KEY, loaded, next: state([]), notifications: [resolve], deleteAfter: true, write: true },
+      NOW,
+      LEASE,
+    );
+    expect([outcome.sent.length, outcome.conflict, (await table.loadMany([KEY])).size]).toEqual([1, false, 0]);
+  });
+});
+
+describe('Function: recoverClaim', () => {
+  async function crashedAfterClaim(expiresAtMs: number) {
+    const table = createMemoryStateTable();
+    const claim = {
+      token: 'run-a',
+      expiresAtMs,
+      deleteAfter: false,
+      pages: [{ notification: page, record: record('firing') }],
+    };
+    await table.put(KEY, { state: state([record(null)]), claim }, null, NOW);
+    return { table, loaded: (await table.loadMany([KEY])).get(KEY) as StoredState & { claim: typeof claim } };
+  }
+
+  it.each([
+    ['a claim still in force: left to its run', NOW.getTime() + 1, false, [], true, 'run-a', null],
+    [
+      'an expired claim: its page sent again, then committed',
+      NOW.getTime() - 1,
+      false,
+      [page.subject],
+      false,
+      null,
+      'firing',
+    ],
+    [
+      'an expired claim whose page SNS refuses: kept, released for the next run',
+      NOW.getTime() - 1,
+      true,
+      [],
+      true,
+      'run-b',
+      null,
+    ],
+  ] as const)('%s', async (_, expiresAtMs, refuse, published, conflict, claimToken, lastSentStatus) => {
+    const { table, loaded } = await crashedAfterClaim(expiresAtMs);
+    const sns = notifier(refuse);
+    const outcome = await recoverClaim(table, sns, KEY, loaded, NOW, LEASE);
+    const item = (await table.loadMany([KEY])).get(KEY) as StoredState;
+    expect([sns.sent, outcome.conflict, item.claim?.token ?? null, item.state.alerts.fp?.lastSentStatus]).toEqual([
+      published,
+      conflict,
+      claimToken,
+      lastSentStatus,
+    ]);
+    if (refuse) expect(item.claim?.expiresAtMs).toBe(NOW.getTime());
+  });
+});

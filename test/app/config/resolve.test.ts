@@ -1,0 +1,149 @@
+/**
+ * Applying a configuration while another run applies it too (memory table, DynamoDB's
+ * conditional semantics): a removal one run still owes is never dropped by the other.
+ */
+import { describe, expect, it } from 'vitest';
+import { createMemoryStateTable } from '../../../src/adapters/memoryStateStore.ts';
+import { resolveConfig } from '../../../src/app/config/resolve.ts';
+import { readStoredConfig } from '../../../src/app/config/stored.ts';
+import type { CycleDeps, StateTable } from '../../../src/app/ports.ts';
+import type { AlertRecord, Notification } from '../../../src/core/alerts/types.ts';
+import type { RawConfig } from '../../../src/core/monitorConfig.ts';
+
+const T0 = Date.parse('2026-11-22T12:00:00Z');
+const at = (minute: number) => new Date(T0 + minute * 60_000);
+const LEASE_MS = 90_000;
+
+const raw = (...targets: string[]): RawConfig => ({
+  targets: Object.fromEntries(targets.map((t) => [`/p/targets/${t}`, JSON.stringify({ url: `http://${t}.test/s` })])),
+  rules: {
+    '/p/rules/all': JSON.stringify({ rules: [{ name: 'closing', metric: 'slots_closing', op: '>=', threshold: 1 }] }),
+  },
+  silences: {},
+});
+
+const firing: AlertRecord = {
+  fingerprint: 'fp-a0',
+  target: 'a0',
+  rule: 'closing',
+  severity: 'warning',
+  state: 'firing',
+  activeAt: at(0).toISOString(),
+  firedAt: at(0).toISOString(),
+  resolvedAt: null,
+  lastSentAt: at(0).toISOString(),
+  lastSentStatus: 'firing',
+  value: 3,
+  threshold: 1,
+};
+
+function deps(table: StateTable, config: RawConfig, pages: Notification[]): CycleDeps {
+  return {
+    config: { loadRaw: async () => structuredClone(config), getSecret: async () => '' },
+    table,
+    notifier: { publish: async (n) => void pages.push(n) },
+    fetch: async () => {
+      throw new Error('resolveConfig fetches nothing');
+    },
+    metrics: { target: () => {}, run: () => {} },
+    logger: { info: () => {}, warn: () => {}, error: () => {} },
+    concurrency: 1,
+    evaluate: {},
+    claimLeaseMs: LEASE_MS,
+    warm: new Map(),
+  };
+}
+
+describe('two runs applying a configuration that removes a target whose item another run holds', () => {
+  it('both leave the removal owed in the pointer; a run after the lease sends its resolve once', async () => {
+    const table = createMemoryStateTable();
+    const pages: Notification[] = [];
+    await resolveConfig(deps(table, raw('a0', 'b0'), pages), at(0));
+    // a0 fired, and a run that died holds its item until minute 1.5.
+    const state = { target: 'a0', evaluatedAt: at(0).toISOString(), consecutiveFailures: 0, counters: null };
+    const claim = { token: 'dead', expiresAtMs: at(0).getTime() + LEASE_MS, pages: [], deleteAfter: false };
+    expect(await table.put('target#a0', { state: { ...state, alerts: { 'fp-a0': firing } }, claim }, null, at(0))).toBe(
+      true,
+    );
+
+    // Run A reads the old pointer; run B applies the new configuration whole before A reads the
+    // old chunks (B owes the removal: the item is claimed) and deletes them.
+    let raced = false;
+    const racing: StateTable = {
+      ...table,
+      getMeta: async (key) => {
+        if (key.startsWith('config#') && !raced) {
+          raced = true;
+          const b = await resolveConfig(deps(table, raw('b0'), pages), at(1));
+          expect(b.applied).toBe(true);
+          expect((await readStoredConfig(table))?.pointer.removing).toEqual(['a0']);
+        }
+        return table.getMeta(key);
+      },
+    };
+    const a = await resolveConfig(deps(racing, raw('b0'), pages), at(1));
+    expect(raced).toBe(true);
+    expect(a.applied).toBe(true);
+    expect((await readStoredConfig(table))?.pointer.removing).toEqual(['a0']);
+    expect(pages).toEqual([]);
+
+    // Past the dead run's lease: the resolve goes out once, the item and the owed removal go.
+    await resolveConfig(deps(table, raw('b0'), pages), at(2));
+    expect(pages.map((p) => p.subject)).toEqual(['[RESOLVED warning] a0: closing (target removed from configuration)']);
+    expect((await readStoredConfig(table))?.pointer.removing).toEqual([]);
+    expect(await table.loadMany(['target#a0'])).toEqual(new Map());
+  });
+});
+
+describe('a target removed while its grouped alert is firing', () => {
+  it.each<[string, number, string[], boolean]>([
+    ['within the longest group interval plus the retention (5m + 15m): item and owed removal kept', 20, ['a0'], true],
+    ['past it: the item is deleted and the removal finished', 21, [], false],
+  ])('%s', async (_, minute, removing, itemKept) => {
+    const table = createMemoryStateTable();
+    const pages: Notification[] = [];
+    await resolveConfig(deps(table, raw('a0', 'b0'), pages), at(0));
+    const state = { target: 'a0', evaluatedAt: at(0).toISOString(), consecutiveFailures: 0, counters: null };
+    const grouped = { ...firing, group: '{"rule":"closing"}' };
+    expect(
+      await table.put('target#a0', { state: { ...state, alerts: { 'fp-a0': grouped } }, claim: null }, null, at(0)),
+    ).toBe(true);
+
+    await resolveConfig(deps(table, raw('b0'), pages), at(1));
+    expect(pages.map((p) => [p.subject, p.group?.key])).toEqual([
+      ['[RESOLVED warning] a0: closing (target removed from configuration)', '{"rule":"closing"}'],
+    ]);
+    expect((await readStoredConfig(table))?.pointer.removing).toEqual(['a0']);
+
+    await resolveConfig(deps(table, raw('b0'), pages), at(minute));
+    expect(pages).toHaveLength(1);
+    expect((await readStoredConfig(table))?.pointer.removing).toEqual(removing);
+    expect((await table.loadMany(['target#a0'])).has('target#a0')).toBe(itemKept);
+  });
+});
+
+describe('a pointer another run moves on under every attempt', () => {
+  it('the configuration is not applied this run: ContentionError, after five attempts', async () => {
+    const table = createMemoryStateTable();
+    await resolveConfig(deps(table, raw('a0', 'b0'), []), at(0));
+    let attempts = 0;
+    const busy: StateTable = {
+      ...table,
+      putMeta: async (key, value, version) => {
+        if (key === 'last-valid-config') {
+          attempts++;
+          const now = await table.getMeta(key);
+          await table.putMeta(key, now?.value ?? {}, now?.version ?? null); // the other run, first
+        }
+        return table.putMeta(key, value, version);
+      },
+    };
+    const result = await resolveConfig(deps(busy, raw('b0'), []), at(1));
+    expect(attempts).toBe(5);
+    expect(result.applied).toBe(false);
+    expect(result.stateErrors.map((e) => (e as Error).name)).toEqual(['ContentionError']);
+    expect((result.stateErrors[0] as Error).message).toBe(
+      'expected to write meta#last-valid-config within 5 attempts, found it changed by another run each time',
+    );
+  });
+});

@@ -1,0 +1,506 @@
+/**
+ * Whole cycles with real parts: dynalite for the state, fauxqs for SNS (read back through SQS),
+ * local HTTP servers for the status pages. Time is stepped explicitly.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createDynamoStateTable } from '../../src/adapters/dynamoStateStore.ts';
+import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
+import { createSnsNotifier } from '../../src/adapters/snsNotifier.ts';
+import type { ConfigSource, CycleDeps, Notifier, StateTable } from '../../src/app/ports.ts';
+import { PublishFailedError, runCycle, TargetsFailedError } from '../../src/app/run.ts';
+import type { RawConfig } from '../../src/core/monitorConfig.ts';
+import {
+  type LocalDynamo,
+  type LocalSns,
+  type ReceivedMessage,
+  startDynalite,
+  startSns,
+} from '../support/emulators.ts';
+
+const BUSY_HTML = readFileSync(new URL('../fixtures/apache-2.4.71/prefork-busy/report.html', import.meta.url), 'latin1');
+const IDLE_HTML = readFileSync(new URL('../fixtures/apache-2.4.71/prefork-idle/report.html', import.meta.url), 'latin1');
+const T0 = Date.parse('2026-11-22T12:00:00Z');
+const at = (minutes: number) => new Date(T0 + minutes * 60_000);
+
+// prefork-busy has 3 slots in C, prefork-idle none. One page per alert (`groupBy: []`): these
+// tests follow one alert's lifecycle; grouping has its own (test/app/accounting/groups.test.ts).
+const CLOSING_RULES = JSON.stringify({
+  rules: [
+    {
+      groupBy: [],
+      name: 'closing-seen',
+      metric: 'slots_closing',
+      op: '>=',
+      threshold: 3,
+      severity: 'critical',
+      runbook: 'https://wiki.example/closing',
+    },
+  ],
+});
+
+/** A status page whose answer the test sets: a body, a status code, a hang or a cut connection. */
+interface PageServer {
+  url: string;
+  answer: { status: number; body: string; hang?: boolean; cutAfter?: number };
+  close(): Promise<void>;
+}
+
+async function startPageServer(): Promise<PageServer> {
+  const page: PageServer = { url: '', answer: { status: 200, body: BUSY_HTML }, close: async () => {} };
+  const server: Server = createServer((req, res) => {
+    const { status, body, hang, cutAfter } = page.answer;
+    if (hang) return; // never answers: the fetch times out
+    if (cutAfter !== undefined) {
+      res.writeHead(status, { 'content-type': 'text/html', 'content-length': String(body.length) });
+      res.write(body.slice(0, cutAfter));
+      setTimeout(() => req.socket.destroy(), 20);
+      return;
+    }
+    res.writeHead(status, { 'content-type': 'text/html; charset=ISO-8859-1' });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  page.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/server-status`;
+  page.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return page;
+}
+
+function fakeConfig(raw: RawConfig): ConfigSource & { raw: RawConfig } {
+  return {
+    raw,
+    loadRaw: async () => structuredClone(raw),
+    getSecret: async (name) => {
+      throw new Error(`no secret ${name} in this test`);
+    },
+  };
+}
+
+const quietLogger = { info: () => {}, warn: () => {}, error: () => {} };
+const noMetrics = { target: () => {}, run: () => {} };
+
+describe('runCycle with dynalite and fauxqs', () => {
+  let dynamo: LocalDynamo;
+  let sns: LocalSns;
+  let page: PageServer;
+  let table: StateTable;
+  let tableName: string;
+  let tableCount = 0;
+
+  beforeAll(async () => {
+    [dynamo, sns] = await Promise.all([startDynalite(), startSns()]);
+  });
+  afterAll(async () => {
+    await Promise.all([dynamo.stop(), sns.stop()]);
+  });
+  beforeEach(async () => {
+    tableName = `state-${++tableCount}`;
+    await dynamo.createTable(tableName);
+    table = createDynamoStateTable(dynamo.doc, tableName);
+    page = await startPageServer();
+    await sns.drain();
+  });
+  afterEach(async () => {
+    await page.close();
+  });
+
+  function deps(overrides: Partial<CycleDeps> & { raw?: RawConfig } = {}): CycleDeps {
+    const raw = overrides.raw ?? {
+      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, timeoutMs: 500, maxBytes: 100_000 }) },
+      rules: { '/hsa/rules/closing': CLOSING_RULES },
+      silences: {},
+    };
+    return {
+      config: fakeConfig(raw),
+      table,
+      notifier: createSnsNotifier(sns.sns, sns.topicArn, { sleep: async () => {} }),
+      fetch: (t) => fetchStatusPage(t),
+      metrics: noMetrics,
+      logger: quietLogger,
+      concurrency: 4,
+      evaluate: { repeatIntervalMs: 4 * 3600_000, downAfterFailures: 2 },
+      claimLeaseMs: 60_000,
+      warm: new Map(),
+      ...overrides,
+    };
+  }
+  const subjects = (messages: ReceivedMessage[]) => messages.map((m) => m.subject);
+
+  it('starts fetching while the state is still being read (a fetch needs no state)', async () => {
+    // Prepare: the targets' state read waits until a fetch has started; a run that fetched only
+    // after it would hang. (The configuration's own reads are not held.)
+    let fetchStarted: () => void = () => {};
+    const started = new Promise<void>((resolve) => {
+      fetchStarted = resolve;
+    });
+    const slowTable: StateTable = {
+      ...table,
+      loadMany: async (keys) => {
+        if (keys.includes('target#web-1')) await started;
+        return table.loadMany(keys);
+      },
+    };
+    const fetch: CycleDeps['fetch'] = (t) => {
+      fetchStarted();
+      return fetchStatusPage(t);
+    };
+    page.answer = { status: 200, body: BUSY_HTML };
+    // Act
+    const summary = await runCycle(deps({ table: slowTable, fetch }), at(0));
+    // Assess
+    expect(summary).toMatchObject({ targets: 1, sent: 1, down: 0 });
+  });
+
+  it("fails the run after the targets were fetched, with the state read's own error as the cause", async () => {
+    const broken: StateTable = {
+      ...table,
+      loadMany: async (keys) => {
+        if (keys.includes('target#web-1')) throw new Error('DynamoDB is down');
+        return table.loadMany(keys);
+      },
+    };
+    const fetched: string[] = [];
+    const fetch: CycleDeps['fetch'] = (t) => {
+      fetched.push(t.name);
+      return fetchStatusPage(t);
+    };
+    const failure = await runCycle(deps({ table: broken, fetch }), at(0)).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TargetsFailedError);
+    expect(((failure as Error).cause as AggregateError).errors).toEqual([new Error('DynamoDB is down')]);
+    expect(fetched).toEqual(['web-1']);
+  });
+
+  it('starts the targets in fetchPriority order', async () => {
+    // Prepare
+    const raw = {
+      targets: Object.fromEntries(
+        ['web-1', 'web-2', 'web-3'].map((name) => [`/hsa/targets/${name}`, JSON.stringify({ url: page.url })]),
+      ),
+      rules: { '/hsa/rules/closing': CLOSING_RULES },
+      silences: {},
+    };
+    const order: string[] = [];
+    const fetch: CycleDeps['fetch'] = (t) => {
+      order.push(t.name);
+      return fetchStatusPage(t);
+    };
+    const remembered: Record<string, number> = { 'web-1': 5, 'web-2': 1200, 'web-3': 40 };
+    // Act
+    await runCycle(deps({ raw, fetch, concurrency: 1, fetchPriority: (name) => remembered[name] ?? 0 }), at(0));
+    // Assess
+    expect(order).toEqual(['web-2', 'web-3', 'web-1']);
+  });
+
+  it('pages once when a condition starts, stays quiet while it lasts, resolves once, repeats after 4 h', async () => {
+    const d = deps();
+    const steps: Array<[number, string, string[]]> = [
+      [0, BUSY_HTML, ['[FIRING critical] web-1: closing-seen (3 >= 3)']],
+      [1, BUSY_HTML, []],
+      [2, BUSY_HTML, []],
+      [3, IDLE_HTML, ['[RESOLVED critical] web-1: closing-seen (now 0)']],
+      [4, IDLE_HTML, []],
+      [5, BUSY_HTML, ['[FIRING critical] web-1: closing-seen (3 >= 3)']],
+      [5 + 239, BUSY_HTML, []],
+      [5 + 240, BUSY_HTML, ['[FIRING critical] web-1: closing-seen (3 >= 3)']],
+    ];
+    for (const [minute, body, expected] of steps) {
+      page.answer = { status: 200, body };
+      await runCycle(d, at(minute));
+      expect(subjects(await sns.drain()), `minute ${minute}`).toEqual(expected);
+    }
+  });
+
+  it('publishes the page with its attributes and the JSON payload', async () => {
+    await runCycle(deps(), at(0));
+    const [message] = await sns.drain();
+    expect(message?.attributes).toEqual({
+      severity: 'critical',
+      status: 'firing',
+      target: 'web-1',
+      rule: 'closing-seen',
+    });
+    const payload = JSON.parse(message?.body as string);
+    expect(payload).toMatchObject({ status: 'firing', rule: 'closing-seen', target: 'web-1', value: 3, threshold: 3 });
+    expect(payload.runbook).toBe('https://wiki.example/closing');
+  });
+
+  it("computes free slots against the target's declared maxRequestWorkers", async () => {
+    // prefork-busy: 256 positions printed, 28 in use; with 29 declared workers only 1 is free.
+    const rule = { name: 'free-low', metric: 'slots_free_ratio', op: '<', threshold: 0.05, severity: 'critical' };
+    const raw = (target: object) => ({
+      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, ...target }) },
+      rules: { '/hsa/rules/free': JSON.stringify({ rules: [rule] }) },
+      silences: {},
+    });
+    await runCycle(deps({ raw: raw({}) }), at(0));
+    expect(subjects(await sns.drain())).toEqual([]);
+    await runCycle(deps({ raw: raw({ maxRequestWorkers: 29 }) }), at(1));
+    const [message] = await sns.drain();
+    expect(JSON.parse(message?.body as string)).toMatchObject({ rule: 'free-low', value: 1 / 29 });
+  });
+
+  it('two overlapping runs send one page', async () => {
+    const [a, b] = await Promise.all([runCycle(deps(), at(0)), runCycle(deps(), at(0))]);
+    expect(a.sent + b.sent).toBe(1);
+    expect(a.skipped + b.skipped).toBe(1);
+    expect(subjects(await sns.drain())).toEqual(['[FIRING critical] web-1: closing-seen (3 >= 3)']);
+    await runCycle(deps(), at(1));
+    expect(await sns.drain()).toEqual([]);
+  });
+
+  it('a target that stays down writes until target-down fires, then not every run', async () => {
+    // Prepare: one warm container (the same deps) across the runs.
+    const d = deps();
+    page.answer = { status: 404, body: 'Not Found' };
+    // Act: minute -> (writes of that run, subjects sent)
+    const runs: Array<[number, number, Array<string | undefined>]> = [];
+    for (const minute of [0, 1, 2, 3, 4]) {
+      const summary = await runCycle(d, at(minute));
+      runs.push([minute, summary.writes, subjects(await sns.drain())]);
+    }
+    // Assess: the first run also stores the configuration (2 writes) and the first failure (1);
+    // failure 2 claims and commits target-down (2), hands it to its group (1), lists the group as
+    // open (1), claims and commits the group's page (2); failures 3-5 change nothing the table keeps.
+    expect(runs).toEqual([
+      [0, 3, []],
+      [1, 6, ['[FIRING critical] web-1: target-down (HTTP 404)']],
+      [2, 0, []],
+      [3, 0, []],
+      [4, 0, []],
+    ]);
+  });
+
+  it('a page SNS refused fails the run and is sent by the next run, once', async () => {
+    const real = createSnsNotifier(sns.sns, sns.topicArn, { sleep: async () => {} });
+    let refuse = true;
+    const flaky: Notifier = {
+      publish: async (n) => {
+        if (refuse)
+          throw Object.assign(new Error('SNS is down'), { name: 'InternalError', $metadata: { httpStatusCode: 500 } });
+        await real.publish(n);
+      },
+    };
+    await expect(runCycle(deps({ notifier: flaky }), at(0))).rejects.toThrow(PublishFailedError);
+    expect(await sns.drain()).toEqual([]);
+    refuse = false;
+    await runCycle(deps({ notifier: flaky }), at(1));
+    expect(subjects(await sns.drain())).toEqual(['[FIRING critical] web-1: closing-seen (3 >= 3)']);
+    await runCycle(deps({ notifier: flaky }), at(2));
+    expect(await sns.drain()).toEqual([]);
+  });
+
+  const big = BUSY_HTML.repeat(10);
+  it.each([
+    ['timeout', { status: 200, body: BUSY_HTML, hang: true }, 'timeout', /timed out after 500 ms/, 'timeout'],
+    ['401', { status: 401, body: 'Unauthorized' }, 'http-status', /HTTP 401/, 'HTTP 401'],
+    [
+      'a 404 page',
+      {
+        status: 404,
+        body: readFileSync(
+          new URL('../fixtures/public/http404-2.4.62-status-not-configured.html', import.meta.url),
+          'utf8',
+        ),
+      },
+      'http-status',
+      /HTTP 404/,
+      'HTTP 404',
+    ],
+    [
+      'garbage',
+      { status: 200, body: '\x00\x01garbage<<<' },
+      'not-a-report',
+      /not a server-status report.*\\x00\\x01garbage/,
+      'not a report',
+    ],
+    ['a truncated page', { status: 200, body: BUSY_HTML, cutAfter: 700 }, 'network', /closed after 700 of/, 'network'],
+    [
+      'a body over the size cap',
+      { status: 200, body: big },
+      'too-large',
+      /larger than the 100000-byte cap/,
+      'too large',
+    ],
+  ])(
+    '%s: one target-down page after two failed runs, then quiet, then resolved',
+    async (_name, answer, reason, detail, label) => {
+      const d = deps();
+      await runCycle(d, at(0));
+      expect(await sns.drain()).toHaveLength(1); // closing-seen fires on the healthy page
+      page.answer = answer;
+      await runCycle(d, at(1));
+      expect(await sns.drain()).toEqual([]);
+      await runCycle(d, at(2));
+      const [down, ...rest] = await sns.drain();
+      expect(rest).toEqual([]);
+      expect(down?.subject).toBe(`[FIRING critical] web-1: target-down (${label})`);
+      expect(JSON.parse(down?.body as string).down.detail).toMatch(detail);
+      expect(JSON.parse(down?.body as string).down.reason).toBe(reason);
+      await runCycle(d, at(3));
+      expect(await sns.drain()).toEqual([]); // no second page, closing-seen neither resolved nor re-sent
+      page.answer = { status: 200, body: BUSY_HTML };
+      await runCycle(d, at(4));
+      // The built-in target-down is grouped by rule: its resolve waits for the group interval.
+      expect(await sns.drain()).toEqual([]);
+      await runCycle(d, at(7));
+      expect(subjects(await sns.drain())).toEqual(['[RESOLVED critical] web-1: target-down (now 1)']);
+    },
+  );
+
+  it('refused: the target-down page names the refused connection', async () => {
+    const d = deps();
+    await page.close();
+    await runCycle(d, at(0));
+    await runCycle(d, at(1));
+    const [down] = await sns.drain();
+    expect(down?.subject).toBe('[FIRING critical] web-1: target-down (refused)');
+    expect(JSON.parse(down?.body as string).down.detail).toMatch(/connection refused by 127\.0\.0\.1:\d+/);
+  });
+
+  it('invalid rules: the last valid rules stay in force and one configuration alert is sent', async () => {
+    const raw: RawConfig = {
+      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url }) },
+      rules: { '/hsa/rules/closing': CLOSING_RULES },
+      silences: {},
+    };
+    const d = deps({ raw });
+    await runCycle(d, at(0));
+    expect(await sns.drain()).toHaveLength(1);
+    (d.config as ReturnType<typeof fakeConfig>).raw.rules['/hsa/rules/closing'] = JSON.stringify({
+      rules: [{ name: 'closing-seen', metric: 'slots_closing', op: '>>', threshold: 'three' }],
+    });
+    page.answer = { status: 200, body: IDLE_HTML };
+    const broken = await runCycle(d, at(1));
+    expect(broken.configError).toMatch(/\/hsa\/rules\/closing \(field closing-seen\.op\)/);
+    const messages = await sns.drain();
+    expect(subjects(messages).sort()).toEqual([
+      '[FIRING warning] httpd-status-alerts: invalid configuration',
+      '[RESOLVED critical] web-1: closing-seen (now 0)',
+    ]);
+    await runCycle(d, at(2));
+    expect(await sns.drain()).toEqual([]);
+    (d.config as ReturnType<typeof fakeConfig>).raw.rules['/hsa/rules/closing'] = CLOSING_RULES;
+    await runCycle(d, at(3));
+    expect(subjects(await sns.drain())).toEqual(['[RESOLVED warning] httpd-status-alerts: configuration valid again']);
+  });
+
+  it('a configuration alert SNS refused does not stop the checks and is sent by the next run', async () => {
+    const real = createSnsNotifier(sns.sns, sns.topicArn, { sleep: async () => {} });
+    let refuse = false;
+    const flaky: Notifier = {
+      publish: async (n) => {
+        if (refuse)
+          throw Object.assign(new Error('SNS is down'), { name: 'InternalError', $metadata: { httpStatusCode: 500 } });
+        await real.publish(n);
+      },
+    };
+    const d = deps({ notifier: flaky });
+    await runCycle(d, at(0));
+    expect(await sns.drain()).toHaveLength(1);
+    (d.config as ReturnType<typeof fakeConfig>).raw.silences['/hsa/silences/bad'] = '{"silences":[{}]}';
+    refuse = true;
+    await expect(runCycle(d, at(1))).rejects.toThrow(PublishFailedError);
+    refuse = false;
+    const summary = await runCycle(d, at(2));
+    expect(summary.targets).toBe(1);
+    expect(subjects(await sns.drain())).toEqual(['[FIRING warning] httpd-status-alerts: invalid configuration']);
+    await runCycle(d, at(3));
+    expect(await sns.drain()).toEqual([]);
+  });
+
+  it('no state item holds URL credentials; a cold start on invalid configuration gets them back from SSM', async () => {
+    const secretUrl = page.url.replace('http://', 'http://ops:s3cret@');
+    const good: RawConfig = {
+      targets: { '/hsa/targets/web-1': JSON.stringify({ url: secretUrl }) },
+      rules: { '/hsa/rules/closing': CLOSING_RULES },
+      silences: {},
+    };
+    await runCycle(deps({ raw: good }), at(0));
+    await sns.drain();
+    const items = await dynamo.doc.send(new ScanCommand({ TableName: tableName }));
+    const stored = JSON.stringify(items.Items);
+    expect(stored).not.toContain('s3cret');
+    const chunk = items.Items?.find((i) => String(i.pk).startsWith('meta#config#'));
+    expect(gunzipSync(Buffer.from(String(chunk?.value.data), 'base64')).toString()).toContain('ops:***@127.0.0.1');
+
+    const fetched: string[] = [];
+    const cold = deps({ raw: { ...good, rules: { '/hsa/rules/closing': '{"rules": 1}' } } });
+    cold.fetch = (t) => {
+      fetched.push(t.url);
+      return fetchStatusPage(t);
+    };
+    const summary = await runCycle(cold, at(1));
+    expect(summary.configError).toMatch(/\/hsa\/rules\/closing/);
+    expect(fetched).toEqual([secretUrl]); // unchanged target parameter: its current value, credentials included
+  });
+
+  const throttled = () => Object.assign(new Error('throughput exceeded'), { name: 'ThrottlingException' });
+  const twoTargets = (): RawConfig => ({
+    targets: {
+      '/hsa/targets/web-1': JSON.stringify({ url: page.url }),
+      '/hsa/targets/web-2': JSON.stringify({ url: page.url }),
+    },
+    rules: { '/hsa/rules/closing': CLOSING_RULES },
+    silences: {},
+  });
+
+  it('the state table failing for the configuration alert and one target: the other target, the metrics and the heartbeat still happen', async () => {
+    const failing: StateTable = {
+      ...table,
+      loadMany: async (keys) => {
+        if (keys.includes('config#alert')) throw throttled();
+        return table.loadMany(keys);
+      },
+      put: async (key, item, version, now) => {
+        if (key === 'target#web-2') throw throttled();
+        return table.put(key, item, version, now);
+      },
+    };
+    const runs: unknown[] = [];
+    const d = deps({ raw: twoTargets(), table: failing, metrics: { target: () => {}, run: (v) => runs.push(v) } });
+    await expect(runCycle(d, at(0))).rejects.toThrow(TargetsFailedError);
+    expect(runs).toEqual([{ alertsSent: 1, targets: 2, targetsDown: 0 }]);
+    expect(subjects(await sns.drain())).toEqual(['[FIRING critical] web-1: closing-seen (3 >= 3)']);
+  });
+
+  it('a configuration that cannot be stored is not acted on: targets fetched, metrics sent, nothing evaluated', async () => {
+    // Why: a target that pages must be in the stored configuration, or its later removal would go unseen.
+    const failing: StateTable = {
+      ...table,
+      getMeta: async () => {
+        throw throttled();
+      },
+    };
+    const runs: unknown[] = [];
+    const d = deps({ raw: twoTargets(), table: failing, metrics: { target: () => {}, run: (v) => runs.push(v) } });
+    await expect(runCycle(d, at(0))).rejects.toThrow(TargetsFailedError);
+    expect(runs).toEqual([{ alertsSent: 0, targets: 2, targetsDown: 0 }]);
+    expect(await sns.drain()).toEqual([]);
+    await runCycle(deps({ raw: twoTargets() }), at(1)); // the table answers again
+    expect(subjects(await sns.drain())).toHaveLength(2);
+  });
+
+  it('a cold start with invalid configuration uses the last valid one kept in the table', async () => {
+    const good: RawConfig = {
+      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url }) },
+      rules: { '/hsa/rules/closing': CLOSING_RULES },
+      silences: {},
+    };
+    await runCycle(deps({ raw: good }), at(0));
+    await sns.drain();
+    const coldAndBroken = deps({ raw: { ...good, targets: { '/hsa/targets/web-1': '{"url": 42}' } } });
+    const summary = await runCycle(coldAndBroken, at(1));
+    expect(summary.targets).toBe(1);
+    expect(summary.configError).toBe(
+      '/hsa/targets/web-1 (field url): Invalid input: expected string, received number, found 42',
+    );
+  });
+});

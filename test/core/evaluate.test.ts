@@ -1,0 +1,739 @@
+import { describe, expect, it } from 'vitest';
+import { fingerprint } from '../../src/core/alerts/fingerprint.ts';
+import { parseSilencesDocuments, type Silence } from '../../src/core/alerts/silences.ts';
+import type { EvaluateOptions, TargetState } from '../../src/core/alerts/types.ts';
+import { evaluateRemovedTarget, evaluateTarget } from '../../src/core/evaluate.ts';
+import { parseRulesDocuments } from '../../src/core/rules/document.ts';
+import type { Observation, Rule } from '../../src/core/rules/types.ts';
+import { loadReport } from './support/reports.ts';
+
+const T0 = Date.parse('2026-11-22T12:00:00Z');
+const minute = (m: number) => new Date(T0 + m * 60_000);
+const iso = (m: number) => minute(m).toISOString();
+
+const BASE = loadReport('prefork-busy/report.html');
+
+/** `C` = closing slots in the report; `down` = the fetch failed; `auto` = a report without a slot table. */
+type Input = number | 'down' | 'auto';
+
+function observe(input: Input): Observation {
+  if (input === 'down')
+    return { kind: 'down', reason: 'timeout', detail: 'no answer from http://web-1/server-status in 10 s' };
+  if (input === 'auto') return { kind: 'report', report: { ...BASE, slots: null } };
+  return { kind: 'report', report: { ...BASE, counts: { ...BASE.counts, C: input } } };
+}
+
+function rules(...defs: object[]): Rule[] {
+  return parseRulesDocuments([{ source: 'test', text: JSON.stringify({ rules: defs }) }]);
+}
+
+const closing = (extra: object = {}) => ({
+  name: 'closing',
+  metric: 'slots_closing',
+  op: '>=',
+  threshold: 20,
+  ...extra,
+});
+
+/**
+ * Runs `steps` (minute, input) in order, carrying the state; returns per step the state of `watch`
+ * (`-` when the target has no record of it) and the notifications as `reason rule`.
+ */
+function run(
+  steps: Array<[number, Input]>,
+  ruleSet: Rule[],
+  watch: string,
+  silences: Silence[] = [],
+  options: Partial<EvaluateOptions> = {},
+) {
+  let previous: TargetState | null = null;
+  return steps.map(([m, input]) => {
+    const result = evaluateTarget({
+      target: 'web-1',
+      observation: observe(input),
+      rules: ruleSet,
+      silences,
+      previous,
+      now: minute(m),
+      options,
+    });
+    previous = result.state;
+    const alert = result.state.alerts[fingerprint('web-1', watch)];
+    return [m, alert?.state ?? '-', result.notifications.map((n) => `${n.reason} ${n.rule}`)];
+  });
+}
+
+describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => {
+  it.each([
+    [
+      'pending for 2m, fires once, repeats after 4h, resolves',
+      rules(closing({ for: '2m' })),
+      [
+        [0, 23],
+        [1, 25],
+        [2, 23],
+        [3, 30],
+        [241, 23],
+        [242, 23],
+        [243, 3],
+        [244, 3],
+      ],
+      [
+        [0, 'pending', []],
+        [1, 'pending', []],
+        [2, 'firing', ['first closing']],
+        [3, 'firing', []],
+        [241, 'firing', []],
+        [242, 'firing', ['repeat closing']],
+        [243, 'inactive', ['resolved closing']],
+        [244, 'inactive', []],
+      ],
+    ],
+    [
+      'a pending alert that clears never pages; pending restarts from its new activeAt',
+      rules(closing({ for: '2m' })),
+      [
+        [0, 23],
+        [1, 3],
+        [2, 23],
+        [3, 23],
+        [4, 23],
+      ],
+      [
+        [0, 'pending', []],
+        [1, '-', []],
+        [2, 'pending', []],
+        [3, 'pending', []],
+        [4, 'firing', ['first closing']],
+      ],
+    ],
+    [
+      'for 0s fires on the first evaluation',
+      rules(closing()),
+      [
+        [0, 20],
+        [1, 19],
+      ],
+      [
+        [0, 'firing', ['first closing']],
+        [1, 'inactive', ['resolved closing']],
+      ],
+    ],
+    [
+      'flapping around the threshold with for 2m never pages',
+      rules(closing({ for: '2m' })),
+      [
+        [0, 23],
+        [1, 3],
+        [2, 23],
+        [3, 3],
+        [4, 23],
+        [5, 3],
+      ],
+      [
+        [0, 'pending', []],
+        [1, '-', []],
+        [2, 'pending', []],
+        [3, '-', []],
+        [4, 'pending', []],
+        [5, '-', []],
+      ],
+    ],
+    [
+      'flapping while firing with keepFiringFor 5m pages once, resolves 5m after it last held',
+      rules(closing({ keepFiringFor: '5m' })),
+      [
+        [0, 23],
+        [1, 3],
+        [2, 23],
+        [3, 3],
+        [4, 3],
+        [7, 3],
+        [8, 3],
+        [9, 3],
+      ],
+      [
+        [0, 'firing', ['first closing']],
+        [1, 'firing', []],
+        [2, 'firing', []],
+        [3, 'firing', []],
+        [4, 'firing', []],
+        [7, 'firing', []],
+        [8, 'inactive', ['resolved closing']],
+        [9, 'inactive', []],
+      ],
+    ],
+    [
+      'a metric the report cannot give keeps the alert as it is (no spurious resolve)',
+      rules({ name: 'hog', metric: 'top_client_busy_slots', op: '>=', threshold: 20 }),
+      [
+        [0, 3],
+        [1, 'auto'],
+        [2, 'auto'],
+        [3, 3],
+      ],
+      [
+        [0, 'firing', ['first hog']],
+        [1, 'firing', []],
+        [2, 'firing', []],
+        [3, 'firing', []],
+      ],
+    ],
+  ] as Array<[string, Rule[], Array<[number, Input]>, unknown[]]>)('%s', (_, ruleSet, steps, expected) => {
+    expect(run(steps, ruleSet, ruleSet[0]?.name as string)).toEqual(expected);
+  });
+
+  it('keeps a resolved alert for resolvedRetentionMs plus its group interval, then forgets it', () => {
+    // (15 minutes, and 5 for its group: the resolve may still wait there; a new episode joins it)
+    const steps: Array<[number, Input]> = [
+      [0, 23],
+      [1, 3],
+      [20, 3],
+      [21, 3],
+    ];
+    expect(run(steps, rules(closing()), 'closing')).toEqual([
+      [0, 'firing', ['first closing']],
+      [1, 'inactive', ['resolved closing']],
+      [20, 'inactive', []],
+      [21, '-', []],
+    ]);
+  });
+
+  it('keeps an ungrouped resolved alert for resolvedRetentionMs only', () => {
+    const steps: Array<[number, Input]> = [
+      [0, 23],
+      [1, 3],
+      [15, 3],
+      [16, 3],
+    ];
+    expect(run(steps, rules(closing({ groupBy: [] })), 'closing')).toEqual([
+      [0, 'firing', ['first closing']],
+      [1, 'inactive', ['resolved closing']],
+      [15, 'inactive', []],
+      [16, '-', []],
+    ]);
+  });
+
+  it("a new episode stays in its alert's group while the record is kept, though groupBy changed", () => {
+    const step = (c: number, ruleSet: Rule[], previous: TargetState | null, m: number) =>
+      evaluateTarget({
+        target: 'web-1',
+        observation: observe(c),
+        rules: ruleSet,
+        silences: [],
+        previous,
+        now: minute(m),
+      });
+    const fired = step(23, rules(closing()), null, 0);
+    const resolved = step(3, rules(closing()), fired.state, 1);
+    const regrouped = rules(closing({ groupBy: ['target'] }));
+    const again = step(23, regrouped, resolved.state, 2);
+    expect(again.notifications.map((n) => n.group?.key)).toEqual(['{"rule":"closing"}']);
+    // Once the record is gone (15 + 5 minutes after the resolve), the new groupBy applies.
+    const quiet = step(3, regrouped, step(3, regrouped, again.state, 3).state, 24);
+    expect(Object.keys(quiet.state.alerts)).toEqual([]);
+    const later = step(23, regrouped, quiet.state, 30);
+    expect(later.notifications.map((n) => n.group?.key)).toEqual(['{"target":"web-1"}']);
+  });
+
+  it('counts the repeat interval from options', () => {
+    const steps: Array<[number, Input]> = [
+      [0, 23],
+      [29, 23],
+      [30, 23],
+      [60, 23],
+    ];
+    expect(run(steps, rules(closing()), 'closing', [], { repeatIntervalMs: 30 * 60_000 })).toEqual([
+      [0, 'firing', ['first closing']],
+      [29, 'firing', []],
+      [30, 'firing', ['repeat closing']],
+      [60, 'firing', ['repeat closing']],
+    ]);
+  });
+});
+
+describe('Function: evaluateTarget, silences', () => {
+  const silence = (until: number, rule = 'closing') =>
+    parseSilencesDocuments([
+      { source: 's', text: JSON.stringify({ silences: [{ target: 'web-*', rule, until: iso(until) }] }) },
+    ]);
+
+  it.each([
+    [
+      'a firing alert held back by a silence is sent when the silence ends',
+      silence(5),
+      [
+        [0, 23],
+        [3, 23],
+        [5, 23],
+        [6, 23],
+      ],
+      [
+        [0, 'firing', []],
+        [3, 'firing', []],
+        [5, 'firing', ['first closing']],
+        [6, 'firing', []],
+      ],
+    ],
+    [
+      'an episode that starts and ends inside a silence is never sent',
+      silence(5),
+      [
+        [0, 23],
+        [2, 3],
+        [5, 3],
+        [6, 23],
+      ],
+      [
+        [0, 'firing', []],
+        [2, 'inactive', []],
+        [5, 'inactive', []],
+        [6, 'firing', ['first closing']],
+      ],
+    ],
+    [
+      'a silence for another rule changes nothing',
+      silence(5, 'busy-*'),
+      [
+        [0, 23],
+        [1, 3],
+      ],
+      [
+        [0, 'firing', ['first closing']],
+        [1, 'inactive', ['resolved closing']],
+      ],
+    ],
+  ] as Array<[string, Silence[], Array<[number, Input]>, unknown[]]>)('%s', (_, silences, steps, expected) => {
+    expect(run(steps, rules(closing()), 'closing', silences)).toEqual(expected);
+  });
+
+  it('sends the resolve of a page that went out before the silence, during the silence (the contract)', () => {
+    // Prepare: paged at 0; a silence arrives at 1 and lasts until 4; the problem clears at 2.
+    const ruleSet = rules(closing());
+    const step = (m: number, input: Input, previous: TargetState | null, silences: Silence[]) =>
+      evaluateTarget({
+        target: 'web-1',
+        observation: observe(input),
+        rules: ruleSet,
+        silences,
+        previous,
+        now: minute(m),
+      });
+    const s0 = step(0, 23, null, []);
+    const s2 = step(2, 3, s0.state, silence(4));
+    const s3 = step(3, 3, s2.state, silence(4));
+    const s4 = step(4, 3, s3.state, silence(4));
+
+    // Assess
+    expect([s0, s2, s3, s4].map((s) => s.notifications.map((n) => `${n.reason} ${n.status}`))).toEqual([
+      ['first firing'],
+      ['resolved resolved'],
+      [],
+      [],
+    ]);
+  });
+});
+
+describe('Function: evaluateTarget, alerts whose rule left the configuration', () => {
+  const silence = (until: number) =>
+    parseSilencesDocuments([
+      { source: 's', text: JSON.stringify({ silences: [{ target: 'web-*', until: iso(until) }] }) },
+    ]);
+  const firingState = (ruleSet: Rule[], sent = true): TargetState => {
+    const s = evaluateTarget({
+      target: 'web-1',
+      observation: observe(23),
+      rules: ruleSet,
+      silences: sent ? [] : silence(60),
+      previous: null,
+      now: minute(0),
+    }).state;
+    return s;
+  };
+  it.each([
+    [
+      'removed',
+      rules(closing()),
+      rules({ ...closing(), name: 'other' }),
+      '[RESOLVED warning] web-1: closing (rule removed)',
+    ],
+    [
+      'renamed (a removal plus a new rule)',
+      rules(closing()),
+      rules(closing({ name: 'closing-renamed', threshold: 99 })),
+      '[RESOLVED warning] web-1: closing (rule removed)',
+    ],
+    [
+      'narrowed so it no longer matches',
+      rules(closing()),
+      rules(closing({ targets: ['db-*'] })),
+      '[RESOLVED warning] web-1: closing (rule no longer applies to this target)',
+    ],
+  ])(
+    '%s: resolved with a page saying why; kept resolved while its group may hold the page',
+    (_, before, after, subject) => {
+      const result = evaluateTarget({
+        target: 'web-1',
+        observation: observe(23),
+        rules: after,
+        silences: silence(60), // the resolve of a page that went out is sent even under a silence
+        previous: firingState(before),
+        now: minute(1),
+      });
+      expect(result.notifications.map((n) => n.subject)).toEqual([subject]);
+      expect(result.notifications[0]?.payload).toMatchObject({
+        status: 'resolved',
+        cause: subject.slice(subject.indexOf('(') + 1, -1),
+      });
+      // Grouped by rule (the default): the record stays, resolved, so a return finds its group.
+      expect(result.state.alerts[fingerprint('web-1', 'closing')]).toMatchObject({
+        state: 'inactive',
+        resolvedAt: iso(1),
+        lastSentAt: iso(1),
+        lastSentStatus: 'resolved',
+        group: '{"rule":"closing"}',
+      });
+    },
+  );
+
+  it.each<[string, object, number, string | undefined]>([
+    ['grouped, within the longest group interval plus the retention (5m + 15m)', {}, 20, 'inactive'],
+    ['grouped, past it', {}, 21, undefined],
+    ['one page per alert (groupBy []): dropped at once', { groupBy: [] }, 1, undefined],
+  ])('the record of a removed rule: %s', (_, grouping, at, kept) => {
+    let previous: TargetState | null = firingState(rules(closing(grouping)));
+    for (const m of [1, at]) {
+      previous = evaluateTarget({
+        target: 'web-1',
+        observation: observe(23),
+        rules: rules({ ...closing(grouping), name: 'other' }),
+        silences: [],
+        previous,
+        now: minute(m),
+      }).state;
+    }
+    expect(previous?.alerts[fingerprint('web-1', 'closing')]?.state).toBe(kept);
+  });
+
+  it('a rule narrowed away and back within its group interval: the new episode pages through the old group', () => {
+    const narrowed = evaluateTarget({
+      target: 'web-1',
+      observation: observe(23),
+      rules: rules(closing({ targets: ['db-*'] })),
+      silences: [],
+      previous: firingState(rules(closing())),
+      now: minute(1),
+    });
+    const back = evaluateTarget({
+      target: 'web-1',
+      observation: observe(23),
+      rules: rules(closing({ groupBy: [] })), // and regrouped: one page per alert
+      silences: [],
+      previous: narrowed.state,
+      now: minute(2),
+    });
+    expect(back.notifications.map((n) => [n.subject, n.group?.key])).toEqual([
+      ['[FIRING warning] web-1: closing (23 >= 20)', '{"rule":"closing"}'],
+    ]);
+  });
+
+  it('a rule removed before its firing page went out (silenced) is dropped without a page', () => {
+    const result = evaluateTarget({
+      target: 'web-1',
+      observation: observe(23),
+      rules: rules({ ...closing(), name: 'other', threshold: 99 }),
+      silences: [],
+      previous: firingState(rules(closing()), false),
+      now: minute(1),
+    });
+    expect(result.notifications).toEqual([]);
+    expect(result.state.alerts).toEqual({}); // nothing active, nothing owed
+  });
+
+  it('the built-in target-down replaced by a rule on target_up is resolved', () => {
+    let previous: TargetState | null = null;
+    for (const m of [0, 1]) {
+      previous = evaluateTarget({
+        target: 'web-1',
+        observation: observe('down'),
+        rules: rules(closing()),
+        silences: [],
+        previous,
+        now: minute(m),
+      }).state;
+    }
+    const result = evaluateTarget({
+      target: 'web-1',
+      observation: observe('down'),
+      rules: rules(closing(), { name: 'web-up', metric: 'target_up', op: '==', threshold: 0, severity: 'critical' }),
+      silences: [],
+      previous,
+      now: minute(2),
+    });
+    expect(result.notifications.map((n) => n.subject)).toEqual([
+      '[RESOLVED critical] web-1: target-down (rule removed)',
+      '[FIRING critical] web-1: web-up (timeout)',
+    ]);
+  });
+
+  it('a removed target: one resolve per alert whose firing page went out; the grouped records kept', () => {
+    const ruleSet = rules(closing(), { ...closing(), name: 'closing-2', threshold: 1, groupBy: [] });
+    const { notifications, state } = evaluateRemovedTarget(firingState(ruleSet), ruleSet, minute(5));
+    expect(notifications.map((n) => n.subject)).toEqual([
+      '[RESOLVED warning] web-1: closing (target removed from configuration)',
+      '[RESOLVED warning] web-1: closing-2 (target removed from configuration)',
+    ]);
+    expect(Object.values(state?.alerts ?? {}).map((a) => [a.rule, a.state, a.lastSentStatus])).toEqual([
+      ['closing', 'inactive', 'resolved'],
+    ]);
+    expect(state).toMatchObject({ counters: null, consecutiveFailures: 0 });
+  });
+
+  it('a removed target with nothing grouped left: no state (its item is deleted)', () => {
+    const ruleSet = rules(closing({ groupBy: [] }));
+    const { notifications, state } = evaluateRemovedTarget(firingState(ruleSet), ruleSet, minute(5));
+    expect(notifications).toHaveLength(1);
+    expect(state).toBeNull();
+  });
+
+  it('counters that are not finite are kept as null', () => {
+    const report = { ...BASE, server: { ...BASE.server, totalAccesses: Number.POSITIVE_INFINITY } };
+    const result = evaluateTarget({
+      target: 'web-1',
+      observation: { kind: 'report', report },
+      rules: rules(closing()),
+      silences: [],
+      previous: null,
+      now: minute(0),
+    });
+    expect(result.state.counters?.totalAccesses).toBeNull();
+  });
+});
+
+describe('Function: evaluateTarget, target down', () => {
+  const ruleSet = rules(closing(), {
+    name: 'target-down',
+    metric: 'target_up',
+    op: '==',
+    threshold: 0,
+    severity: 'critical',
+  });
+
+  it('pages once after downAfterFailures failures, holds the other alerts, resolves on recovery', () => {
+    const steps: Array<[number, Input]> = [
+      [0, 23],
+      [1, 'down'],
+      [2, 'down'],
+      [3, 'down'],
+      [4, 3],
+    ];
+    const down = run(steps, ruleSet, 'target-down');
+    const other = run(steps, ruleSet, 'closing');
+    expect(down).toEqual([
+      [0, '-', ['first closing']],
+      [1, '-', []],
+      [2, 'firing', ['first target-down']],
+      [3, 'firing', []],
+      [4, 'inactive', ['resolved closing', 'resolved target-down']],
+    ]);
+    expect(other.map(([m, s]) => [m, s])).toEqual([
+      [0, 'firing'],
+      [1, 'firing'],
+      [2, 'firing'],
+      [3, 'firing'],
+      [4, 'inactive'],
+    ]);
+  });
+
+  it.each([
+    [
+      1,
+      'down',
+      1,
+      [
+        { rule: 'closing', reason: 'target is down (timeout); the report is needed' },
+        { rule: 'target-down', reason: 'failure 1 of 2 before the target counts as down' },
+      ],
+    ],
+    [2, 'down', 2, [{ rule: 'closing', reason: 'target is down (timeout); the report is needed' }]],
+    [3, 23, 0, []],
+  ] as Array<[number, Input, number, unknown[]]>)(
+    'step %i (%s): %i consecutive failures, unevaluated %j',
+    (m, input, failures, unevaluated) => {
+      let previous: TargetState | null = null;
+      let result = null;
+      for (const [at, obs] of [
+        [1, 'down'],
+        [2, 'down'],
+        [3, 23],
+      ] as Array<[number, Input]>) {
+        if (at > m) break;
+        result = evaluateTarget({
+          target: 'web-1',
+          observation: observe(at === m ? input : obs),
+          rules: ruleSet,
+          silences: [],
+          previous,
+          now: minute(at),
+        });
+        previous = result.state;
+      }
+      expect(result?.state.consecutiveFailures).toBe(failures);
+      expect(result?.unevaluated).toEqual(unevaluated);
+    },
+  );
+
+  it('says which failure it was, and keeps the counters of the last good report', () => {
+    // Prepare
+    const first = evaluateTarget({
+      target: 'web-1',
+      observation: observe(3),
+      rules: ruleSet,
+      silences: [],
+      previous: null,
+      now: minute(0),
+    });
+    const second = evaluateTarget({
+      target: 'web-1',
+      observation: observe('down'),
+      rules: ruleSet,
+      silences: [],
+      previous: first.state,
+      now: minute(1),
+    });
+
+    // Act
+    const third = evaluateTarget({
+      target: 'web-1',
+      labels: { env: 'prod' },
+      observation: observe('down'),
+      rules: ruleSet,
+      silences: [],
+      previous: second.state,
+      now: minute(2),
+      options: { downAfterFailures: 2 },
+    });
+
+    // Assess
+    expect(third.state.counters).toEqual({
+      totalAccesses: 149651,
+      uptimeSeconds: 4,
+      sslRetrieveHits: 8,
+      sslRetrieveMisses: 0,
+    });
+    expect(third.notifications).toHaveLength(1);
+    const page = third.notifications[0];
+    expect(page?.subject).toBe('[FIRING critical] web-1: target-down (timeout)');
+    expect(page?.labels).toEqual({ env: 'prod' });
+    expect(page?.message).toContain(
+      'Failure: timeout: no answer from hxxp://web-1/server-status in 10 s\nConsecutive failures: 2',
+    );
+    expect(page?.payload.down).toEqual({
+      reason: 'timeout',
+      detail: 'no answer from http://web-1/server-status in 10 s',
+      consecutiveFailures: 2,
+    });
+  });
+
+  it('adds the built-in target-down rule when no rule watches target_up', () => {
+    const steps: Array<[number, Input]> = [
+      [0, 'down'],
+      [1, 'down'],
+    ];
+    expect(run(steps, rules(closing()), 'target-down')).toEqual([
+      [0, '-', []],
+      [1, 'firing', ['first target-down']],
+    ]);
+  });
+});
+
+describe('Function: evaluateTarget, results', () => {
+  it('records what it returns as sent, lists active alerts, and skips rules for other targets', () => {
+    // Act
+    const result = evaluateTarget({
+      target: 'web-1',
+      observation: observe(23),
+      rules: rules(closing(), { ...closing(), name: 'db-only', targets: ['db-*'] }),
+      silences: [],
+      previous: null,
+      now: minute(0),
+    });
+
+    // Assess
+    const fp = fingerprint('web-1', 'closing');
+    expect(result.alerts).toEqual([
+      {
+        fingerprint: fp,
+        rule: 'closing',
+        metric: 'slots_closing',
+        op: '>=',
+        state: 'firing',
+        value: 23,
+        threshold: 20,
+        severity: 'warning',
+        activeAt: iso(0),
+        firedAt: iso(0),
+        keepFiringSince: null,
+        resolvesAt: null,
+      },
+    ]);
+    expect(result.state.alerts[fp]).toMatchObject({ lastSentAt: iso(0), lastSentStatus: 'firing' });
+    expect(Object.values(result.state.alerts).map((a) => a.rule)).toEqual(['closing']);
+    expect(result.state.evaluatedAt).toBe(iso(0));
+    expect(fp).toMatch(/^[0-9a-f]{16}$/);
+    expect(fingerprint('web-1', 'closing')).toBe(fp);
+    expect(fingerprint('web-2', 'closing')).not.toBe(fp);
+  });
+});
+
+describe('Function: evaluateTarget, kept firing (keepFiringFor)', () => {
+  it.each([
+    ['condition holds: nothing kept', [[0, 25]], { keepFiringSince: null, resolvesAt: null }],
+    [
+      'cleared at 2m: resolves at 7m unless it returns',
+      [
+        [0, 25],
+        [2, 0],
+      ],
+      { keepFiringSince: iso(2), resolvesAt: iso(7) },
+    ],
+    [
+      'cleared at 2m, still clear at 4m: the same end',
+      [
+        [0, 25],
+        [2, 0],
+        [4, 0],
+      ],
+      { keepFiringSince: iso(2), resolvesAt: iso(7) },
+    ],
+    [
+      'cleared then returned: nothing kept',
+      [
+        [0, 25],
+        [2, 0],
+        [3, 25],
+      ],
+      { keepFiringSince: null, resolvesAt: null },
+    ],
+  ] as Array<[string, Array<[number, number]>, object]>)('%s', (_, steps, expected) => {
+    // Prepare
+    let previous: TargetState | null = null;
+    let views: ReturnType<typeof evaluateTarget>['alerts'] = [];
+    // Act
+    for (const [m, closingSlots] of steps) {
+      const result = evaluateTarget({
+        target: 'web-1',
+        observation: observe(closingSlots),
+        rules: rules(closing({ keepFiringFor: '5m' })),
+        silences: [],
+        previous,
+        now: minute(m),
+      });
+      previous = result.state;
+      views = result.alerts;
+    }
+    // Assess
+    expect(views).toHaveLength(1);
+    expect(views[0]).toMatchObject({ state: 'firing', ...expected });
+  });
+});
