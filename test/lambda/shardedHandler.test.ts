@@ -27,7 +27,7 @@ type Handler = (event: unknown, context: Context) => Promise<unknown>;
 /** A fresh import of an entry, so it reads the environment stubbed now. */
 async function entry(module: 'handler' | 'shardedHandler'): Promise<Handler> {
   vi.resetModules();
-  const loaded = (await import(`../../src/${module}.ts`)) as { handler: Handler };
+  const loaded = (await import(`../../src/lambda/${module}.ts`)) as { handler: Handler };
   return loaded.handler;
 }
 
