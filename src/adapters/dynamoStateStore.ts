@@ -1,5 +1,5 @@
 /**
- * The state table in DynamoDB (partition key `pk` only). One item per target, `target#<name>`,
+ * The state table in DynamoDB (partition key `pk` only; every key in `app/accounting/stateKeys.ts`). One item per target, `target#<name>`,
  * holds its counters, failures, every alert record and the claim in flight, so one read finds
  * every alert of a target and none can be orphaned; `meta#<key>` items hold the configuration
  * alert and the last valid configuration. Every write is conditional on the item's `version`;
@@ -13,6 +13,7 @@ import {
   GetCommand,
   PutCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { META_PREFIX } from '../app/accounting/stateKeys.ts';
 import type { Claim, StateTable, StoredState } from '../app/ports.ts';
 import { finiteOnly } from './finiteOnly.ts';
 
@@ -120,7 +121,7 @@ function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: strin
 
     async getMeta(key) {
       const out = await client.send(
-        new GetCommand({ TableName: tableName, Key: { pk: `meta#${key}` }, ConsistentRead: true }),
+        new GetCommand({ TableName: tableName, Key: { pk: `${META_PREFIX}${key}` }, ConsistentRead: true }),
       );
       if (out.Item === undefined) return null;
       return {
@@ -134,7 +135,7 @@ function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: strin
         client.send(
           new PutCommand({
             TableName: tableName,
-            Item: finiteOnly({ pk: `meta#${key}`, value, version: (expectedVersion ?? 0) + 1 }),
+            Item: finiteOnly({ pk: `${META_PREFIX}${key}`, value, version: (expectedVersion ?? 0) + 1 }),
             ...(expectedVersion === undefined ? {} : versionCondition(expectedVersion)),
           }),
         ),
@@ -146,7 +147,7 @@ function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: strin
         client.send(
           new DeleteCommand({
             TableName: tableName,
-            Key: { pk: `meta#${key}` },
+            Key: { pk: `${META_PREFIX}${key}` },
             ...(expectedVersion === undefined ? {} : versionCondition(expectedVersion)),
           }),
         ),

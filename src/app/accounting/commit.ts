@@ -18,6 +18,8 @@
  */
 import type { AlertRecord, Notification, TargetState } from '../../core/alerts/types.ts';
 import type { Claim, ClaimedPage, Notifier, StateTable, StoredState } from '../ports.ts';
+import { type Attempt, CLAIM_STATES, claimAfterPublish, claimState, leaseFor, takenOver } from './claim.ts';
+import { STATE_KEYS } from './stateKeys.ts';
 
 /** A claimed page's text kept for a replay: enough for a person, bounded for a 400 KB item. */
 const MAX_STORED_MESSAGE_CHARS = 8000;
@@ -62,7 +64,7 @@ class ContentionError extends Error {
 }
 
 /** The state item of a target. */
-const targetKey = (name: string) => `target#${name}`;
+const targetKey = STATE_KEYS.target;
 
 const emptyOutcome = (stored: StoredState | null): CommitOutcome => ({
   sent: [],
@@ -119,28 +121,31 @@ function storedPage(notification: Notification): Notification {
   return { ...notification, message, payload };
 }
 
+/** An item whose claim this run holds at `version`, with the pages the claim is about. */
+interface ClaimedItem {
+  table: StateTable;
+  notifier: Notifier;
+  key: string;
+  claimed: { state: TargetState; claim: Claim };
+  pages: readonly ClaimedPage[];
+  version: number;
+  attempt: Attempt;
+}
+
 /**
- * Steps 2 and 3 for an item whose claim this run holds at `version`: publish every page, then
- * commit what was accepted. Never throws for SNS failures (they are returned). A replayed page
- * that fails stays in doubt (the dead run may have sent it): it stays in the claim, released for
- * the next run to try again, so a resolve it may owe is never forgotten.
+ * Steps 2 and 3 for an item whose claim this run holds: publish every page, then commit what was
+ * accepted. Never throws for SNS failures (they are returned). A replayed page that fails stays in
+ * doubt (the dead run may have sent it): it stays in the claim, released for the next run to try
+ * again, so a resolve it may owe is never forgotten.
  */
-async function publishClaimed(
-  table: StateTable,
-  notifier: Notifier,
-  key: string,
-  claimed: { state: TargetState; claim: Claim },
-  pages: readonly ClaimedPage[],
-  version: number,
-  now: Date,
-  inDoubt: boolean,
-): Promise<CommitOutcome> {
+async function publishClaimed(item: ClaimedItem, now: Date): Promise<CommitOutcome> {
+  const { table, key, claimed, version } = item;
   const outcome = emptyOutcome(null);
   const final: TargetState = { ...claimed.state, alerts: { ...claimed.state.alerts } };
   const leftover: ClaimedPage[] = [];
-  for (const [index, page] of pages.entries()) {
+  for (const [index, page] of item.pages.entries()) {
     try {
-      await notifier.publish(page.notification);
+      await item.notifier.publish(page.notification);
       outcome.sent.push(page.notification);
       accept(final, page);
     } catch (error) {
@@ -153,8 +158,7 @@ async function publishClaimed(
     outcome.conflict = !(await table.remove(key, version));
     return outcome;
   }
-  const claim =
-    inDoubt && leftover.length > 0 ? { ...claimed.claim, pages: leftover, expiresAtMs: now.getTime() } : null;
+  const claim = claimAfterPublish(claimed.claim, item.attempt, leftover.length > 0 ? { pages: leftover } : null);
   const ok = await table.put(key, { state: final, claim }, version, now);
   // Pages still in doubt: the item is not evaluated this run (the claim comes first).
   outcome.conflict = !ok || claim !== null;
@@ -180,14 +184,16 @@ async function recoverClaim(
   now: Date,
   options: CommitOptions,
 ): Promise<CommitOutcome> {
-  if (loaded.claim.expiresAtMs > now.getTime() && loaded.claim.token !== options.token) {
+  if (claimState(loaded.claim, now, options.token) === CLAIM_STATES.held)
     return { ...emptyOutcome(null), conflict: true };
-  }
-  const claim: Claim = { ...loaded.claim, token: options.token, expiresAtMs: now.getTime() + options.leaseMs };
+  const claim = takenOver(loaded.claim, options.token, now, options.leaseMs);
   const takeover = { state: loaded.state, claim };
   if (!(await table.put(key, takeover, loaded.version, now)))
     return { ...emptyOutcome(null), conflict: true, writes: 1 };
-  const outcome = await publishClaimed(table, notifier, key, takeover, claim.pages, loaded.version + 1, now, true);
+  const outcome = await publishClaimed(
+    { table, notifier, key, claimed: takeover, pages: claim.pages, version: loaded.version + 1, attempt: 'replay' },
+    now,
+  );
   return { ...outcome, writes: outcome.writes + 1 };
 }
 
@@ -227,14 +233,16 @@ async function commitTarget(
     record: (next.alerts[notification.fingerprint] as AlertRecord | undefined) ?? null,
   }));
   const claim: Claim = {
-    token: options.token,
-    expiresAtMs: now.getTime() + options.leaseMs,
+    ...leaseFor(options.token, now, options.leaseMs),
     pages: pages.map((p) => ({ ...p, notification: storedPage(p.notification) })),
     deleteAfter: commit.deleteAfter,
   };
   const claimed = { state: withPagesUnsent(next, loaded?.state ?? null, notifications), claim };
   if (!(await table.put(key, claimed, expected, now))) return { ...emptyOutcome(null), conflict: true, writes: 1 };
-  const outcome = await publishClaimed(table, notifier, key, claimed, pages, (expected ?? 0) + 1, now, false);
+  const outcome = await publishClaimed(
+    { table, notifier, key, claimed, pages, version: (expected ?? 0) + 1, attempt: 'first' },
+    now,
+  );
   return { ...outcome, writes: outcome.writes + 1 };
 }
 

@@ -22,11 +22,10 @@ import {
   GROUP_REASONS,
   type GroupReason,
   type GroupState,
-  groupId,
   type LatestPage,
   markPaged,
-  type Paged,
   pagedOf,
+  type StatusByAlert,
   settle,
   withoutSilenced,
 } from '../../core/alerts/group.ts';
@@ -36,10 +35,12 @@ import { MAX_GROUP_MEMBERS } from '../../core/constants.ts';
 import { buildGroupPages } from '../../core/notify/groupPage.ts';
 import { fetchAll } from '../concurrency.ts';
 import type { Logger, Notifier, StateTable } from '../ports.ts';
+import { type Attempt, CLAIM_STATES, claimAfterPublish, claimState, leaseFor, takenOver } from './claim.ts';
 import { ContentionError, storedPage } from './commit.ts';
+import { STATE_KEYS } from './stateKeys.ts';
 
 /** The item listing open groups: group item key -> group key. */
-const REGISTRY_KEY = 'groups';
+const REGISTRY_KEY = STATE_KEYS.openGroups;
 /** Groups flushed at once. */
 const FLUSH_CONCURRENCY = 16;
 /** Conditional writes tried before a hand-over or commit gives up (another run keeps winning). */
@@ -51,7 +52,7 @@ interface GroupClaim {
   reason: Exclude<GroupReason, 'none'>;
   /** When the page was decided (its evaluation time, also in the rebuilt page). */
   at: string;
-  paged: Paged;
+  paged: StatusByAlert;
 }
 
 interface StoredGroup {
@@ -60,7 +61,7 @@ interface StoredGroup {
 }
 
 /** The `meta#` key of a group's item. */
-const groupItemKey = (key: string) => `group#${groupId(key)}`;
+const groupItemKey = STATE_KEYS.group;
 
 /**
  * Read, change, write conditionally; again on conflict. `change` answers the new value, null to
@@ -219,10 +220,10 @@ function groupingNotifier(notifier: Notifier, inbox: GroupInbox): Notifier & { p
 }
 
 /** Which alerts a page (one part) names: a grouped part lists them; a single alert's page names itself. */
-function namedBy(page: Notification): Paged {
+function namedBy(page: Notification): StatusByAlert {
   const alerts = page.payload.alerts;
   if (page.payload.kind !== 'group' || !Array.isArray(alerts)) return { [page.fingerprint]: page.status };
-  const named: Paged = {};
+  const named: StatusByAlert = {};
   for (const a of alerts as Array<{ fingerprint: string; status: 'firing' | 'resolved' }>)
     named[a.fingerprint] = a.status;
   return named;
@@ -244,22 +245,34 @@ interface FlushOptions {
   silences: readonly Silence[];
 }
 
+/** Where a flush works: the table, the notifier, and the outcome it adds to. */
+interface FlushContext {
+  table: StateTable;
+  notifier: Notifier;
+  outcome: FlushOutcome;
+}
+
+/** A group page about to be claimed: the item, as read at `version`, and the claim to write. */
+interface GroupSend {
+  itemKey: string;
+  stored: StoredGroup;
+  version: number;
+  claim: GroupClaim;
+  attempt: Attempt;
+}
+
 /**
  * Publish a claimed page's parts, then commit: mark what each accepted part said. Parts that
  * failed stay claimed (released to the next run) when the page is a replay, in doubt; otherwise
  * they are simply not marked and the next decision pages them again.
  */
 async function publishAndCommit(
-  table: StateTable,
-  notifier: Notifier,
-  itemKey: string,
-  claim: GroupClaim,
+  { table, notifier, outcome }: FlushContext,
+  { itemKey, claim, attempt }: GroupSend,
   pages: readonly Notification[],
-  inDoubt: boolean,
-  outcome: FlushOutcome,
 ): Promise<void> {
-  const accepted: Paged = {};
-  const unsent: Paged = {};
+  const accepted: StatusByAlert = {};
+  const unsent: StatusByAlert = {};
   for (const page of pages) {
     try {
       await notifier.publish(page);
@@ -270,39 +283,30 @@ async function publishAndCommit(
       Object.assign(unsent, namedBy(page));
     }
   }
-  const keepClaimed = inDoubt && Object.keys(unsent).length > 0;
+  const next = claimAfterPublish(claim, attempt, Object.keys(unsent).length > 0 ? { paged: unsent } : null);
   outcome.writes += await updateMeta<StoredGroup>(table, itemKey, (current) => {
     if (current === null || current.claim?.token !== claim.token) return undefined; // another run took over
     const group = Object.keys(accepted).length > 0 ? markPaged(current.group, accepted, claim.at) : current.group;
-    const next = keepClaimed ? { ...claim, paged: unsent, expiresAtMs: 0 } : null;
     // Never deleted here: a group that emptied is closed by a later flush (`closeGroup`).
     return { group, claim: next };
   });
 }
 
-/** Claim the item for `claim` (conditional on `version`), then publish and commit. */
-async function claimAndSend(
-  table: StateTable,
-  notifier: Notifier,
-  itemKey: string,
-  stored: StoredGroup,
-  version: number,
-  claim: GroupClaim,
-  inDoubt: boolean,
-  outcome: FlushOutcome,
-): Promise<boolean> {
+/** Claim the item (conditional on the version read), then publish and commit. */
+async function claimAndSend(context: FlushContext, send: GroupSend): Promise<boolean> {
+  const { table, outcome } = context;
   outcome.writes++;
-  if (!(await table.putMeta(itemKey, { group: stored.group, claim }, version))) {
+  if (!(await table.putMeta(send.itemKey, { group: send.stored.group, claim: send.claim }, send.version))) {
     outcome.conflicts++;
     return false;
   }
   const pages = buildGroupPages({
-    group: stored.group,
-    paged: claim.paged,
-    reason: claim.reason,
-    now: new Date(claim.at),
+    group: send.stored.group,
+    paged: send.claim.paged,
+    reason: send.claim.reason,
+    now: new Date(send.claim.at),
   });
-  await publishAndCommit(table, notifier, itemKey, claim, pages, inDoubt, outcome);
+  await publishAndCommit(context, send, pages);
   return true;
 }
 
@@ -321,29 +325,24 @@ async function closeGroup(table: StateTable, itemKey: string, version: number): 
 }
 
 /** One group: finish a claim left by a dead run, then page if the decision says so. */
-async function flushOne(
-  table: StateTable,
-  notifier: Notifier,
-  itemKey: string,
-  now: Date,
-  options: FlushOptions,
-  outcome: FlushOutcome,
-): Promise<void> {
-  const lease = now.getTime() + options.leaseMs;
+async function flushOne(context: FlushContext, itemKey: string, now: Date, options: FlushOptions): Promise<void> {
+  const { table, outcome } = context;
   let item = await table.getMeta(itemKey);
   if (item === null) {
     outcome.writes += await unregister(table, itemKey);
     return;
   }
   let stored = item.value as unknown as StoredGroup;
+  const held = claimState(stored.claim, now, options.token);
+  if (held === CLAIM_STATES.held) {
+    outcome.conflicts++;
+    return;
+  }
   if (stored.claim !== null) {
-    if (stored.claim.expiresAtMs > now.getTime() && stored.claim.token !== options.token) {
-      outcome.conflicts++;
-      return;
-    }
-    const takeover = { ...stored.claim, token: options.token, expiresAtMs: lease };
+    const takeover = takenOver(stored.claim, options.token, now, options.leaseMs);
     const failedBefore = outcome.failed.length;
-    if (!(await claimAndSend(table, notifier, itemKey, stored, item.version, takeover, true, outcome))) return;
+    const replay: GroupSend = { itemKey, stored, version: item.version, claim: takeover, attempt: 'replay' };
+    if (!(await claimAndSend(context, replay))) return;
     if (outcome.failed.length > failedBefore) return; // still in doubt: nothing new before it is settled
     item = await table.getMeta(itemKey);
     if (item === null) return;
@@ -363,13 +362,18 @@ async function flushOne(
     return;
   }
   const claim: GroupClaim = {
-    token: options.token,
-    expiresAtMs: lease,
+    ...leaseFor(options.token, now, options.leaseMs),
     reason,
     at: now.toISOString(),
     paged: pagedOf(visible),
   };
-  await claimAndSend(table, notifier, itemKey, { group, claim: null }, item.version, claim, false, outcome);
+  await claimAndSend(context, {
+    itemKey,
+    stored: { group, claim: null },
+    version: item.version,
+    claim,
+    attempt: 'first',
+  });
 }
 
 /**
@@ -390,7 +394,7 @@ async function flushGroups(
   // Groups are independent items: several at once (grouped by target, a fleet has one per target).
   await fetchAll([...new Set(itemKeys)], FLUSH_CONCURRENCY, async (itemKey) => {
     try {
-      await flushOne(table, notifier, itemKey, now, options, outcome);
+      await flushOne({ table, notifier, outcome }, itemKey, now, options);
     } catch (error) {
       errors.push(error);
       logger.error('group state failed', { group: itemKey, error: (error as Error).message });

@@ -23,10 +23,11 @@ import {
 import { evaluateConfigAlert } from '../../core/notify/configAlert.ts';
 import { redactCredentials } from '../../core/notify/sanitize.ts';
 import { ContentionError, commitTarget, isClaimed, recoverClaim, targetKey } from '../accounting/commit.ts';
+import { STATE_KEYS } from '../accounting/stateKeys.ts';
 import type { CycleDeps, StoredState } from '../ports.ts';
 import { LAST_VALID_KEY, readStoredConfig, saveRemoving, saveStoredConfig } from './stored.ts';
 
-const CONFIG_ALERT_KEY = 'config#alert';
+const CONFIG_ALERT_KEY = STATE_KEYS.configAlert;
 
 interface Applied {
   hash: string;

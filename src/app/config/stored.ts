@@ -7,9 +7,10 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { RawConfig } from '../../core/monitorConfig.ts';
 import { redactCredentials } from '../../core/notify/sanitize.ts';
+import { STATE_KEYS } from '../accounting/stateKeys.ts';
 import type { StateTable } from '../ports.ts';
 
-const LAST_VALID_KEY = 'last-valid-config';
+const LAST_VALID_KEY = STATE_KEYS.lastValidConfig;
 /** Base64 characters per chunk item: well under DynamoDB's 400 KB. */
 const CHUNK_CHARS = 300_000;
 
@@ -27,7 +28,7 @@ interface LastValidPointer {
   removing: string[];
 }
 
-const chunkKey = (chunksId: string, index: number) => `config#${chunksId}#${index}`;
+const chunkKey = STATE_KEYS.configChunk;
 
 /** The raw configuration with credentials in target URLs hidden: what may be stored. */
 function redacted(raw: RawConfig): RawConfig {

@@ -67,7 +67,7 @@ interface GroupState {
 }
 
 /** Which alerts a page names, with the status it gives each. */
-type Paged = Record<string, AlertStatus>;
+type StatusByAlert = Record<string, AlertStatus>;
 
 /**
  * The group an alert's pages join, or null when `groupBy` is empty (paged on its own). A label the
@@ -236,8 +236,8 @@ function withoutSilenced(group: GroupState, now: Date, silences: readonly Silenc
 }
 
 /** What a page sent now names: every firing alert, and every resolved one whose firing a page named. */
-function pagedOf(group: GroupState): Paged {
-  const paged: Paged = {};
+function pagedOf(group: GroupState): StatusByAlert {
+  const paged: StatusByAlert = {};
   for (const m of Object.values(group.members)) {
     if (m.status === 'firing') paged[m.fingerprint] = 'firing';
     else if (m.sentStatus === 'firing') paged[m.fingerprint] = 'resolved';
@@ -249,7 +249,7 @@ function pagedOf(group: GroupState): Paged {
  * The group once a page naming `paged` was accepted at `at`: each named alert's `sentStatus` is
  * what the page said (whatever happened to it since); `settle` later drops those said resolved.
  */
-function markPaged(group: GroupState, paged: Paged, at: string): GroupState {
+function markPaged(group: GroupState, paged: StatusByAlert, at: string): GroupState {
   // Members are settled by the flush (`settle`), which knows the time; here only what was said changes.
   const members: Record<string, GroupMember> = {};
   for (const [fp, m] of Object.entries(group.members)) {
@@ -259,7 +259,7 @@ function markPaged(group: GroupState, paged: Paged, at: string): GroupState {
   return { ...group, members, lastSentAt: at };
 }
 
-export type { AlertStatus, GroupMember, GroupReason, GroupState, LatestPage, Paged };
+export type { AlertStatus, GroupMember, GroupReason, GroupState, LatestPage, StatusByAlert };
 export {
   addToGroup,
   decideGroup,

@@ -13,7 +13,7 @@ import {
   type GroupState,
   groupId,
   type LatestPage,
-  type Paged,
+  type StatusByAlert,
   stringOrNull,
 } from '../alerts/group.ts';
 import type { Notification } from '../alerts/types.ts';
@@ -26,7 +26,7 @@ import { cleanConfigText, cleanReportText, cleanSubjectText, TEXT_USES } from '.
 interface GroupPageInput {
   group: GroupState;
   /** The alerts the page names, with the status it gives each (`pagedOf`). */
-  paged: Paged;
+  paged: StatusByAlert;
   reason: Exclude<GroupReason, 'none'>;
   now: Date;
 }
@@ -75,7 +75,7 @@ function compareAlerts(a: NamedAlert, b: NamedAlert): number {
 }
 
 /** The named alerts the group holds, in page order (`pagedOf` names members only). */
-function namedAlerts(group: GroupState, paged: Paged): NamedAlert[] {
+function namedAlerts(group: GroupState, paged: StatusByAlert): NamedAlert[] {
   const named: NamedAlert[] = [];
   for (const [fp, status] of Object.entries(paged)) {
     const member = group.members[fp];

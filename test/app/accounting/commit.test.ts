@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createMemoryStateTable } from '../../../src/adapters/memoryStateStore.ts';
+import { RELEASED_AT_MS } from '../../../src/app/accounting/claim.ts';
 import { commitTarget, recoverClaim } from '../../../src/app/accounting/commit.ts';
 import type { Notifier, StoredState } from '../../../src/app/ports.ts';
 import type { AlertRecord, Notification, TargetState } from '../../../src/core/alerts/types.ts';
@@ -173,6 +174,6 @@ describe('Function: recoverClaim', () => {
       claimToken,
       lastSentStatus,
     ]);
-    if (refuse) expect(item.claim?.expiresAtMs).toBe(NOW.getTime());
+    if (refuse) expect(item.claim?.expiresAtMs).toBe(RELEASED_AT_MS);
   });
 });

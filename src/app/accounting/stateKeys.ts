@@ -1,0 +1,26 @@
+/**
+ * Every item key of the state table, in one table (docs/lambda.md, "State table", points here).
+ * `StateTable.put`/`loadMany` take the whole key; `getMeta`/`putMeta`/`deleteMeta` take the part
+ * after `meta#` (the adapter adds the prefix), so the `meta` column is what those calls name.
+ */
+import { groupId } from '../../core/alerts/group.ts';
+
+/** The DynamoDB partition key of a `meta` key: what the adapters store. */
+const META_PREFIX = 'meta#';
+
+const STATE_KEYS = {
+  /** One target's state: counters, failures, every alert record, the claim in flight. */
+  target: (name: string) => `target#${name}`,
+  /** The configuration alert's state, an item like a target's. */
+  configAlert: 'config#alert',
+  /** meta: the pointer to the last valid configuration (hash, chunks, removals owed, generation). */
+  lastValidConfig: 'last-valid-config',
+  /** meta: one chunk of a stored configuration, named per save. */
+  configChunk: (chunksId: string, index: number) => `config#${chunksId}#${index}`,
+  /** meta: one alert group (members, newest page, claim in flight). */
+  group: (key: string) => `group#${groupId(key)}`,
+  /** meta: the open groups, group item key -> group key. */
+  openGroups: 'groups',
+} as const;
+
+export { META_PREFIX, STATE_KEYS };

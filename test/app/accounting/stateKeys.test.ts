@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { STATE_KEYS } from '../../../src/app/accounting/stateKeys.ts';
+
+describe('STATE_KEYS', () => {
+  it.each<[string, string, string]>([
+    ['a target', STATE_KEYS.target('web-1'), 'target#web-1'],
+    ['the configuration alert', STATE_KEYS.configAlert, 'config#alert'],
+    ['the configuration pointer (meta)', STATE_KEYS.lastValidConfig, 'last-valid-config'],
+    ['a configuration chunk (meta)', STATE_KEYS.configChunk('abc.3', 0), 'config#abc.3#0'],
+    ['the open groups (meta)', STATE_KEYS.openGroups, 'groups'],
+  ])('%s: %s', (_, key, expected) => {
+    expect(key).toBe(expected);
+  });
+
+  it('names a group item by a digest of its key, the same for the same key', () => {
+    const key = '{"rule":"idle-slots-low"}';
+    expect(STATE_KEYS.group(key)).toMatch(/^group#[0-9a-f]+$/);
+    expect(STATE_KEYS.group(key)).toBe(STATE_KEYS.group(key));
+    expect(STATE_KEYS.group(key)).not.toBe(STATE_KEYS.group('{"rule":"other"}'));
+  });
+});
