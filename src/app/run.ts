@@ -9,19 +9,15 @@
 import { randomUUID } from 'node:crypto';
 import type { FetchTarget } from '../adapters/httpStatusSource.ts';
 import type { Silence } from '../core/alerts/silences.ts';
-import type { AlertRecord, TargetState } from '../core/alerts/types.ts';
-import {
-  DEFAULT_CHECKPOINT_INTERVAL_MS,
-  DEFAULT_DOWN_AFTER_FAILURES,
-  DEFAULT_REPEAT_INTERVAL_MS,
-} from '../core/constants.ts';
+import { DEFAULT_REPEAT_INTERVAL_MS } from '../core/constants.ts';
 import { NotAStatusReportError } from '../core/errors.ts';
-import { type EvaluateResult, evaluateTarget } from '../core/evaluate.ts';
+import type { EvaluateResult } from '../core/evaluate.ts';
 import { ConfigurationError, type MonitorConfig, type TargetConfig } from '../core/monitorConfig.ts';
 import { parseReport } from '../core/report/parse.ts';
 import type { Observation } from '../core/rules/types.ts';
-import { type CommitOutcome, commitTarget, isClaimed, recoverClaim, targetKey } from './accounting/commit.ts';
+import { type CommitOutcome, targetKey } from './accounting/commit.ts';
 import { flushGroups, GroupInbox, groupingNotifier, openGroups } from './accounting/groups.ts';
+import { checkTarget } from './checkTarget.ts';
 import { fetchAll, inStartOrder } from './concurrency.ts';
 import { resolveConfig } from './config/resolve.ts';
 import type { ConfigSource, CycleDeps, Notifier, StoredState } from './ports.ts';
@@ -56,18 +52,37 @@ class TargetsFailedError extends Error {
 }
 
 /**
- * Whether `next` differs from what the table holds in anything but the latest value, counters and
- * time. Failure counts past `downAfter` are the same to the table (target-down holds either way),
- * so a target that stays down does not write every run; the warm container keeps the exact count.
+ * The one way a run's failures become its error (null: none): a refused page first (SNS sends it
+ * again next run), with every failure as its cause; else the state table's failures.
  */
-function changed(stored: TargetState, next: TargetState, downAfter: number): boolean {
-  const failures = (state: TargetState) => Math.min(state.consecutiveFailures, downAfter);
-  if (failures(stored) !== failures(next)) return true;
-  const before = Object.keys(stored.alerts);
-  if (before.length !== Object.keys(next.alerts).length) return true;
-  const bare = (r: AlertRecord | undefined) => (r === undefined ? '' : JSON.stringify({ ...r, value: null }));
-  return before.some((fp) => bare(stored.alerts[fp]) !== bare(next.alerts[fp]));
+function runFailure(publishFailures: readonly unknown[], stateFailures: readonly unknown[]): Error | null {
+  if (publishFailures.length > 0)
+    return new PublishFailedError(publishFailures.length, {
+      cause: new AggregateError([...publishFailures, ...stateFailures]),
+    });
+  if (stateFailures.length > 0)
+    return new TargetsFailedError(stateFailures.length, { cause: new AggregateError(stateFailures) });
+  return null;
 }
+
+/** What the configuration step of a run left for its targets' step. */
+interface ConfigStep {
+  error: string | null;
+  publishFailures: unknown[];
+  stateFailures: unknown[];
+  writes: number;
+  /** False when the configuration could not be stored: targets are fetched, not evaluated. */
+  applied: boolean;
+}
+
+/** A run without a configuration step (a shard): nothing failed, nothing written, applied by the dispatch. */
+const noConfigStep = (): ConfigStep => ({
+  error: null,
+  publishFailures: [],
+  stateFailures: [],
+  writes: 0,
+  applied: true,
+});
 
 async function fetchTargetFor(target: TargetConfig, config: ConfigSource): Promise<FetchTarget> {
   const base: FetchTarget = { name: target.name, url: target.url };
@@ -114,18 +129,14 @@ async function observe(
   }
 }
 
-/**
- * When a new target, quiet so far, is first written: spread over one checkpoint interval by its
- * name, so 3,000 new targets cost 3,000 writes over 15 minutes, not in one run.
- */
-function spreadOffsetMs(name: string, intervalMs: number): number {
-  let hash = 2166136261; // FNV-1a
-  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 16777619);
-  return (hash >>> 0) % Math.max(intervalMs, 1);
-}
-
-/** What one target's check adds to the run's summary. */
-function tally(summary: CycleSummary, outcome: CommitOutcome, failures: unknown[], deps: CycleDeps, target: string) {
+/** What one target's commit adds to the run's summary; its refused pages join `failures`. */
+function addToSummary(
+  summary: CycleSummary,
+  outcome: CommitOutcome,
+  failures: unknown[],
+  deps: CycleDeps,
+  target: string,
+) {
   // Pages sent are counted where they reach SNS (`groupingNotifier`, the groups' flush).
   summary.failed += outcome.failed.length;
   summary.writes += outcome.writes;
@@ -134,77 +145,6 @@ function tally(summary: CycleSummary, outcome: CommitOutcome, failures: unknown[
     failures.push(error);
     deps.logger.error('publish failed', { target, rule: notification.rule, error: (error as Error).message });
   }
-}
-
-/** Evaluate one target on its stored (or warm) state and claim, publish, commit; the metrics the rules saw. */
-async function checkOne(
-  deps: CycleDeps,
-  config: MonitorConfig,
-  target: TargetConfig,
-  observation: Observation,
-  loaded: StoredState | null,
-  now: Date,
-  token: string,
-  report: (outcome: CommitOutcome) => void,
-): Promise<EvaluateResult['metrics'] | null> {
-  const key = targetKey(target.name);
-  const options = { token, leaseMs: deps.claimLeaseMs };
-  let item = loaded;
-  if (isClaimed(item)) {
-    const recovered = await recoverClaim(deps.table, deps.notifier, key, item, now, options);
-    report(recovered);
-    if (recovered.conflict) {
-      deps.warm.delete(target.name);
-      return null;
-    }
-    item = recovered.stored;
-  }
-  const warm = deps.warm.get(target.name);
-  // Version 0 is a target this container evaluated but nobody stored yet.
-  const previous = warm?.version === (item?.version ?? 0) ? (warm?.state ?? null) : (item?.state ?? null);
-  if (previous?.evaluatedAt && Date.parse(previous.evaluatedAt) > now.getTime()) {
-    deps.logger.warn('target evaluated later than this run: skipped', { target: target.name });
-    report({ sent: [], failed: [], conflict: true, stored: item, writes: 0 });
-    return null;
-  }
-  const result = evaluateTarget({
-    target: target.name,
-    labels: target.labels,
-    maxRequestWorkers: target.maxRequestWorkers ?? null,
-    observation,
-    rules: config.rules,
-    silences: config.silences,
-    previous,
-    now,
-    options: deps.evaluate,
-  });
-  const checkpointMs = deps.checkpointIntervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS;
-  const firstSeenMs =
-    item === null ? (warm?.version === 0 ? (warm.firstSeenMs ?? now.getTime()) : now.getTime()) : null;
-  const write =
-    item === null
-      ? Object.keys(result.state.alerts).length > 0 ||
-        result.state.consecutiveFailures > 0 ||
-        now.getTime() - (firstSeenMs as number) >= spreadOffsetMs(target.name, checkpointMs)
-      : changed(item.state, result.state, deps.evaluate.downAfterFailures ?? DEFAULT_DOWN_AFTER_FAILURES) ||
-        now.getTime() - Date.parse(item.state.evaluatedAt ?? '1970-01-01T00:00:00Z') >= checkpointMs;
-  const outcome = await commitTarget(
-    deps.table,
-    deps.notifier,
-    { key, loaded: item, next: result.state, notifications: result.notifications, deleteAfter: false, write },
-    now,
-    options,
-  );
-  report(outcome);
-  if (!outcome.conflict && item === null && outcome.writes === 0)
-    deps.warm.set(target.name, { version: 0, state: result.state, firstSeenMs: firstSeenMs as number });
-  else if (outcome.conflict || outcome.stored === null) deps.warm.delete(target.name);
-  else
-    deps.warm.set(target.name, {
-      version: outcome.stored.version,
-      state: outcome.writes > 0 ? outcome.stored.state : result.state,
-    });
-  return result.metrics;
 }
 
 /**
@@ -218,26 +158,24 @@ async function checkOne(
 async function runCycle(deps: CycleDeps, now: Date): Promise<CycleSummary> {
   const groups = runGroups(deps, now);
   const resolved = await resolveConfig({ ...deps, notifier: groups.notifier }, now);
-  const carried = {
-    configError: resolved.error,
-    failures: resolved.publishErrors,
+  const configStep: ConfigStep = {
+    error: resolved.error,
+    publishFailures: resolved.publishErrors,
     stateFailures: resolved.stateErrors,
     writes: resolved.writes,
-    evaluate: resolved.applied,
+    applied: resolved.applied,
   };
   if (resolved.config === null) {
     const paged = await sendGroups(deps, groups, now, {
       all: true,
-      publishFailures: carried.failures,
-      stateFailures: carried.stateFailures,
+      publishFailures: configStep.publishFailures,
+      stateFailures: configStep.stateFailures,
       silences: [],
     });
     deps.logger.error('no valid configuration yet: nothing checked', { configError: resolved.error });
     deps.metrics.run({ alertsSent: paged.sent, targets: 0, targetsDown: 0 });
-    if (carried.failures.length > 0)
-      throw new PublishFailedError(carried.failures.length, { cause: new AggregateError(carried.failures) });
-    if (carried.stateFailures.length > 0)
-      throw new TargetsFailedError(carried.stateFailures.length, { cause: new AggregateError(carried.stateFailures) });
+    const failure = runFailure(configStep.publishFailures, configStep.stateFailures);
+    if (failure !== null) throw failure;
     return {
       targets: 0,
       down: 0,
@@ -249,7 +187,7 @@ async function runCycle(deps: CycleDeps, now: Date): Promise<CycleSummary> {
       configError: resolved.error,
     };
   }
-  return checkTargets(deps, resolved.config, now, { ...carried, groups, flushAllGroups: true });
+  return checkTargets(deps, resolved.config, now, { configStep, groups, flushAllGroups: true });
 }
 
 /** A run's grouping: the inbox its targets hand grouped pages to, the notifier routing them there. */
@@ -264,24 +202,33 @@ function runGroups(deps: CycleDeps, now: Date): RunGroups {
   return { inbox, notifier: groupingNotifier(deps.notifier, inbox), token: randomUUID() };
 }
 
+/** What a run's group flush needs: which groups, the silences in force, and where failures go. */
+interface GroupSending {
+  /** Every open group, not only those this run handed pages to (one may be due although nothing of it changed). */
+  all: boolean;
+  /** The run's failures, appended to. */
+  publishFailures: unknown[];
+  stateFailures: unknown[];
+  silences: readonly Silence[];
+}
+
 /**
- * Page the groups this run handed pages to (and, with `all`, every open group: one may be due
- * although nothing of it changed). Failures join `into`; answers what the run's pages came to:
- * every page SNS accepted (straight from the run's notifier, and its groups' pages), and the
- * groups' writes, failures and conflicts.
+ * Page the groups this run handed pages to (and, with `all`, every open group). Failures join
+ * the run's; answers what the run's pages came to: every page SNS accepted (straight from the
+ * run's notifier, and its groups' pages), and the groups' writes, failures and conflicts.
  */
 async function sendGroups(
   deps: CycleDeps,
   groups: RunGroups,
   now: Date,
-  into: { all: boolean; publishFailures: unknown[]; stateFailures: unknown[]; silences: readonly Silence[] },
+  sending: GroupSending,
 ): Promise<{ sent: number; failed: number; writes: number; conflicts: number }> {
   let keys = [...groups.inbox.touched];
-  if (into.all) {
+  if (sending.all) {
     try {
       keys = [...keys, ...(await openGroups(deps.table))];
     } catch (error) {
-      into.stateFailures.push(error);
+      sending.stateFailures.push(error);
       deps.logger.error('open groups unreadable', { error: (error as Error).message });
     }
   }
@@ -289,12 +236,12 @@ async function sendGroups(
     token: groups.token,
     leaseMs: deps.claimLeaseMs,
     repeatIntervalMs: deps.evaluate.repeatIntervalMs ?? DEFAULT_REPEAT_INTERVAL_MS,
-    silences: into.silences,
+    silences: sending.silences,
   };
   const flushed = await flushGroups(deps.table, deps.notifier, keys, now, options, deps.logger);
-  into.stateFailures.push(...flushed.errors);
+  sending.stateFailures.push(...flushed.errors);
   for (const { notification, error } of flushed.failed) {
-    into.publishFailures.push(error);
+    sending.publishFailures.push(error);
     deps.logger.error('publish failed', { group: notification.subject, error: (error as Error).message });
   }
   return {
@@ -316,24 +263,18 @@ async function checkTargets(
   deps: CycleDeps,
   config: MonitorConfig,
   now: Date,
-  carried: {
-    configError: string | null;
-    failures: unknown[];
-    stateFailures?: unknown[];
-    writes?: number;
-    /** False when the configuration could not be stored: targets are fetched, not evaluated. */
-    evaluate?: boolean;
+  options: {
+    /** What the run's configuration step left (default: none, as in a shard). */
+    configStep?: ConfigStep;
     /** The run's grouping when the caller made it (its configuration step handed pages over too). */
     groups?: RunGroups;
     /** Page every open group that is due, not only those this run handed pages to (not in a shard). */
     flushAllGroups?: boolean;
-  } = {
-    configError: null,
-    failures: [],
-  },
+  } = {},
 ): Promise<CycleSummary> {
+  const configStep = options.configStep ?? noConfigStep();
   const token = randomUUID();
-  const groups = carried.groups ?? runGroups(deps, now);
+  const groups = options.groups ?? runGroups(deps, now);
   const targetDeps: CycleDeps = { ...deps, notifier: groups.notifier };
   const summary: CycleSummary = {
     targets: 0,
@@ -342,23 +283,22 @@ async function checkTargets(
     skipped: 0,
     failed: 0,
     conflicts: 0,
-    writes: carried.writes ?? 0,
-    configError: carried.configError,
+    writes: configStep.writes,
+    configError: configStep.error,
   };
-  const publishFailures = [...carried.failures];
-  const stateFailures: unknown[] = [...(carried.stateFailures ?? [])];
+  const publishFailures = [...configStep.publishFailures];
+  const stateFailures = [...configStep.stateFailures];
   // One batched read of every target's state, while the first fetches run (a fetch needs no state);
   // conditional writes guard against overlap. A failed read is the run's one state failure.
-  const loading: Promise<Map<string, StoredState> | null> =
-    carried.evaluate === false
-      ? Promise.resolve(null)
-      : deps.table.loadMany(config.targets.map((t) => targetKey(t.name))).catch((error: unknown) => {
-          stateFailures.push(error);
-          deps.logger.error('state table unreadable: targets fetched, nothing evaluated', {
-            error: (error as Error).message,
-          });
-          return null;
+  const loading: Promise<Map<string, StoredState> | null> = !configStep.applied
+    ? Promise.resolve(null)
+    : deps.table.loadMany(config.targets.map((t) => targetKey(t.name))).catch((error: unknown) => {
+        stateFailures.push(error);
+        deps.logger.error('state table unreadable: targets fetched, nothing evaluated', {
+          error: (error as Error).message,
         });
+        return null;
+      });
   await fetchAll(inStartOrder(config.targets, deps.fetchPriority), deps.concurrency, async (target) => {
     const { observation, latencyMs } = await observe(target, deps.config, deps.fetch);
     summary.targets++;
@@ -370,19 +310,18 @@ async function checkTargets(
     let metrics: EvaluateResult['metrics'] | null = null;
     if (stored !== null) {
       try {
-        metrics = await checkOne(
-          targetDeps,
+        metrics = await checkTarget(targetDeps, {
           config,
           target,
           observation,
-          stored.get(targetKey(target.name)) ?? null,
+          loaded: stored.get(targetKey(target.name)) ?? null,
           now,
           token,
-          (o) => {
-            tally(summary, o, publishFailures, deps, target.name);
-            if (o.conflict) summary.skipped++;
+          report: (outcome) => {
+            addToSummary(summary, outcome, publishFailures, deps, target.name);
+            if (outcome.conflict) summary.skipped++;
           },
-        );
+        });
       } catch (error) {
         // Why: one target's storage failure (throttling, a value DynamoDB refuses) must not stop the others.
         deps.warm.delete(target.name);
@@ -399,7 +338,7 @@ async function checkTargets(
     });
   });
   const paged = await sendGroups(deps, groups, now, {
-    all: carried.flushAllGroups === true,
+    all: options.flushAllGroups === true,
     publishFailures,
     stateFailures,
     silences: config.silences,
@@ -410,14 +349,10 @@ async function checkTargets(
   summary.conflicts += paged.conflicts;
   deps.metrics.run({ alertsSent: summary.sent, targets: summary.targets, targetsDown: summary.down });
   deps.logger.info('run complete', { ...summary });
-  if (publishFailures.length > 0)
-    throw new PublishFailedError(publishFailures.length, {
-      cause: new AggregateError([...publishFailures, ...stateFailures]),
-    });
-  if (stateFailures.length > 0)
-    throw new TargetsFailedError(stateFailures.length, { cause: new AggregateError(stateFailures) });
+  const failure = runFailure(publishFailures, stateFailures);
+  if (failure !== null) throw failure;
   return summary;
 }
 
-export type { CycleSummary, RunGroups };
-export { checkTargets, PublishFailedError, runCycle, runGroups, sendGroups, TargetsFailedError };
+export type { ConfigStep, CycleSummary, RunGroups };
+export { checkTargets, PublishFailedError, runCycle, runFailure, runGroups, sendGroups, TargetsFailedError };

@@ -9,14 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { buildMonitorConfig, type MonitorConfig, type RawConfig } from '../core/monitorConfig.ts';
 import { resolveConfig } from './config/resolve.ts';
 import type { CycleDeps, ShardMessage, ShardQueue } from './ports.ts';
-import {
-  type CycleSummary,
-  checkTargets,
-  PublishFailedError,
-  runGroups,
-  sendGroups,
-  TargetsFailedError,
-} from './run.ts';
+import { type CycleSummary, checkTargets, runFailure, runGroups, sendGroups } from './run.ts';
 
 /** SQS takes 256 KiB a message; leave room for the envelope. */
 const MAX_MESSAGE_BYTES = 240 * 1024;
@@ -75,20 +68,16 @@ async function dispatchShards(
     stateFailures: stateErrors,
     silences: config?.silences ?? [],
   });
-  const failed = () =>
-    publishErrors.length > 0
-      ? new PublishFailedError(publishErrors.length, { cause: new AggregateError(publishErrors) })
-      : new TargetsFailedError(stateErrors.length, { cause: new AggregateError(stateErrors) });
-  const anyFailed = publishErrors.length + stateErrors.length > 0;
+  const failure = runFailure(publishErrors, stateErrors);
   // A configuration that could not be stored is not dispatched: its removals would go unseen.
   if (config === null || raw === null || !applied) {
-    if (anyFailed) throw failed();
+    if (failure !== null) throw failure;
     return { mode: 'dispatch', shards: 0, targets: 0, configError: error };
   }
   const messages = planShards(raw, config, options.perShard, randomUUID(), options.scheduledAt);
   await queue.send(messages);
   deps.logger.info('shards dispatched', { shards: messages.length, targets: config.targets.length });
-  if (anyFailed) throw failed();
+  if (failure !== null) throw failure;
   return { mode: 'dispatch', shards: messages.length, targets: config.targets.length, configError: error };
 }
 

@@ -12,7 +12,7 @@ import { createDynamoStateTable } from '../../src/adapters/dynamoStateStore.ts';
 import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import { createSnsNotifier } from '../../src/adapters/snsNotifier.ts';
 import type { ConfigSource, CycleDeps, Notifier, StateTable } from '../../src/app/ports.ts';
-import { PublishFailedError, runCycle, TargetsFailedError } from '../../src/app/run.ts';
+import { PublishFailedError, runCycle, runFailure, TargetsFailedError } from '../../src/app/run.ts';
 import type { RawConfig } from '../../src/core/monitorConfig.ts';
 import {
   type LocalDynamo,
@@ -508,5 +508,19 @@ describe('runCycle with dynalite and fauxqs', () => {
     expect(summary.configError).toBe(
       '/hsa/targets/web-1 (field url): Invalid input: expected string, received number, found 42',
     );
+  });
+});
+
+describe('runFailure', () => {
+  const sns = new Error('SNS is down');
+  const table = new Error('throttled');
+  it.each<[string, unknown[], unknown[], string | null, unknown[]]>([
+    ['nothing failed', [], [], null, []],
+    ['a page refused and a state failure', [sns], [table], 'PublishFailedError', [sns, table]],
+    ['only state failures', [], [table, table], 'TargetsFailedError', [table, table]],
+  ])('%s: %s', (_, publish, state, name, causes) => {
+    const error = runFailure(publish, state);
+    expect(error?.name ?? null).toBe(name);
+    expect((error?.cause as AggregateError | undefined)?.errors ?? []).toEqual(causes);
   });
 });

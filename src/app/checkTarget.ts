@@ -1,0 +1,164 @@
+/**
+ * One target's check within a run: settle a claim a dead run left, decide what to evaluate from
+ * (the table's state, or this container's warm memory of it), evaluate, claim, publish, commit,
+ * and decide what to remember warm. The decisions are small pure functions, tested one by one.
+ */
+import type { AlertRecord, TargetState } from '../core/alerts/types.ts';
+import { DEFAULT_CHECKPOINT_INTERVAL_MS, DEFAULT_DOWN_AFTER_FAILURES } from '../core/constants.ts';
+import { type EvaluateResult, evaluateTarget } from '../core/evaluate.ts';
+import type { MonitorConfig, TargetConfig } from '../core/monitorConfig.ts';
+import type { Observation } from '../core/rules/types.ts';
+import { type CommitOutcome, commitTarget, isClaimed, recoverClaim, targetKey } from './accounting/commit.ts';
+import type { CycleDeps, StoredState, WarmEntry } from './ports.ts';
+
+/**
+ * Whether `next` differs from what the table holds in anything but the latest value, counters and
+ * time. Failure counts past `downAfter` are the same to the table (target-down holds either way),
+ * so a target that stays down does not write every run; the warm container keeps the exact count.
+ */
+function changed(stored: TargetState, next: TargetState, downAfter: number): boolean {
+  const failures = (state: TargetState) => Math.min(state.consecutiveFailures, downAfter);
+  if (failures(stored) !== failures(next)) return true;
+  const before = Object.keys(stored.alerts);
+  if (before.length !== Object.keys(next.alerts).length) return true;
+  const withoutValue = (r: AlertRecord | undefined) => (r === undefined ? '' : JSON.stringify({ ...r, value: null }));
+  return before.some((fp) => withoutValue(stored.alerts[fp]) !== withoutValue(next.alerts[fp]));
+}
+
+/**
+ * When a new target, quiet so far, is first written: spread over one checkpoint interval by its
+ * name, so 3,000 new targets cost 3,000 writes over 15 minutes, not in one run.
+ */
+function spreadOffsetMs(name: string, intervalMs: number): number {
+  let hash = 2166136261; // FNV-1a
+  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 16777619);
+  return (hash >>> 0) % Math.max(intervalMs, 1);
+}
+
+/**
+ * The state to evaluate from: this container's warm memory when it extends exactly the item the
+ * table holds (same version; version 0: neither stored), else the table's.
+ */
+function evaluateFrom(item: StoredState | null, warm: WarmEntry | undefined): TargetState | null {
+  if (warm !== undefined && warm.version === (item?.version ?? 0)) return warm.state;
+  return item?.state ?? null;
+}
+
+/** When this container first evaluated a target nobody stored yet (now, unless it remembers earlier). */
+function firstSeenOf(warm: WarmEntry | undefined, now: Date): number {
+  return warm?.version === 0 ? (warm.firstSeenMs ?? now.getTime()) : now.getTime();
+}
+
+interface WriteInput {
+  name: string;
+  item: StoredState | null;
+  next: TargetState;
+  now: Date;
+  /** For a target not stored yet: when this container first evaluated it. */
+  firstSeenMs: number;
+  checkpointMs: number;
+  downAfter: number;
+}
+
+/**
+ * Whether the evaluation is written without pages: a new target once it has something to keep
+ * or its spread turn came; a stored one when it changed (`changed`) or its checkpoint is due.
+ */
+function shouldWrite({ name, item, next, now, firstSeenMs, checkpointMs, downAfter }: WriteInput): boolean {
+  if (item === null)
+    return (
+      Object.keys(next.alerts).length > 0 ||
+      next.consecutiveFailures > 0 ||
+      now.getTime() - firstSeenMs >= spreadOffsetMs(name, checkpointMs)
+    );
+  const lastWrittenMs = Date.parse(item.state.evaluatedAt ?? '1970-01-01T00:00:00Z');
+  return changed(item.state, next, downAfter) || now.getTime() - lastWrittenMs >= checkpointMs;
+}
+
+/**
+ * What the container remembers of the target after its commit: nothing when another run moved
+ * the item on (or it is gone); the evaluation as a version-0 entry for a target nobody stored
+ * yet; else the evaluation (or what was written) at the item's new version.
+ */
+function warmAfter(
+  item: StoredState | null,
+  outcome: CommitOutcome,
+  evaluated: TargetState,
+  firstSeenMs: number,
+): WarmEntry | null {
+  if (!outcome.conflict && item === null && outcome.writes === 0) return { version: 0, state: evaluated, firstSeenMs };
+  if (outcome.conflict || outcome.stored === null) return null;
+  return { version: outcome.stored.version, state: outcome.writes > 0 ? outcome.stored.state : evaluated };
+}
+
+/** One target's check: its observation, the item the run read (null: absent), the run's token. */
+interface TargetCheck {
+  config: MonitorConfig;
+  target: TargetConfig;
+  observation: Observation;
+  loaded: StoredState | null;
+  now: Date;
+  token: string;
+  /** Takes each commit's outcome into the run's figures. */
+  report: (outcome: CommitOutcome) => void;
+}
+
+/** Evaluate one target on its stored (or warm) state and claim, publish, commit; the metrics the rules saw. */
+async function checkTarget(deps: CycleDeps, check: TargetCheck): Promise<EvaluateResult['metrics'] | null> {
+  const { target, now, report } = check;
+  const key = targetKey(target.name);
+  const options = { token: check.token, leaseMs: deps.claimLeaseMs };
+  let item = check.loaded;
+  if (isClaimed(item)) {
+    const recovered = await recoverClaim(deps.table, deps.notifier, key, item, now, options);
+    report(recovered);
+    if (recovered.conflict) {
+      deps.warm.delete(target.name);
+      return null;
+    }
+    item = recovered.stored;
+  }
+  const warm = deps.warm.get(target.name);
+  const previous = evaluateFrom(item, warm);
+  if (previous?.evaluatedAt && Date.parse(previous.evaluatedAt) > now.getTime()) {
+    deps.logger.warn('target evaluated later than this run: skipped', { target: target.name });
+    report({ sent: [], failed: [], conflict: true, stored: item, writes: 0 });
+    return null;
+  }
+  const result = evaluateTarget({
+    target: target.name,
+    labels: target.labels,
+    maxRequestWorkers: target.maxRequestWorkers ?? null,
+    observation: check.observation,
+    rules: check.config.rules,
+    silences: check.config.silences,
+    previous,
+    now,
+    options: deps.evaluate,
+  });
+  const firstSeenMs = firstSeenOf(warm, now);
+  const write = shouldWrite({
+    name: target.name,
+    item,
+    next: result.state,
+    now,
+    firstSeenMs,
+    checkpointMs: deps.checkpointIntervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS,
+    downAfter: deps.evaluate.downAfterFailures ?? DEFAULT_DOWN_AFTER_FAILURES,
+  });
+  const outcome = await commitTarget(
+    deps.table,
+    deps.notifier,
+    { key, loaded: item, next: result.state, notifications: result.notifications, deleteAfter: false, write },
+    now,
+    options,
+  );
+  report(outcome);
+  const remembered = warmAfter(item, outcome, result.state, firstSeenMs);
+  if (remembered === null) deps.warm.delete(target.name);
+  else deps.warm.set(target.name, remembered);
+  return result.metrics;
+}
+
+export type { TargetCheck };
+export { changed, checkTarget, evaluateFrom, firstSeenOf, shouldWrite, spreadOffsetMs, warmAfter };
