@@ -53,7 +53,7 @@ interface ResolvedConfig {
 }
 
 /** Takes the pages and writes of one step into the run's figures. */
-type Tally = (o: { sent: Notification[]; failed: Array<{ error: unknown }>; writes: number }) => void;
+type RecordOutcome = (o: { sent: Notification[]; failed: Array<{ error: unknown }>; writes: number }) => void;
 
 // Per config source (one per warm container): the configuration last applied, unredacted.
 const lastApplied = new WeakMap<object, Applied>();
@@ -99,7 +99,7 @@ async function removeTargets(
   rules: MonitorConfig['rules'],
   now: Date,
   token: string,
-  tally: Tally,
+  record: RecordOutcome,
 ): Promise<string[]> {
   if (names.length === 0) return [];
   const options = { token, leaseMs: deps.claimLeaseMs };
@@ -111,7 +111,7 @@ async function removeTargets(
     let item: StoredState | null = items.get(key) ?? null;
     if (isClaimed(item)) {
       const recovered = await recoverClaim(deps.table, deps.notifier, key, item, now, options);
-      tally(recovered);
+      record(recovered);
       if (recovered.conflict) {
         owed.push(name);
         continue;
@@ -129,7 +129,7 @@ async function removeTargets(
       now,
       options,
     );
-    tally(outcome);
+    record(outcome);
     if (outcome.conflict || outcome.failed.length > 0 || state !== null) owed.push(name);
     else deps.logger.info('target removed from configuration', { target: name, resolved: outcome.sent.length });
   }
@@ -151,7 +151,7 @@ async function applyConfig(
   config: MonitorConfig,
   now: Date,
   token: string,
-  tally: Tally,
+  record: RecordOutcome,
 ): Promise<number> {
   const hash = hashOf(raw);
   const warm = lastApplied.get(deps.config);
@@ -166,7 +166,7 @@ async function applyConfig(
       const gone = [...new Set([...before, ...stored.pointer.removing])].filter((n) => !configured.has(n));
       removing = await removeTargets(deps, gone, config.rules, now, token, (o) => {
         writes += o.writes;
-        tally(o);
+        record(o);
       });
     }
     let saved = true;
@@ -194,13 +194,13 @@ async function commitConfigAlert(
   targetsInForce: number | null,
   now: Date,
   token: string,
-  tally: Tally,
+  record: RecordOutcome,
 ): Promise<void> {
   const options = { token, leaseMs: deps.claimLeaseMs };
   let item = (await deps.table.loadMany([CONFIG_ALERT_KEY])).get(CONFIG_ALERT_KEY) ?? null;
   if (isClaimed(item)) {
     const recovered = await recoverClaim(deps.table, deps.notifier, CONFIG_ALERT_KEY, item, now, options);
-    tally(recovered);
+    record(recovered);
     if (recovered.conflict) return;
     item = recovered.stored;
   }
@@ -212,7 +212,7 @@ async function commitConfigAlert(
   });
   const write =
     JSON.stringify(Object.keys(state.alerts).sort()) !== JSON.stringify(Object.keys(item?.state.alerts ?? {}).sort());
-  tally(
+  record(
     await commitTarget(
       deps.table,
       deps.notifier,
@@ -250,7 +250,7 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
       return fallback;
     }
   };
-  const tally = (o: { sent: Notification[]; failed: Array<{ error: unknown }>; writes: number }) => {
+  const record = (o: { sent: Notification[]; failed: Array<{ error: unknown }>; writes: number }) => {
     out.writes += o.writes;
     out.publishErrors.push(...o.failed.map((f) => f.error));
   };
@@ -270,7 +270,7 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
     const inForce = fallback?.config.targets.length ?? null;
     await guarded(
       'the configuration alert',
-      () => commitConfigAlert(deps, lines, inForce, now, token, tally),
+      () => commitConfigAlert(deps, lines, inForce, now, token, record),
       undefined,
     );
     return {
@@ -284,14 +284,14 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
   const valid = config;
   const writes = await guarded(
     'applying the configuration',
-    () => applyConfig(deps, raw, valid, now, token, tally),
+    () => applyConfig(deps, raw, valid, now, token, record),
     null,
   );
   out.applied = writes !== null;
   out.writes += writes ?? 0;
   await guarded(
     'the configuration alert',
-    () => commitConfigAlert(deps, null, valid.targets.length, now, token, tally),
+    () => commitConfigAlert(deps, null, valid.targets.length, now, token, record),
     undefined,
   );
   return { ...out, config, raw };
