@@ -52,7 +52,13 @@ function versionCondition(expected: number | null): {
 function toStored(item: Record<string, unknown>): StoredState {
   const state = item.state as StoredState['state'] | undefined;
   if (state !== undefined && state !== null) {
-    return { version: item.version as number, state, claim: (item.claim as Claim | undefined) ?? null };
+    const stored: StoredState = {
+      version: item.version as number,
+      state,
+      claim: (item.claim as Claim | undefined) ?? null,
+    };
+    if (typeof item.generation === 'string') stored.generation = item.generation;
+    return stored;
   }
   // A `target#` item of the earlier layout (alerts in `alert#` items): its counters and failures
   // carry over and its version lets the next write replace it; its alerts start afresh.
@@ -93,7 +99,7 @@ function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: strin
       return items;
     },
 
-    async put(key, { state, claim }, expectedVersion, now) {
+    async put(key, { state, claim, generation }, expectedVersion, now) {
       return conditional(() =>
         client.send(
           new PutCommand({
@@ -102,6 +108,7 @@ function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: strin
               pk: key,
               state,
               ...(claim === null ? {} : { claim }),
+              ...(generation === undefined ? {} : { generation }),
               version: (expectedVersion ?? 0) + 1,
               expiresAt: epoch(now, ITEM_TTL_SECONDS),
             }),

@@ -46,9 +46,18 @@ function createMemoryStateTable(): StateTable & { keys(): string[] } {
       }
       return out;
     },
-    async put(key, { state, claim }, expectedVersion) {
+    async put(key, { state, claim, generation }, expectedVersion) {
       if (!matches(items.get(key)?.version, expectedVersion)) return false;
-      items.set(key, finiteOnly({ version: (expectedVersion ?? 0) + 1, state, claim: structuredClone(claim) }));
+      const version = (expectedVersion ?? 0) + 1;
+      items.set(
+        key,
+        finiteOnly({
+          version,
+          state,
+          claim: structuredClone(claim),
+          ...(generation === undefined ? {} : { generation }),
+        }),
+      );
       return true;
     },
     async remove(key, expectedVersion) {

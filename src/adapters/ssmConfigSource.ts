@@ -22,9 +22,9 @@ function createSsmConfigSource(provider: SSMProvider, prefix: string, maxAgeSeco
   // Powertools caches by [name, transform] and ignores `decrypt`: always pass the same flag.
   const options = { recursive: true, decrypt: true, maxAge: maxAgeSeconds } as const;
 
-  async function folder(name: string): Promise<Record<string, string>> {
+  async function folder(name: string, fresh: boolean): Promise<Record<string, string>> {
     const path = `${prefix}/${name}`;
-    const values = (await provider.getMultiple(path, options)) ?? {};
+    const values = (await provider.getMultiple(path, { ...options, forceFetch: fresh })) ?? {};
     const byName: Record<string, string> = {};
     for (const [key, value] of Object.entries(values)) byName[`${path}/${key}`] = String(value);
     return byName;
@@ -34,9 +34,14 @@ function createSsmConfigSource(provider: SSMProvider, prefix: string, maxAgeSeco
   let cached: { at: number; raw: RawConfig } | null = null;
 
   return {
-    async loadRaw() {
-      if (cached !== null && Date.now() - cached.at < maxAgeSeconds * 1000) return cached.raw;
-      const [targets, rules, silences] = await Promise.all([folder('targets'), folder('rules'), folder('silences')]);
+    async loadRaw(request) {
+      const fresh = request?.fresh === true;
+      if (!fresh && cached !== null && Date.now() - cached.at < maxAgeSeconds * 1000) return cached.raw;
+      const [targets, rules, silences] = await Promise.all([
+        folder('targets', fresh),
+        folder('rules', fresh),
+        folder('silences', fresh),
+      ]);
       cached = { at: Date.now(), raw: { targets, rules, silences } };
       return cached.raw;
     },

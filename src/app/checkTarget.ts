@@ -37,10 +37,12 @@ function spreadOffsetMs(name: string, intervalMs: number): number {
 
 /**
  * The state to evaluate from: this container's warm memory when it extends exactly the item the
- * table holds (same version; version 0: neither stored), else the table's.
+ * table holds (same generation and version; version 0: neither stored), else the table's. The
+ * version alone is not enough: an item deleted and created again restarts its versions.
  */
 function evaluateFrom(item: StoredState | null, warm: WarmEntry | undefined): TargetState | null {
-  if (warm !== undefined && warm.version === (item?.version ?? 0)) return warm.state;
+  if (warm !== undefined && warm.version === (item?.version ?? 0) && warm.generation === item?.generation)
+    return warm.state;
   return item?.state ?? null;
 }
 
@@ -88,7 +90,12 @@ function warmAfter(
 ): WarmEntry | null {
   if (!outcome.conflict && item === null && outcome.writes === 0) return { version: 0, state: evaluated, firstSeenMs };
   if (outcome.conflict || outcome.stored === null) return null;
-  return { version: outcome.stored.version, state: outcome.writes > 0 ? outcome.stored.state : evaluated };
+  const { version, generation } = outcome.stored;
+  return {
+    version,
+    ...(generation === undefined ? {} : { generation }),
+    state: outcome.writes > 0 ? outcome.stored.state : evaluated,
+  };
 }
 
 /** One target's check: its observation, the item the run read (null: absent), the run's token. */

@@ -10,8 +10,11 @@ import type { MetricResult } from '../core/rules/compute.ts';
 
 /** Where the configuration comes from (SSM in the Lambda). */
 interface ConfigSource {
-  /** The raw parameters; names are full parameter names. */
-  loadRaw(): Promise<RawConfig>;
+  /**
+   * The raw parameters; names are full parameter names. A source may answer from a cache;
+   * `fresh` asks it not to (another container applied a configuration this one may not have seen).
+   */
+  loadRaw(options?: { fresh?: boolean }): Promise<RawConfig>;
   /** A (decrypted) parameter value, e.g. a SecureString holding `user:password`. */
   getSecret(name: string): Promise<string>;
 }
@@ -47,7 +50,16 @@ interface StoredState {
   version: number;
   state: TargetState;
   claim: Claim | null;
+  /**
+   * Random, set when the item is created and kept by every write of it: an item deleted and
+   * created again restarts its versions but never its generation, so memory of the old item can
+   * never be taken for the new one. Absent on items written before generations.
+   */
+  generation?: string;
 }
+
+/** What a write of a state item stores (the version is the table's). */
+type StateItem = Omit<StoredState, 'version'>;
 
 /**
  * The state table: one item per target (and one for the configuration alert) holding its
@@ -58,12 +70,7 @@ interface StoredState {
 interface StateTable {
   /** The items at `keys` (batched, consistent reads); absent keys are absent from the map. */
   loadMany(keys: readonly string[]): Promise<Map<string, StoredState>>;
-  put(
-    key: string,
-    item: { state: TargetState; claim: Claim | null },
-    expectedVersion: number | null,
-    now: Date,
-  ): Promise<boolean>;
+  put(key: string, item: StateItem, expectedVersion: number | null, now: Date): Promise<boolean>;
   /** Delete the item if it is still at `expectedVersion`. */
   remove(key: string, expectedVersion: number): Promise<boolean>;
   getMeta(key: string): Promise<{ value: Record<string, unknown>; version: number } | null>;
@@ -77,6 +84,8 @@ interface StateTable {
 interface WarmEntry {
   /** The table version this memory extends (0: not stored yet); stale (ignored) once the item's version moved on. */
   version: number;
+  /** The generation of the item it extends: stale (ignored) once the item was deleted and created again. */
+  generation?: string;
   state: TargetState;
   /** For a target not stored yet (version 0): when this container first evaluated it. */
   firstSeenMs?: number;
@@ -150,6 +159,7 @@ export type {
   Notifier,
   ShardMessage,
   ShardQueue,
+  StateItem,
   StateTable,
   StoredState,
   TargetMetrics,

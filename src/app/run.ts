@@ -19,7 +19,7 @@ import { type CommitOutcome, targetKey } from './accounting/commit.ts';
 import { flushGroups, GroupInbox, groupingNotifier, openGroups } from './accounting/groups.ts';
 import { checkTarget } from './checkTarget.ts';
 import { fetchAll, inStartOrder } from './concurrency.ts';
-import { resolveConfig } from './config/resolve.ts';
+import { oweRemovals, resolveConfig } from './config/resolve.ts';
 import type { ConfigSource, CycleDeps, Notifier, StoredState } from './ports.ts';
 
 interface CycleSummary {
@@ -73,6 +73,8 @@ interface ConfigStep {
   writes: number;
   /** False when the configuration could not be stored: targets are fetched, not evaluated. */
   applied: boolean;
+  /** The stored configuration's generation it was applied at (null: none; a shard leaves that to its dispatch). */
+  generation: string | null;
 }
 
 /** A run without a configuration step (a shard): nothing failed, nothing written, applied by the dispatch. */
@@ -82,6 +84,7 @@ const noConfigStep = (): ConfigStep => ({
   stateFailures: [],
   writes: 0,
   applied: true,
+  generation: null,
 });
 
 async function fetchTargetFor(target: TargetConfig, config: ConfigSource): Promise<FetchTarget> {
@@ -164,6 +167,7 @@ async function runCycle(deps: CycleDeps, now: Date): Promise<CycleSummary> {
     stateFailures: resolved.stateErrors,
     writes: resolved.writes,
     applied: resolved.applied,
+    generation: resolved.generation,
   };
   if (resolved.config === null) {
     const paged = await sendGroups(deps, groups, now, {
@@ -286,6 +290,8 @@ async function checkTargets(
     writes: configStep.writes,
     configError: configStep.error,
   };
+  /** Targets whose item this run created: owed a removal if the configuration moved on meanwhile. */
+  const created: string[] = [];
   const publishFailures = [...configStep.publishFailures];
   const stateFailures = [...configStep.stateFailures];
   // One batched read of every target's state, while the first fetches run (a fetch needs no state);
@@ -320,6 +326,7 @@ async function checkTargets(
           report: (outcome) => {
             addToSummary(summary, outcome, publishFailures, deps, target.name);
             if (outcome.conflict) summary.skipped++;
+            if (!stored.has(targetKey(target.name)) && outcome.writes > 0) created.push(target.name);
           },
         });
       } catch (error) {
@@ -337,6 +344,14 @@ async function checkTargets(
       metrics: metrics ?? new Map(),
     });
   });
+  if (configStep.generation !== null && created.length > 0) {
+    try {
+      summary.writes += await oweRemovals(deps, created, configStep.generation);
+    } catch (error) {
+      stateFailures.push(error);
+      deps.logger.error('removals owed unrecorded', { targets: created, error: (error as Error).message });
+    }
+  }
   const paged = await sendGroups(deps, groups, now, {
     all: options.flushAllGroups === true,
     publishFailures,

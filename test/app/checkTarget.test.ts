@@ -38,7 +38,12 @@ const record = (over: Partial<AlertRecord> = {}): AlertRecord => ({
   threshold: 1,
   ...over,
 });
-const item = (version: number, s: TargetState = state()): StoredState => ({ version, state: s, claim: null });
+const item = (version: number, s: TargetState = state(), generation = 'g1'): StoredState => ({
+  version,
+  state: s,
+  claim: null,
+  generation,
+});
 const outcome = (over: Partial<CommitOutcome>): CommitOutcome => ({
   sent: [],
   failed: [],
@@ -54,8 +59,30 @@ describe('evaluateFrom', () => {
   it.each<[string, StoredState | null, WarmEntry | undefined, TargetState | null]>([
     ['nothing anywhere', null, undefined, null],
     ['only the table', item(3, tableState), undefined, tableState],
-    ['warm memory of the item the table holds', item(3, tableState), { version: 3, state: warmState }, warmState],
-    ['warm memory of an older version', item(4, tableState), { version: 3, state: warmState }, tableState],
+    [
+      'warm memory of the item the table holds',
+      item(3, tableState),
+      { version: 3, generation: 'g1', state: warmState },
+      warmState,
+    ],
+    [
+      'warm memory of an older version',
+      item(4, tableState),
+      { version: 3, generation: 'g1', state: warmState },
+      tableState,
+    ],
+    [
+      'warm memory of an item deleted and created again up to the same version',
+      item(3, tableState, 'g2'),
+      { version: 3, generation: 'g1', state: warmState },
+      tableState,
+    ],
+    [
+      'warm memory without a generation of an item that has one',
+      item(3, tableState),
+      { version: 3, state: warmState },
+      tableState,
+    ],
     ['warm memory of a target nobody stored', null, { version: 0, state: warmState }, warmState],
     ['warm memory of an item since deleted', null, { version: 2, state: warmState }, null],
   ])('%s', (_, stored, warm, expected) => {
@@ -131,13 +158,13 @@ describe('warmAfter', () => {
       'written: what the table holds',
       item(1),
       outcome({ stored: item(2, written), writes: 1 }),
-      { version: 2, state: written },
+      { version: 2, generation: 'g1', state: written },
     ],
     [
       'not written: the evaluation at the same version',
       item(1),
       outcome({ stored: item(1) }),
-      { version: 1, state: evaluated },
+      { version: 1, generation: 'g1', state: evaluated },
     ],
   ])('%s', (_, stored, result, expected) => {
     expect(warmAfter(stored, result, evaluated, 7)).toEqual(expected);

@@ -1,13 +1,14 @@
 /**
  * A model of the monitor's world for the model-based test of page accounting: a few targets whose
  * closing-slot count the model sets, rules on it (renamed, removed, narrowed), silences, a
- * clock, two warm containers, and faults: crashes at any table write or publish (before or
+ * clock, several warm containers (each with its own warm memory and its own configuration cache at
+ * the stack's age, 270 s), and faults: crashes at any table write or publish (before or
  * after it), SNS refusals, DynamoDB errors. Runs drive the real `runCycle` against a state table
  * (memory or dynalite); every accepted publish is logged. `checkAfterCleanRun` and `checkLog`
  * state the invariants.
  */
 import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
-import type { CycleDeps, Notifier, StateTable, WarmStates } from '../../src/app/ports.ts';
+import type { ConfigSource, CycleDeps, Notifier, StateTable, WarmStates } from '../../src/app/ports.ts';
 import { runCycle } from '../../src/app/run.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import type { RawConfig } from '../../src/core/monitorConfig.ts';
@@ -17,6 +18,10 @@ const TARGET_POOL = ['a0', 'a1', 'b0', 'b1'] as const;
 const GLOBS = ['*', 'a*', 'b*', 'a0', 'b1'] as const;
 const LEASE_MS = 90_000;
 const STEP_MS = 60_000;
+/** The configuration cache of a warm container: the stack's default for a one-minute schedule. */
+const CONFIG_MAX_AGE_MS = 270_000;
+/** Warm containers the model runs. */
+const CONTAINERS = 3;
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 /** Every rule's `groupInterval`: two steps, so alerts joining a group wait one run. */
 const GROUP_INTERVAL_MS = 2 * STEP_MS;
@@ -45,10 +50,20 @@ interface CrashPoint {
   after: boolean;
 }
 
+/** Index of a warm container, below CONTAINERS. */
+type ContainerId = number;
+
+/** A warm container: its memory of targets and its configuration cache (lost when it dies). */
+interface Container {
+  warm: WarmStates;
+  cache: { atMs: number; raw: RawConfig } | null;
+  source: ConfigSource;
+}
+
 type Command =
   | {
       kind: 'run';
-      container: 0 | 1;
+      container: ContainerId;
       crash: CrashPoint | null;
       snsFailures: number;
       dynamoFailures: number;
@@ -57,6 +72,9 @@ type Command =
     }
   | {
       kind: 'overlap';
+      /** The two containers (distinct: B is taken among the others); default 0 and 1. */
+      containerA?: ContainerId;
+      containerB?: ContainerId;
       crashA: CrashPoint | null;
       crashB: CrashPoint | null;
       /** Macrotasks each of the two runs waits before its successive table calls and publishes (cycled). */
@@ -103,7 +121,9 @@ class World {
   /** [from, to) while the configuration was invalid: silences written then were not in force. */
   brokenSpans: Array<[number, number]> = [];
   ruleCounter = 1;
-  warm: [WarmStates, WarmStates] = [new Map(), new Map()];
+  containers: Container[] = [];
+  /** When the configuration last changed: a warm container may use its cached copy this long after. */
+  configChangedMs = Number.NEGATIVE_INFINITY;
   log: Published[] = [];
   /** Runs that died or lost a write: duplicates may follow; claims may block until the lease ends. */
   dirtyRuns = 0;
@@ -123,6 +143,26 @@ class World {
 
   constructor(table: StateTable = createMemoryStateTable()) {
     this.table = table;
+    for (let i = 0; i < CONTAINERS; i++) this.containers.push(this.newContainer());
+  }
+
+  /** A cold container: no memory, an empty configuration cache. */
+  newContainer(): Container {
+    const container: Container = {
+      warm: new Map(),
+      cache: null,
+      source: {
+        loadRaw: async (options) => {
+          const cache = container.cache;
+          if (options?.fresh !== true && cache !== null && this.nowMs - cache.atMs < CONFIG_MAX_AGE_MS)
+            return structuredClone(cache.raw);
+          container.cache = { atMs: this.nowMs, raw: this.raw() };
+          return structuredClone(container.cache.raw);
+        },
+        getSecret: async () => '',
+      },
+    };
+    return container;
   }
 
   raw(): RawConfig {
@@ -171,7 +211,7 @@ class World {
     return this.silences.some((s) => atMs < s.untilMs && globMatch(s.target, target) && globMatch(s.rule, rule));
   }
 
-  deps(container: 0 | 1, faults: Faults): CycleDeps {
+  deps(container: ContainerId, faults: Faults): CycleDeps {
     const effect = async <T>(kind: 'write' | 'publish' | 'read', fn: () => Promise<T>): Promise<T> => {
       // Why: two overlapping runs interleave by the order their calls complete; waiting a chosen
       // number of turns per call makes fast-check explore (and replay) those orders.
@@ -217,9 +257,9 @@ class World {
           this.log.push(...changesIn(n, this.nowMs));
         }),
     };
-    const raw = this.raw();
+    const { source, warm } = this.containers[container] as Container;
     return {
-      config: { loadRaw: async () => structuredClone(raw), getSecret: async () => '' },
+      config: source,
       table,
       notifier,
       fetch: async (target) => {
@@ -233,12 +273,12 @@ class World {
       concurrency: 2,
       evaluate: { repeatIntervalMs: 1000 * 3600_000 },
       claimLeaseMs: LEASE_MS,
-      warm: this.warm[container],
+      warm,
       checkpointIntervalMs: 5 * STEP_MS,
     };
   }
 
-  async run(runs: Array<{ container: 0 | 1; faults: Faults }>): Promise<void> {
+  async run(runs: Array<{ container: ContainerId; faults: Faults }>): Promise<void> {
     const now = new Date(this.nowMs);
     for (const { target, rule } of this.pairs()) {
       const state = !this.holds(target, rule) ? 'not' : this.silenced(target, rule, this.nowMs) ? 'silenced' : 'firing';
@@ -268,7 +308,7 @@ class World {
     );
     let clean = true;
     for (const { container, faults } of runs) {
-      if (faults.crashed) this.warm[container] = new Map(); // the container died with its memory
+      if (faults.crashed) this.containers[container] = this.newContainer(); // died with its memory and cache
       if (faults.crashed || faults.lostWrite) {
         this.dirtyRuns++;
         this.dirtyTimes.push(this.nowMs);
@@ -276,7 +316,9 @@ class World {
       }
       if (faults.crashed || faults.lostWrite || faults.injectedSns) clean = false;
     }
-    if (clean && this.nowMs > this.lastDirtyMs + LEASE_MS) this.checkAfterCleanRun();
+    // A configuration change reaches every warm container within its cache's age.
+    if (clean && this.nowMs > this.lastDirtyMs + LEASE_MS && this.nowMs >= this.configChangedMs + CONFIG_MAX_AGE_MS)
+      this.checkAfterCleanRun();
     this.nowMs += STEP_MS;
   }
 
@@ -322,6 +364,7 @@ class World {
       this.stable.get(`${target}/${rule}`)?.sinceMs ?? T0,
       this.validAgainMs,
       this.lastDirtyMs + LEASE_MS,
+      this.configChangedMs + CONFIG_MAX_AGE_MS,
     );
     return this.nowMs - since >= GROUP_INTERVAL_MS + STEP_MS;
   }
@@ -354,10 +397,16 @@ class World {
       for (const p of pages) {
         if (p.status !== 'firing') continue;
         const at = Date.parse(p.evaluatedAt);
-        if (this.brokenSpans.some(([from, to]) => at >= from && at < to)) continue;
+        // Containers see the configuration made valid again within their cache's age.
+        if (this.brokenSpans.some(([from, to]) => at >= from && at < to + CONFIG_MAX_AGE_MS)) continue;
+        // A silence reaches every warm container within its configuration cache's age.
         if (
           silenceLog.some(
-            (s) => s.untilMs > at && s.startMs <= at && globMatch(s.target, p.target) && globMatch(s.rule, p.rule),
+            (s) =>
+              s.untilMs > at &&
+              s.startMs + CONFIG_MAX_AGE_MS <= at &&
+              globMatch(s.target, p.target) &&
+              globMatch(s.rule, p.rule),
           )
         )
           this.violations.push(`${pair}: FIRING evaluated at ${p.evaluatedAt} under a silence`);
@@ -422,8 +471,23 @@ const faults = (
   lostWrite: false,
 });
 
+/** Commands that change the configuration (SSM parameters), which warm containers see within their cache's age. */
+const CONFIG_CHANGES = new Set<Command['kind']>([
+  'addTarget',
+  'removeTarget',
+  'addRule',
+  'regroup',
+  'removeRule',
+  'renameRule',
+  'narrowRule',
+  'silence',
+  'endSilences',
+  'breakConfig',
+]);
+
 /** Apply one command; silences applied are appended to `silenceLog` with when they started. */
 async function apply(world: World, command: Command, silenceLog: Array<ModelSilence & { startMs: number }>) {
+  if (CONFIG_CHANGES.has(command.kind)) world.configChangedMs = world.nowMs;
   switch (command.kind) {
     case 'run':
       return world.run([
@@ -432,11 +496,14 @@ async function apply(world: World, command: Command, silenceLog: Array<ModelSile
           faults: faults(command.crash, command.snsFailures, command.dynamoFailures, command.jitter),
         },
       ]);
-    case 'overlap':
+    case 'overlap': {
+      const a = (command.containerA ?? 0) % CONTAINERS;
+      const b = (a + 1 + ((command.containerB ?? a) % (CONTAINERS - 1))) % CONTAINERS;
       return world.run([
-        { container: 0, faults: faults(command.crashA, 0, 0, command.jitterA) },
-        { container: 1, faults: faults(command.crashB, 0, 0, command.jitterB) },
+        { container: a, faults: faults(command.crashA, 0, 0, command.jitterA) },
+        { container: b, faults: faults(command.crashB, 0, 0, command.jitterB) },
       ]);
+    }
     case 'closing':
       world.closing.set(TARGET_POOL[command.target] as string, command.count);
       return;
@@ -516,8 +583,9 @@ async function runSequence(commands: Command[], settle: 'clear' | 'removeTargets
   if (settle === 'clear') for (const t of TARGET_POOL) world.closing.set(t, 0);
   if (settle === 'removeTargets') world.targets.clear();
   if (settle === 'removeRules') world.rules = [];
-  // Past a claim's lease and a group interval: every owed page has gone out.
-  for (let i = 0; i < 5; i++) await world.run([{ container: 0, faults: faults() }]);
+  // Past a claim's lease, a group interval and a configuration cache's age: every owed page has gone out.
+  const settleRuns = Math.ceil((CONFIG_MAX_AGE_MS + LEASE_MS + GROUP_INTERVAL_MS) / STEP_MS) + 1;
+  for (let i = 0; i < settleRuns; i++) await world.run([{ container: i % CONTAINERS, faults: faults() }]);
   for (const { target, rule } of world.pairs()) {
     const latest = world.log.findLast((p) => p.target === target && p.rule === rule);
     if (latest?.status === 'firing')
@@ -533,5 +601,5 @@ async function runSequence(commands: Command[], settle: 'clear' | 'removeTargets
   };
 }
 
-export type { Command, CrashPoint };
-export { GLOBS, runSequence, TARGET_POOL };
+export type { Command, ContainerId, CrashPoint };
+export { CONTAINERS, GLOBS, runSequence, TARGET_POOL };

@@ -16,6 +16,7 @@
  * twice. A replayed page SNS refuses stays claimed (in doubt) and is retried by the next run
  * before the item is evaluated again. Without pages, an item is written only when it changed.
  */
+import { randomUUID } from 'node:crypto';
 import type { AlertRecord, Notification, TargetState } from '../../core/alerts/types.ts';
 import type { Claim, ClaimedPage, Notifier, StateTable, StoredState } from '../ports.ts';
 import { type Attempt, CLAIM_STATES, claimAfterPublish, claimState, leaseFor, takenOver } from './claim.ts';
@@ -65,6 +66,9 @@ class ContentionError extends Error {
 
 /** The state item of a target. */
 const targetKey = STATE_KEYS.target;
+
+/** The item's generation, kept by every write; a new one when the item is created (or predates generations). */
+const generationOf = (loaded: StoredState | null): string => loaded?.generation ?? randomUUID();
 
 const emptyOutcome = (stored: StoredState | null): CommitOutcome => ({
   sent: [],
@@ -126,7 +130,7 @@ interface ClaimedItem {
   table: StateTable;
   notifier: Notifier;
   key: string;
-  claimed: { state: TargetState; claim: Claim };
+  claimed: { state: TargetState; claim: Claim; generation: string };
   pages: readonly ClaimedPage[];
   version: number;
   attempt: Attempt;
@@ -159,10 +163,11 @@ async function publishClaimed(item: ClaimedItem, now: Date): Promise<CommitOutco
     return outcome;
   }
   const claim = claimAfterPublish(claimed.claim, item.attempt, leftover.length > 0 ? { pages: leftover } : null);
-  const ok = await table.put(key, { state: final, claim }, version, now);
+  const { generation } = claimed;
+  const ok = await table.put(key, { state: final, claim, generation }, version, now);
   // Pages still in doubt: the item is not evaluated this run (the claim comes first).
   outcome.conflict = !ok || claim !== null;
-  outcome.stored = ok ? { version: version + 1, state: final, claim } : null;
+  outcome.stored = ok ? { version: version + 1, state: final, claim, generation } : null;
   return outcome;
 }
 
@@ -187,7 +192,7 @@ async function recoverClaim(
   if (claimState(loaded.claim, now, options.token) === CLAIM_STATES.held)
     return { ...emptyOutcome(null), conflict: true };
   const claim = takenOver(loaded.claim, options.token, now, options.leaseMs);
-  const takeover = { state: loaded.state, claim };
+  const takeover = { state: loaded.state, claim, generation: generationOf(loaded) };
   if (!(await table.put(key, takeover, loaded.version, now)))
     return { ...emptyOutcome(null), conflict: true, writes: 1 };
   const outcome = await publishClaimed(
@@ -221,9 +226,10 @@ async function commitTarget(
       return { ...emptyOutcome(null), conflict: !ok, writes: 1 };
     }
     if (!commit.write) return emptyOutcome(loaded);
-    const ok = await table.put(key, { state: next, claim: null }, expected, now);
+    const written = { state: next, claim: null, generation: generationOf(loaded) };
+    const ok = await table.put(key, written, expected, now);
     return {
-      ...emptyOutcome(ok ? { version: (expected ?? 0) + 1, state: next, claim: null } : null),
+      ...emptyOutcome(ok ? { version: (expected ?? 0) + 1, ...written } : null),
       conflict: !ok,
       writes: 1,
     };
@@ -237,7 +243,11 @@ async function commitTarget(
     pages: pages.map((p) => ({ ...p, notification: storedPage(p.notification) })),
     deleteAfter: commit.deleteAfter,
   };
-  const claimed = { state: withPagesUnsent(next, loaded?.state ?? null, notifications), claim };
+  const claimed = {
+    state: withPagesUnsent(next, loaded?.state ?? null, notifications),
+    claim,
+    generation: generationOf(loaded),
+  };
   if (!(await table.put(key, claimed, expected, now))) return { ...emptyOutcome(null), conflict: true, writes: 1 };
   const outcome = await publishClaimed(
     { table, notifier, key, claimed, pages, version: (expected ?? 0) + 1, attempt: 'first' },

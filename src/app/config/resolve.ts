@@ -25,7 +25,15 @@ import { redactCredentials } from '../../core/notify/sanitize.ts';
 import { ContentionError, commitTarget, isClaimed, recoverClaim, targetKey } from '../accounting/commit.ts';
 import { STATE_KEYS } from '../accounting/stateKeys.ts';
 import type { CycleDeps, StoredState } from '../ports.ts';
-import { LAST_VALID_KEY, readStoredConfig, saveRemoving, saveStoredConfig } from './stored.ts';
+import {
+  LAST_VALID_KEY,
+  type LastValidPointer,
+  readConfigGeneration,
+  readStoredConfig,
+  type StoredConfig,
+  saveRemoving,
+  saveStoredConfig,
+} from './stored.ts';
 
 const CONFIG_ALERT_KEY = STATE_KEYS.configAlert;
 
@@ -34,6 +42,8 @@ interface Applied {
   config: MonitorConfig;
   raw: RawConfig;
   removing: string[];
+  /** The stored pointer's generation when this container applied it: the table's word, not the hash. */
+  generation: string;
 }
 
 interface ResolvedConfig {
@@ -49,6 +59,8 @@ interface ResolvedConfig {
    * target that pages must be in the stored configuration, or its later removal goes unseen.
    */
   applied: boolean;
+  /** The stored pointer's generation `config` was applied at (null: not applied, or none stored). */
+  generation: string | null;
   writes: number;
 }
 
@@ -73,16 +85,21 @@ function problemLines(error: unknown): string[] {
  * the redacted copy; a target parameter unchanged since then (equal once redacted) takes its
  * current value back, credentials included.
  */
-async function fallbackConfig(deps: CycleDeps, current: RawConfig | null): Promise<Applied | null> {
+async function fallbackConfig(
+  deps: CycleDeps,
+  current: RawConfig | null,
+  tableGeneration: string | null,
+): Promise<Applied | null> {
   const warm = lastApplied.get(deps.config);
-  if (warm) return warm;
+  if (warm && warm.generation === tableGeneration) return warm;
   const stored = await readStoredConfig(deps.table);
   if (stored?.raw == null) return null;
   const raw = stored.raw;
   for (const [name, value] of Object.entries(current?.targets ?? {}))
     if (raw.targets[name] !== undefined && redactCredentials(value) === raw.targets[name]) raw.targets[name] = value;
   try {
-    return { hash: stored.pointer.hash, config: buildMonitorConfig(raw), raw, removing: stored.pointer.removing };
+    const { hash, removing, generation } = stored.pointer;
+    return { hash, config: buildMonitorConfig(raw), raw, removing, generation };
   } catch {
     return null;
   }
@@ -140,10 +157,14 @@ async function removeTargets(
 const MAX_APPLY_ATTEMPTS = 5;
 
 /**
- * Apply a valid configuration: removals against the last applied one, then store it. Warm and
- * unchanged: no I/O. Every write of the pointer is conditional on the version read; when another
- * run moved it on meanwhile, this run reads it again and redoes the (idempotent) removals, so
- * neither run can drop a removal the other still owes.
+ * Apply a valid configuration: store it with every removal it owes, then do the removals, then
+ * store which are still owed. Warm, unchanged and the table still at the generation this
+ * container applied: nothing more to do (`tableGeneration` was read by the caller). Every write
+ * of the pointer is conditional on the version read; when another run moved it on meanwhile,
+ * this run reads it again and redoes the (idempotent) removals, so neither run can drop a
+ * removal the other still owes. Why the pointer first: a run of another container still on the
+ * older configuration may create a removed target's item just after this run's removals read it;
+ * that run then finds the pointer moved on and records the removal owed (`oweRemovals`).
  */
 async function applyConfig(
   deps: CycleDeps,
@@ -152,38 +173,67 @@ async function applyConfig(
   now: Date,
   token: string,
   record: RecordOutcome,
+  tableGeneration: string | null,
 ): Promise<number> {
   const hash = hashOf(raw);
   const warm = lastApplied.get(deps.config);
-  if (warm?.hash === hash && warm.removing.length === 0) return 0;
+  if (warm?.hash === hash && warm.removing.length === 0 && warm.generation === tableGeneration) return 0;
+  let writes = 0;
+  const apply = (pointer: LastValidPointer) => {
+    lastApplied.set(deps.config, { hash, config, raw, removing: pointer.removing, generation: pointer.generation });
+    return writes;
+  };
+  for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
+    const stored = await readStoredConfig(deps.table);
+    const configured = new Set(config.targets.map((t) => t.name));
+    const before = Object.keys(stored?.raw?.targets ?? {}).map(leaf);
+    const gone = [...new Set([...before, ...(stored?.pointer.removing ?? [])])].filter((n) => !configured.has(n));
+    let announced: StoredConfig | null = stored;
+    if (stored?.pointer.hash !== hash) {
+      const outcome = await saveStoredConfig(deps.table, raw, hash, gone, now, stored);
+      writes += outcome.writes;
+      announced = outcome.saved && { pointer: outcome.saved, raw, version: (stored?.version ?? 0) + 1 };
+    } else if (stored.pointer.removing.join() !== gone.join()) {
+      writes++;
+      const pointer = await saveRemoving(deps.table, stored, gone);
+      announced = pointer && { pointer, raw, version: stored.version + 1 };
+    }
+    if (announced === null) continue;
+    if (gone.length === 0) return apply(announced.pointer);
+    const owed = await removeTargets(deps, gone, config.rules, now, token, (o) => {
+      writes += o.writes;
+      record(o);
+    });
+    if (owed.join() === gone.join()) return apply(announced.pointer);
+    writes++;
+    const pointer = await saveRemoving(deps.table, announced, owed);
+    if (pointer !== null) return apply(pointer);
+  }
+  // Other runs kept storing the configuration while this one tried: it is not applied this run.
+  throw new ContentionError(`meta#${LAST_VALID_KEY}`, MAX_APPLY_ATTEMPTS);
+}
+
+/**
+ * After a run evaluated on the configuration of `generation`: when the table moved on to another
+ * meanwhile, every target in `created` (items this run created) that the stored configuration
+ * does not list is recorded as a removal owed, so the run that applied it cannot have missed it.
+ * Answers the writes made.
+ */
+async function oweRemovals(deps: CycleDeps, created: readonly string[], generation: string): Promise<number> {
+  if (created.length === 0) return 0;
   let writes = 0;
   for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
     const stored = await readStoredConfig(deps.table);
-    let removing: string[] = [];
-    if (stored !== null && (stored.pointer.hash !== hash || stored.pointer.removing.length > 0)) {
-      const configured = new Set(config.targets.map((t) => t.name));
-      const before = Object.keys(stored.raw?.targets ?? {}).map(leaf);
-      const gone = [...new Set([...before, ...stored.pointer.removing])].filter((n) => !configured.has(n));
-      removing = await removeTargets(deps, gone, config.rules, now, token, (o) => {
-        writes += o.writes;
-        record(o);
-      });
-    }
-    let saved = true;
-    if (stored?.pointer.hash !== hash) {
-      const outcome = await saveStoredConfig(deps.table, raw, hash, removing, now, stored);
-      writes += outcome.writes;
-      saved = outcome.saved;
-    } else if (stored.pointer.removing.join() !== removing.join()) {
-      writes++;
-      saved = await saveRemoving(deps.table, stored, removing);
-    }
-    if (saved) {
-      lastApplied.set(deps.config, { hash, config, raw, removing });
+    if (stored === null || stored.pointer.generation === generation) return writes;
+    const listed = new Set(Object.keys(stored.raw?.targets ?? {}).map(leaf));
+    const missing = created.filter((n) => !listed.has(n) && !stored.pointer.removing.includes(n));
+    if (missing.length === 0) return writes;
+    writes++;
+    if ((await saveRemoving(deps.table, stored, [...stored.pointer.removing, ...missing])) !== null) {
+      deps.logger.warn('targets created under a configuration replaced meanwhile: removal owed', { targets: missing });
       return writes;
     }
   }
-  // Other runs kept storing the configuration while this one tried: it is not applied this run.
   throw new ContentionError(`meta#${LAST_VALID_KEY}`, MAX_APPLY_ATTEMPTS);
 }
 
@@ -238,6 +288,7 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
     publishErrors: [],
     stateErrors: [],
     applied: false,
+    generation: null,
     writes: 0,
   };
   // Why: a table failure here must not stop the targets being fetched, nor the heartbeat.
@@ -254,14 +305,28 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
     out.writes += o.writes;
     out.publishErrors.push(...o.failed.map((f) => f.error));
   };
+  // The table's word on which configuration was applied last. Why: when another container applied
+  // one since this container did, this container's cached parameters may predate it (a removal it
+  // would undo, a removed target it would page again): it reads them afresh.
+  const tableGeneration = await guarded(
+    'reading the configuration pointer',
+    () => readConfigGeneration(deps.table),
+    undefined,
+  );
+  const warm = lastApplied.get(deps.config);
+  const fresh = warm !== undefined && warm.generation !== tableGeneration;
   let raw: RawConfig | null = null;
   let config: MonitorConfig;
   try {
-    raw = await deps.config.loadRaw();
+    raw = await deps.config.loadRaw(fresh ? { fresh } : undefined);
     config = buildMonitorConfig(raw);
   } catch (error) {
     const lines = problemLines(error).map(redactCredentials);
-    const fallback = await guarded('reading the last valid configuration', () => fallbackConfig(deps, raw), null);
+    const fallback = await guarded(
+      'reading the last valid configuration',
+      () => fallbackConfig(deps, raw, tableGeneration ?? null),
+      null,
+    );
     deps.logger.error('invalid configuration', {
       problems: lines.slice(0, 50),
       problemCount: lines.length,
@@ -276,6 +341,7 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
     return {
       ...out,
       applied: fallback !== null,
+      generation: fallback?.generation ?? null,
       config: fallback?.config ?? null,
       raw: fallback?.raw ?? null,
       error: lines.slice(0, 50).join('; '),
@@ -284,10 +350,11 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
   const valid = config;
   const writes = await guarded(
     'applying the configuration',
-    () => applyConfig(deps, raw, valid, now, token, record),
+    () => applyConfig(deps, raw, valid, now, token, record, tableGeneration ?? null),
     null,
   );
   out.applied = writes !== null;
+  out.generation = out.applied ? (lastApplied.get(deps.config)?.generation ?? null) : null;
   out.writes += writes ?? 0;
   await guarded(
     'the configuration alert',
@@ -298,4 +365,4 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
 }
 
 export type { ResolvedConfig };
-export { CONFIG_ALERT_KEY, resolveConfig };
+export { CONFIG_ALERT_KEY, oweRemovals, resolveConfig };

@@ -4,6 +4,7 @@
  * item limit whatever the fleet) behind a pointer item (`meta#last-valid-config`). Credentials in
  * target URLs are redacted before storing: no state item holds a secret.
  */
+import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { RawConfig } from '../../core/monitorConfig.ts';
 import { redactCredentials } from '../../core/notify/sanitize.ts';
@@ -26,6 +27,12 @@ interface LastValidPointer {
   savedAt: string;
   /** Targets gone from the configuration whose resolves or deletion have not finished yet. */
   removing: string[];
+  /**
+   * Random, new at every write of the pointer: a container whose applied configuration carries
+   * another generation knows the table moved on (a hash can come back; a generation never does).
+   * Empty on pointers stored before it was kept.
+   */
+  generation: string;
 }
 
 const chunkKey = STATE_KEYS.configChunk;
@@ -55,7 +62,14 @@ function pointerOf(value: Partial<LastValidPointer>): LastValidPointer {
     chunks: value.chunks ?? 0,
     savedAt: value.savedAt ?? '',
     removing: value.removing ?? [],
+    generation: String(value.generation ?? ''),
   };
+}
+
+/** The generation of the configuration the table says was applied last (null: none stored yet). */
+async function readConfigGeneration(table: StateTable): Promise<string | null> {
+  const item = await table.getMeta(LAST_VALID_KEY);
+  return item === null ? null : pointerOf(item.value as Partial<LastValidPointer>).generation;
 }
 
 /**
@@ -95,8 +109,8 @@ async function readStoredConfig(table: StateTable): Promise<StoredConfig | null>
 /**
  * Store `raw` as the last valid configuration if the pointer is still at `stored`'s version
  * (absent when `stored` is null): chunks first, then the pointer, then the previous chunks, so a
- * crash leaves the old configuration whole. Answers the writes made and whether the pointer was
- * written; when it was not, another run moved it on and the caller reads it again.
+ * crash leaves the old configuration whole. Answers the writes made and the pointer written; null
+ * when it was not (another run moved it on: the caller reads it again).
  */
 async function saveStoredConfig(
   table: StateTable,
@@ -105,7 +119,7 @@ async function saveStoredConfig(
   removing: string[],
   now: Date,
   stored: StoredConfig | null,
-): Promise<{ writes: number; saved: boolean }> {
+): Promise<{ writes: number; saved: LastValidPointer | null }> {
   const data = gzipSync(JSON.stringify(redacted(raw))).toString('base64');
   const chunks = Math.max(1, Math.ceil(data.length / CHUNK_CHARS));
   // Why the version: two runs that both win a save of one hash (one after the other) must not
@@ -114,21 +128,33 @@ async function saveStoredConfig(
   const chunksId = `${hash}.${(stored?.version ?? 0) + 1}`;
   for (let i = 0; i < chunks; i++)
     await table.putMeta(chunkKey(chunksId, i), { data: data.slice(i * CHUNK_CHARS, (i + 1) * CHUNK_CHARS) });
-  const pointer: LastValidPointer = { hash, chunksId, chunks, savedAt: now.toISOString(), removing };
+  const pointer: LastValidPointer = {
+    hash,
+    chunksId,
+    chunks,
+    savedAt: now.toISOString(),
+    removing,
+    generation: randomUUID(),
+  };
   // Why conditional: two runs applying at once must not overwrite each other's `removing`.
   if (!(await table.putMeta(LAST_VALID_KEY, { ...pointer }, stored?.version ?? null)))
-    return { writes: chunks + 1, saved: false };
+    return { writes: chunks + 1, saved: null };
   const old = stored?.pointer;
   let writes = chunks + 1;
   if (old !== undefined && old.chunksId !== '')
     for (let i = 0; i < old.chunks; i++, writes++) await table.deleteMeta(chunkKey(old.chunksId, i));
-  return { writes, saved: true };
+  return { writes, saved: pointer };
 }
 
-/** Record which removals are still owed, if the pointer is still at `stored`'s version. */
-async function saveRemoving(table: StateTable, stored: StoredConfig, removing: string[]): Promise<boolean> {
-  return table.putMeta(LAST_VALID_KEY, { ...stored.pointer, removing }, stored.version);
+/** Record which removals are still owed, if the pointer is still at `stored`'s version: the pointer written, or null. */
+async function saveRemoving(
+  table: StateTable,
+  stored: StoredConfig,
+  removing: string[],
+): Promise<LastValidPointer | null> {
+  const pointer: LastValidPointer = { ...stored.pointer, removing, generation: randomUUID() };
+  return (await table.putMeta(LAST_VALID_KEY, { ...pointer }, stored.version)) ? pointer : null;
 }
 
 export type { LastValidPointer, StoredConfig };
-export { LAST_VALID_KEY, readStoredConfig, saveRemoving, saveStoredConfig };
+export { LAST_VALID_KEY, readConfigGeneration, readStoredConfig, saveRemoving, saveStoredConfig };

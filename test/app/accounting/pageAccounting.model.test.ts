@@ -25,11 +25,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoStateTable } from '../../../src/adapters/dynamoStateStore.ts';
 import { type LocalDynamo, startDynalite } from '../../support/emulators.ts';
-import { type Command, type CrashPoint, GLOBS, runSequence, TARGET_POOL } from '../../support/pageModel.ts';
+import { CONTAINERS, type Command, type CrashPoint, GLOBS, runSequence, TARGET_POOL } from '../../support/pageModel.ts';
 
 const SOAK = Number(process.env.SOAK_SEQUENCES ?? 0);
-const MEMORY_RUNS = SOAK > 0 ? SOAK : 2000;
-const DYNALITE_RUNS = SOAK > 0 ? Math.ceil(SOAK / 20) : 60;
+const MEMORY_RUNS = SOAK > 0 ? SOAK : Number(process.env.MODEL_SEQUENCES ?? 300);
+const DYNALITE_RUNS = SOAK > 0 ? Math.ceil(SOAK / 20) : Math.ceil(MEMORY_RUNS / 30);
 
 const crash: fc.Arbitrary<CrashPoint | null> = fc.option(fc.record({ op: fc.nat({ max: 12 }), after: fc.boolean() }), {
   freq: 3,
@@ -44,7 +44,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
     weight: 8,
     arbitrary: fc.record({
       kind: fc.constant('run' as const),
-      container: fc.constantFrom(0 as const, 1 as const),
+      container: fc.nat({ max: CONTAINERS - 1 }),
       crash,
       snsFailures: fc.nat({ max: 2 }).map((n) => (n === 2 ? 1 : 0)),
       dynamoFailures: fc.nat({ max: 3 }).map((n) => (n === 3 ? 1 : 0)),
@@ -55,6 +55,8 @@ const command: fc.Arbitrary<Command> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('overlap' as const),
+      containerA: fc.nat({ max: CONTAINERS - 1 }),
+      containerB: fc.nat({ max: CONTAINERS - 2 }),
       crashA: crash,
       crashB: crash,
       jitterA: jitter,
@@ -206,6 +208,60 @@ describe('page accounting under random runs, faults and configuration changes', 
     const result = await runSequence(commands, 'clear');
     expect(result.violations).toEqual([]);
     expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status}`)).toEqual(['a0/r0 firing', 'a0/r0 resolved']);
+  });
+
+  // Issue 21's fault scenarios with several warm containers: each container's warm memory and
+  // configuration cache (270 s) is a cache, never the truth; the table's generations say which is current.
+  const perAlertRule: Command[] = [
+    { kind: 'removeRule', index: 0 },
+    { kind: 'addRule', threshold: 1, glob: 0, grouping: 0 },
+  ];
+  const run = (container: number): Command => ({
+    kind: 'run',
+    container,
+    crash: null,
+    snsFailures: 0,
+    dynamoFailures: 0,
+  });
+
+  it('a container whose cached configuration still lists a removed target never pages it again', async () => {
+    const commands: Command[] = [
+      ...perAlertRule,
+      { kind: 'closing', target: 0, count: 1 },
+      run(0), // a0 fires; container 0 caches the configuration listing a0
+      { kind: 'removeTarget', target: 0 },
+      run(1), // container 1 reads the removal: a0 resolved, its item deleted, the pointer moved on
+      run(0), // within its cache's age: container 0 must not evaluate a0 again
+    ];
+    const result = await runSequence(commands, 'clear');
+    expect(result.violations).toEqual([]);
+    expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status}`)).toEqual(['a0/r1 firing', 'a0/r1 resolved']);
+  });
+
+  it('warm memory of a deleted item is never taken for the item created again up to the same version', async () => {
+    const commands: Command[] = [
+      ...perAlertRule,
+      { kind: 'closing', target: 0, count: 1 },
+      run(0), // a0 fires: its item at version 2
+      { kind: 'closing', target: 0, count: 0 },
+      run(0), // resolved: version 4, container 0 remembers it resolved
+      { kind: 'removeTarget', target: 0 },
+      run(1), // removed: the item deleted
+      { kind: 'addTarget', target: 0 },
+      { kind: 'closing', target: 0, count: 1 },
+      // Container 1 sees a0 again once its cache ages out; it fires (version 2), two checkpoints: version 4.
+      ...Array.from({ length: 15 }, () => run(1)),
+      { kind: 'closing', target: 0, count: 0 },
+      run(0), // container 0's memory says version 4, resolved; the table's version 4 is firing
+    ];
+    const result = await runSequence(commands, 'clear');
+    expect(result.violations).toEqual([]);
+    expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status}`)).toEqual([
+      'a0/r1 firing',
+      'a0/r1 resolved',
+      'a0/r1 firing',
+      'a0/r1 resolved',
+    ]);
   });
 
   it.each<[string, Command[]]>([

@@ -5,7 +5,12 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStateTable } from '../../../src/adapters/memoryStateStore.ts';
-import { readStoredConfig, saveRemoving, saveStoredConfig } from '../../../src/app/config/stored.ts';
+import {
+  readConfigGeneration,
+  readStoredConfig,
+  saveRemoving,
+  saveStoredConfig,
+} from '../../../src/app/config/stored.ts';
 import type { StateTable } from '../../../src/app/ports.ts';
 import type { RawConfig } from '../../../src/core/monitorConfig.ts';
 
@@ -21,7 +26,8 @@ const names = (config: RawConfig | null | undefined) => Object.keys(config?.targ
 async function storedTable(first: RawConfig = raw('a0', 'b0')) {
   const table = createMemoryStateTable();
   const saved = await saveStoredConfig(table, first, 'h1', [], NOW, null);
-  expect(saved).toEqual({ writes: 2, saved: true });
+  expect(saved).toMatchObject({ writes: 2, saved: { hash: 'h1', chunksId: 'h1.1', chunks: 1, removing: [] } });
+  expect(saved.saved?.generation).toMatch(/^[0-9a-f-]{36}$/);
   return table;
 }
 
@@ -79,7 +85,7 @@ describe('readStoredConfig', () => {
 
 describe('saveStoredConfig and saveRemoving from a read another run has overtaken', () => {
   it.each<
-    [string, (table: StateTable, stale: NonNullable<Awaited<ReturnType<typeof readStoredConfig>>>) => Promise<boolean>]
+    [string, (table: StateTable, stale: NonNullable<Awaited<ReturnType<typeof readStoredConfig>>>) => Promise<unknown>]
   >([
     [
       'a new configuration',
@@ -91,8 +97,8 @@ describe('saveStoredConfig and saveRemoving from a read another run has overtake
     const stale = await readStoredConfig(table);
     if (stale === null) throw new Error('expected a stored configuration');
     const theirs = await saveStoredConfig(table, raw('b0'), 'h2', ['a0'], NOW, stale);
-    expect(theirs.saved).toBe(true);
-    expect(await save(table, stale)).toBe(false);
+    expect(theirs.saved).not.toBeNull();
+    expect(await save(table, stale)).toBeNull();
     const after = await readStoredConfig(table);
     expect(after?.pointer).toMatchObject({ hash: 'h2', removing: ['a0'] });
     expect(names(after?.raw)).toEqual(['/p/targets/b0']);
@@ -101,7 +107,10 @@ describe('saveStoredConfig and saveRemoving from a read another run has overtake
   it('a save that wins deletes the chunks of the configuration it replaced', async () => {
     const table = await storedTable();
     const stored = await readStoredConfig(table);
-    expect(await saveStoredConfig(table, raw('b0'), 'h2', [], NOW, stored)).toEqual({ writes: 3, saved: true });
+    expect(await saveStoredConfig(table, raw('b0'), 'h2', [], NOW, stored)).toMatchObject({
+      writes: 3,
+      saved: { hash: 'h2' },
+    });
     expect(await table.getMeta('config#h1.1#0')).toBeNull();
     expect(await table.getMeta('config#h2.2#0')).not.toBeNull();
   });
@@ -116,5 +125,29 @@ describe('saveStoredConfig and saveRemoving from a read another run has overtake
     const stored = await readStoredConfig(table);
     expect(stored?.pointer).toMatchObject({ hash: 'h1', chunksId: 'h1.3' });
     expect(names(stored?.raw)).toEqual(['/p/targets/a0', '/p/targets/b0']);
+  });
+});
+
+describe('the pointer generation', () => {
+  it('is new at every write of the pointer, even for the same configuration, and read alone by readConfigGeneration', async () => {
+    const table = createMemoryStateTable();
+    expect(await readConfigGeneration(table)).toBeNull();
+    const first = (await saveStoredConfig(table, raw('a0'), 'h1', [], NOW, null)).saved;
+    expect(await readConfigGeneration(table)).toBe(first?.generation);
+    const stored = await readStoredConfig(table);
+    if (stored === null) throw new Error('expected a stored configuration');
+    const removing = await saveRemoving(table, stored, ['b0']);
+    expect(removing?.generation).not.toBe(first?.generation);
+    expect(await readConfigGeneration(table)).toBe(removing?.generation);
+    const again = await readStoredConfig(table);
+    if (again === null) throw new Error('expected a stored configuration');
+    const resaved = (await saveStoredConfig(table, raw('a0'), 'h1', [], NOW, again)).saved;
+    expect(new Set([first?.generation, removing?.generation, resaved?.generation]).size).toBe(3);
+  });
+
+  it('reads as empty on a pointer stored before generations were kept', async () => {
+    const table = createMemoryStateTable();
+    await table.putMeta('last-valid-config', { hash: 'h0', chunks: 0, savedAt: NOW.toISOString(), removing: [] });
+    expect(await readConfigGeneration(table)).toBe('');
   });
 });
