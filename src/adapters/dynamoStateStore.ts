@@ -21,6 +21,35 @@ const DAY_SECONDS = 86_400;
 /** An item outlives its last write by this long: a target gone from every configuration fades away. */
 const ITEM_TTL_SECONDS = 30 * DAY_SECONDS;
 const BATCH_GET_MAX = 100;
+/** BatchGetItem calls for one batch before the read fails (DynamoDB left keys unprocessed each time). */
+const BATCH_GET_ATTEMPTS = 6;
+/** Full-jitter backoff between them: a random wait up to base * 2^(attempt - 1), capped. */
+const BATCH_GET_BACKOFF_BASE_MS = 50;
+const BATCH_GET_BACKOFF_CAP_MS = 2000;
+
+/** DynamoDB kept leaving keys unprocessed (throttling): the read fails visibly rather than loop. */
+class UnprocessedKeysError extends Error {
+  constructor(unprocessed: number, attempts: number) {
+    super(
+      `expected BatchGetItem to return every key within ${attempts} attempts, found ${unprocessed} still unprocessed (the table is throttled)`,
+    );
+    this.name = 'UnprocessedKeysError';
+  }
+}
+
+interface DynamoStateTableOptions {
+  /** Waits between BatchGetItem attempts (tests pass a recorder). */
+  sleep?(ms: number): Promise<void>;
+  /** In [0, 1): the jitter. */
+  random?(): number;
+}
+
+const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The wait before attempt `attempt + 1` (full jitter, AWS's recommendation for contended retries). */
+function backoffMs(attempt: number, random: () => number): number {
+  return Math.floor(random() * Math.min(BATCH_GET_BACKOFF_CAP_MS, BATCH_GET_BACKOFF_BASE_MS * 2 ** (attempt - 1)));
+}
 
 const epoch = (now: Date, plusSeconds: number) => Math.floor(now.getTime() / 1000) + plusSeconds;
 
@@ -80,7 +109,13 @@ function toStored(item: Record<string, unknown>): StoredState {
  * @example
  * const table = createDynamoStateTable(DynamoDBDocumentClient.from(new DynamoDBClient({})), 'alerts');
  */
-function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: string): StateTable {
+function createDynamoStateTable(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  options: DynamoStateTableOptions = {},
+): StateTable {
+  const sleep = options.sleep ?? sleepFor;
+  const random = options.random ?? Math.random;
   return {
     async loadMany(wanted) {
       const keys = [...new Set(wanted)]; // BatchGetItem rejects a request that repeats a key
@@ -90,7 +125,10 @@ function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: strin
         let request: Request | undefined = {
           [tableName]: { Keys: keys.slice(i, i + BATCH_GET_MAX).map((pk) => ({ pk })), ConsistentRead: true },
         };
-        while (request !== undefined && Object.keys(request).length > 0) {
+        for (let attempt = 1; request !== undefined && Object.keys(request).length > 0; attempt++) {
+          if (attempt > BATCH_GET_ATTEMPTS)
+            throw new UnprocessedKeysError(request[tableName]?.Keys.length ?? 0, BATCH_GET_ATTEMPTS);
+          if (attempt > 1) await sleep(backoffMs(attempt - 1, random));
           const out = await client.send(new BatchGetCommand({ RequestItems: request }));
           for (const item of out.Responses?.[tableName] ?? []) items.set(item.pk as string, toStored(item));
           request = out.UnprocessedKeys as Request | undefined;
@@ -163,4 +201,5 @@ function createDynamoStateTable(client: DynamoDBDocumentClient, tableName: strin
   };
 }
 
-export { createDynamoStateTable };
+export type { DynamoStateTableOptions };
+export { BATCH_GET_ATTEMPTS, createDynamoStateTable, UnprocessedKeysError };

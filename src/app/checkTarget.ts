@@ -143,11 +143,7 @@ async function checkTarget(deps: CycleDeps, check: TargetCheck): Promise<Evaluat
     item = recovered.stored;
   }
   const warm = deps.warm.get(target.name);
-  const previous = forThisTick(
-    evaluateFrom(item, warm),
-    now,
-    deps.scheduleIntervalMs ?? DEFAULT_SCHEDULE_INTERVAL_MS,
-  );
+  const previous = forThisTick(evaluateFrom(item, warm), now, deps.scheduleIntervalMs ?? DEFAULT_SCHEDULE_INTERVAL_MS);
   if (previous?.evaluatedAt && Date.parse(previous.evaluatedAt) > now.getTime()) {
     deps.logger.warn('target evaluated later than this run: skipped', { target: target.name });
     report({ sent: [], failed: [], conflict: true, stored: item, writes: 0 });

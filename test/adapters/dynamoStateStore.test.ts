@@ -1,6 +1,10 @@
-import { BatchGetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createDynamoStateTable } from '../../src/adapters/dynamoStateStore.ts';
+import {
+  BATCH_GET_ATTEMPTS,
+  createDynamoStateTable,
+  UnprocessedKeysError,
+} from '../../src/adapters/dynamoStateStore.ts';
 import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
 import type { Claim, StateTable } from '../../src/app/ports.ts';
 import type { AlertRecord, TargetState } from '../../src/core/alerts/types.ts';
@@ -170,5 +174,52 @@ describe('dynamoStateStore reads', () => {
       claim: null,
     });
     expect(loaded.has('target#never-seen')).toBe(false);
+  });
+});
+
+describe('dynamoStateStore BatchGetItem with keys left unprocessed', () => {
+  /** A client whose BatchGetItem leaves every key unprocessed `throttled` times, then answers them all. */
+  function throttlingClient(throttled: number) {
+    const calls: number[] = [];
+    const client = {
+      async send(command: BatchGetCommand) {
+        const keys = command.input.RequestItems?.state?.Keys ?? [];
+        calls.push(keys.length);
+        if (calls.length <= throttled)
+          return { Responses: { state: [] }, UnprocessedKeys: { state: { Keys: keys, ConsistentRead: true } } };
+        return {
+          Responses: { state: keys.map((k) => ({ pk: k.pk, version: 1, state: state(String(k.pk).slice(7), []) })) },
+        };
+      },
+    };
+    return { client: client as unknown as DynamoDBDocumentClient, calls };
+  }
+
+  it.each<[string, number, number[]]>([
+    ['answered at once', 0, []],
+    ['throttled twice: two waits, growing bounds', 2, [25, 50]],
+    ['throttled five times: five waits, each bound twice the last', 5, [25, 50, 100, 200, 400]],
+  ])('%s', async (_, throttled, waits) => {
+    const { client, calls } = throttlingClient(throttled);
+    const slept: number[] = [];
+    const table = createDynamoStateTable(client, 'state', {
+      sleep: async (ms) => void slept.push(ms),
+      random: () => 0.5,
+    });
+    const loaded = await table.loadMany(['target#a', 'target#b']);
+    expect([...loaded.keys()]).toEqual(['target#a', 'target#b']);
+    expect(calls).toEqual(Array.from({ length: throttled + 1 }, () => 2));
+    expect(slept).toEqual(waits);
+  });
+
+  it(`fails visibly after ${BATCH_GET_ATTEMPTS} attempts, with how many keys were left`, async () => {
+    const { client, calls } = throttlingClient(Number.POSITIVE_INFINITY);
+    const table = createDynamoStateTable(client, 'state', { sleep: async () => {}, random: () => 0.99 });
+    const read = table.loadMany(['target#a', 'target#b', 'target#c']);
+    await expect(read).rejects.toThrow(UnprocessedKeysError);
+    await expect(read).rejects.toThrow(
+      `expected BatchGetItem to return every key within ${BATCH_GET_ATTEMPTS} attempts, found 3 still unprocessed (the table is throttled)`,
+    );
+    expect(calls).toHaveLength(BATCH_GET_ATTEMPTS);
   });
 });

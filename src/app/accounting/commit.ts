@@ -18,13 +18,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AlertRecord, Notification, TargetState } from '../../core/alerts/types.ts';
+import { fitText, payloadBytes } from '../../core/notify/limits.ts';
 import type { Claim, ClaimedPage, Notifier, StateTable, StoredState } from '../ports.ts';
 import { type Attempt, CLAIM_STATES, claimAfterPublish, claimState, leaseFor, takenOver } from './claim.ts';
 import { STATE_KEYS } from './stateKeys.ts';
 
-/** A claimed page's text kept for a replay: enough for a person, bounded for a 400 KB item. */
-const MAX_STORED_MESSAGE_CHARS = 8000;
-const MAX_STORED_PAYLOAD_CHARS = 16_000;
+/**
+ * A claimed page's text kept for a replay (and as a group's newest page): enough for a person,
+ * bounded in UTF-8 bytes (as JSON escapes them, never less than DynamoDB counts) for a 400 KB item.
+ * Characters would not do: 8,000 non-ASCII characters take up to 24,000 bytes.
+ */
+const MAX_STORED_MESSAGE_BYTES = 8000;
+const MAX_STORED_PAYLOAD_BYTES = 16_000;
 
 interface CommitOptions {
   token: string;
@@ -104,12 +109,9 @@ function accept(state: TargetState, page: ClaimedPage): void {
 
 /** A page as kept in a claim: the text capped, an oversized payload reduced to its facts. */
 function storedPage(notification: Notification): Notification {
-  const message =
-    notification.message.length <= MAX_STORED_MESSAGE_CHARS
-      ? notification.message
-      : `${notification.message.slice(0, MAX_STORED_MESSAGE_CHARS - 4)}\n...`;
+  const message = fitText(notification.message, MAX_STORED_MESSAGE_BYTES, '\n...');
   const payload =
-    JSON.stringify(notification.payload).length <= MAX_STORED_PAYLOAD_CHARS
+    payloadBytes(notification.payload) <= MAX_STORED_PAYLOAD_BYTES
       ? notification.payload
       : {
           version: 1,
@@ -257,4 +259,14 @@ async function commitTarget(
 }
 
 export type { CommitOptions, CommitOutcome, TargetCommit };
-export { ContentionError, commitTarget, isClaimed, recoverClaim, storedPage, targetKey, withPagesUnsent };
+export {
+  ContentionError,
+  commitTarget,
+  isClaimed,
+  MAX_STORED_MESSAGE_BYTES,
+  MAX_STORED_PAYLOAD_BYTES,
+  recoverClaim,
+  storedPage,
+  targetKey,
+  withPagesUnsent,
+};

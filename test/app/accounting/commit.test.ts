@@ -5,7 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStateTable } from '../../../src/adapters/memoryStateStore.ts';
 import { RELEASED_AT_MS } from '../../../src/app/accounting/claim.ts';
-import { commitTarget, recoverClaim } from '../../../src/app/accounting/commit.ts';
+import {
+  commitTarget,
+  MAX_STORED_MESSAGE_BYTES,
+  MAX_STORED_PAYLOAD_BYTES,
+  recoverClaim,
+  storedPage,
+} from '../../../src/app/accounting/commit.ts';
 import type { Notifier, StoredState } from '../../../src/app/ports.ts';
 import type { AlertRecord, Notification, TargetState } from '../../../src/core/alerts/types.ts';
 
@@ -175,5 +181,31 @@ describe('Function: recoverClaim', () => {
       lastSentStatus,
     ]);
     if (refuse) expect(item.claim?.expiresAtMs).toBe(RELEASED_AT_MS);
+  });
+});
+
+describe('storedPage: what a claim and a group item keep of a page, bounded in bytes', () => {
+  const base = { ...page, message: 'ok', payload: { version: 1, note: 'short' } };
+  it.each<[string, string, number]>([
+    ['ASCII within the bound, kept whole', 'a'.repeat(MAX_STORED_MESSAGE_BYTES), MAX_STORED_MESSAGE_BYTES],
+    ['8,000 two-byte characters (16,000 bytes), cut to the bound', 'é'.repeat(8000), MAX_STORED_MESSAGE_BYTES],
+    ['8,000 three-byte characters, cut to the bound', '€'.repeat(8000), MAX_STORED_MESSAGE_BYTES],
+  ])('the message: %s', (_, message, maxBytes) => {
+    const kept = storedPage({ ...base, message });
+    expect(Buffer.byteLength(kept.message)).toBeLessThanOrEqual(maxBytes);
+    expect(kept.message === message || kept.message.endsWith('\n...')).toBe(true);
+  });
+
+  it.each<[string, string, boolean]>([
+    ['an ASCII payload within the bound: kept', 'p'.repeat(MAX_STORED_PAYLOAD_BYTES - 100), true],
+    [
+      'the same number of non-ASCII characters (twice the bytes): reduced to its facts',
+      'é'.repeat(MAX_STORED_PAYLOAD_BYTES - 100),
+      false,
+    ],
+  ])('the payload: %s', (_, note, kept) => {
+    const stored = storedPage({ ...base, payload: { version: 1, note } });
+    expect(stored.payload.note === note).toBe(kept);
+    expect(Buffer.byteLength(JSON.stringify(stored.payload))).toBeLessThanOrEqual(MAX_STORED_PAYLOAD_BYTES);
   });
 });
