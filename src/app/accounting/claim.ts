@@ -55,5 +55,13 @@ function claimAfterPublish<C extends Lease>(claim: C, attempt: Attempt, unsent: 
   return attempt === 'replay' && unsent !== null ? { ...claim, ...unsent, expiresAtMs: RELEASED_AT_MS } : null;
 }
 
+/**
+ * The order of a page claimed now after one claimed at `lastOrder` (a hybrid logical clock, epoch
+ * ms): the clock, or one past the last when a clock lags; strictly increasing per alert or group.
+ */
+function nextOrder(lastOrder: number | undefined, now: Date): number {
+  return Math.max(now.getTime(), (lastOrder ?? 0) + 1);
+}
+
 export type { Attempt, ClaimState, Lease };
-export { CLAIM_STATES, claimAfterPublish, claimState, leaseFor, RELEASED_AT_MS, takenOver };
+export { CLAIM_STATES, claimAfterPublish, claimState, leaseFor, nextOrder, RELEASED_AT_MS, takenOver };

@@ -18,9 +18,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AlertRecord, Notification, TargetState } from '../../core/alerts/types.ts';
+import { withOrder } from '../../core/notify/build.ts';
 import { fitText, payloadBytes } from '../../core/notify/limits.ts';
 import type { Claim, ClaimedPage, Notifier, StateTable, StoredState } from '../ports.ts';
-import { type Attempt, CLAIM_STATES, claimAfterPublish, claimState, leaseFor, takenOver } from './claim.ts';
+import { type Attempt, CLAIM_STATES, claimAfterPublish, claimState, leaseFor, nextOrder, takenOver } from './claim.ts';
 import { STATE_KEYS } from './stateKeys.ts';
 
 /**
@@ -123,6 +124,7 @@ function storedPage(notification: Notification): Notification {
           severity: notification.severity,
           value: notification.value,
           threshold: notification.threshold,
+          ...(notification.payload.order === undefined ? {} : { order: notification.payload.order }),
         };
   return { ...notification, message, payload };
 }
@@ -236,17 +238,29 @@ async function commitTarget(
       writes: 1,
     };
   }
-  const pages: ClaimedPage[] = notifications.map((notification) => ({
-    notification,
-    record: (next.alerts[notification.fingerprint] as AlertRecord | undefined) ?? null,
-  }));
+  // Each page's order, from its alert's record as the table holds it (issue 21's page order).
+  const ordered = notifications.map((notification) => {
+    const order = nextOrder(loaded?.state.alerts[notification.fingerprint]?.order, now);
+    return withOrder(notification, order);
+  });
+  const orderOf = (page: Notification) => page.payload.order as number;
+  const pages: ClaimedPage[] = ordered.map((notification) => {
+    const record = (next.alerts[notification.fingerprint] as AlertRecord | undefined) ?? null;
+    return { notification, record: record && { ...record, order: orderOf(notification) } };
+  });
   const claim: Claim = {
     ...leaseFor(options.token, now, options.leaseMs),
     pages: pages.map((p) => ({ ...p, notification: storedPage(p.notification) })),
     deleteAfter: commit.deleteAfter,
   };
+  const unsent = withPagesUnsent(next, loaded?.state ?? null, notifications);
+  // The claim stores each alert's new order with it, so a later claim orders after this one.
+  for (const page of ordered) {
+    const record = unsent.alerts[page.fingerprint];
+    if (record !== undefined) unsent.alerts[page.fingerprint] = { ...record, order: orderOf(page) };
+  }
   const claimed = {
-    state: withPagesUnsent(next, loaded?.state ?? null, notifications),
+    state: unsent,
     claim,
     generation: generationOf(loaded),
   };

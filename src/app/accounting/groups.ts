@@ -35,7 +35,7 @@ import { MAX_GROUP_MEMBERS } from '../../core/constants.ts';
 import { buildGroupPages } from '../../core/notify/groupPage.ts';
 import { fetchAll } from '../concurrency.ts';
 import type { Logger, Notifier, StateTable } from '../ports.ts';
-import { type Attempt, CLAIM_STATES, claimAfterPublish, claimState, leaseFor, takenOver } from './claim.ts';
+import { type Attempt, CLAIM_STATES, claimAfterPublish, claimState, leaseFor, nextOrder, takenOver } from './claim.ts';
 import { ContentionError, storedPage } from './commit.ts';
 import { STATE_KEYS } from './stateKeys.ts';
 
@@ -52,12 +52,16 @@ interface GroupClaim {
   reason: Exclude<GroupReason, 'none'>;
   /** When the page was decided (its evaluation time, also in the rebuilt page). */
   at: string;
+  /** The page's order (issue 21; its part i carries order + i); absent on claims made before orders. */
+  order?: number;
   paged: StatusByAlert;
 }
 
 interface StoredGroup {
   group: GroupState;
   claim: GroupClaim | null;
+  /** The order of the last part of the last page claimed: the next page's parts order after it. */
+  lastOrder?: number;
 }
 
 /** The `meta#` key of a group's item. */
@@ -184,7 +188,7 @@ class GroupInbox {
         added.push(next !== null);
         if (next !== null) group = next;
       }
-      return group === null ? undefined : { group, claim: current?.claim ?? null };
+      return group === null ? undefined : { ...current, group, claim: current?.claim ?? null };
     });
     this.writes += writes;
     this.touched.add(itemKey);
@@ -288,7 +292,7 @@ async function publishAndCommit(
     if (current === null || current.claim?.token !== claim.token) return undefined; // another run took over
     const group = Object.keys(accepted).length > 0 ? markPaged(current.group, accepted, claim.at) : current.group;
     // Never deleted here: a group that emptied is closed by a later flush (`closeGroup`).
-    return { group, claim: next };
+    return { ...current, group, claim: next };
   });
 }
 
@@ -296,16 +300,21 @@ async function publishAndCommit(
 async function claimAndSend(context: FlushContext, send: GroupSend): Promise<boolean> {
   const { table, outcome } = context;
   outcome.writes++;
-  if (!(await table.putMeta(send.itemKey, { group: send.stored.group, claim: send.claim }, send.version))) {
+  const { claim } = send;
+  const pages = buildGroupPages({
+    group: send.stored.group,
+    paged: claim.paged,
+    reason: claim.reason,
+    now: new Date(claim.at),
+    ...(claim.order === undefined ? {} : { order: claim.order }),
+  });
+  // Built before the claim is written: the item records the order of the page's last part.
+  const lastOrder = claim.order === undefined ? send.stored.lastOrder : claim.order + Math.max(pages.length - 1, 0);
+  const item: StoredGroup = { group: send.stored.group, claim, ...(lastOrder === undefined ? {} : { lastOrder }) };
+  if (!(await table.putMeta(send.itemKey, { ...item }, send.version))) {
     outcome.conflicts++;
     return false;
   }
-  const pages = buildGroupPages({
-    group: send.stored.group,
-    paged: send.claim.paged,
-    reason: send.claim.reason,
-    now: new Date(send.claim.at),
-  });
   await publishAndCommit(context, send, pages);
   return true;
 }
@@ -365,11 +374,12 @@ async function flushOne(context: FlushContext, itemKey: string, now: Date, optio
     ...leaseFor(options.token, now, options.leaseMs),
     reason,
     at: now.toISOString(),
+    order: nextOrder(stored.lastOrder, now),
     paged: pagedOf(visible),
   };
   await claimAndSend(context, {
     itemKey,
-    stored: { group, claim: null },
+    stored: { ...stored, group, claim: null },
     version: item.version,
     claim,
     attempt: 'first',

@@ -33,6 +33,8 @@ interface AlertRecord {
   threshold: number;
   /** When a firing alert's condition stopped holding while `keepFiringFor` holds it firing (hysteresis). */
   keepFiringSince?: string | null;
+  /** The `order` of the last page claimed about it (issue 21: a hybrid logical clock, epoch ms). */
+  order?: number;
   /**
    * The group (its key, `GroupRef.key`) this alert's pages go to, fixed when it first fires so its
    * resolve closes the page that opened it; null or absent: paged on its own.

@@ -287,4 +287,14 @@ function buildNotification(input: NotificationInput): Notification {
 }
 
 export type { NotificationInput };
-export { buildNotification, failureLabel };
+
+/**
+ * The page with its `order` (issue 21): a hybrid logical clock in epoch milliseconds taken from
+ * the state table when the page is claimed, strictly increasing per alert (single pages) or per
+ * group; a consumer drops any page whose order is not above the last it accepted.
+ */
+function withOrder(page: Notification, order: number): Notification {
+  return { ...page, payload: { ...page.payload, order } };
+}
+
+export { buildNotification, failureLabel, withOrder };

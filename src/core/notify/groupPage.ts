@@ -19,6 +19,7 @@ import {
 import type { Notification } from '../alerts/types.ts';
 import { MAX_PAYLOAD_BYTES, MAX_SUBJECT_CHARS, MAX_TEXT_MESSAGE_BYTES } from '../constants.ts';
 import type { Severity } from '../rules/types.ts';
+import { withOrder } from './build.ts';
 import { formatValue } from './format.ts';
 import { fitLines, payloadBytes } from './limits.ts';
 import { cleanConfigText, cleanReportText, cleanSubjectText, TEXT_USES } from './sanitize.ts';
@@ -29,6 +30,8 @@ interface GroupPageInput {
   paged: StatusByAlert;
   reason: Exclude<GroupReason, 'none'>;
   now: Date;
+  /** The claim's order (issue 21): part i of the page carries `order + i`; absent: no `order` field. */
+  order?: number;
 }
 
 /** An alert the page names: its facts, the status the page gives it, and whether the last page said otherwise. */
@@ -374,6 +377,12 @@ function groupedPages(input: GroupPageInput, alerts: readonly NamedAlert[]): Not
  * // '[FIRING critical] idle-slots-low on 6 targets: web-1, web-2, web-3, web-4, web-5, web-6'
  */
 function buildGroupPages(input: GroupPageInput): Notification[] {
+  const pages = unorderedGroupPages(input);
+  const { order } = input;
+  return order === undefined ? pages : pages.map((page, i) => withOrder(page, order + i));
+}
+
+function unorderedGroupPages(input: GroupPageInput): Notification[] {
   const alerts = namedAlerts(input.group, input.paged);
   const only = alerts.length === 1 ? alerts[0] : undefined;
   const latest = input.group.latest;

@@ -209,3 +209,80 @@ describe('storedPage: what a claim and a group item keep of a page, bounded in b
     expect(Buffer.byteLength(JSON.stringify(stored.payload))).toBeLessThanOrEqual(MAX_STORED_PAYLOAD_BYTES);
   });
 });
+
+describe('page order (issue 21): a hybrid logical clock per alert, taken from the table at the claim', () => {
+  /** Commit one page about `fp` at `at` on whatever the table holds; the orders published. */
+  async function pageAt(table: ReturnType<typeof createMemoryStateTable>, at: Date, published: number[]) {
+    const loaded = (await table.loadMany([KEY])).get(KEY) ?? null;
+    const sns: Notifier = { publish: async (n) => void published.push(n.payload.order as number) };
+    const next = state([record('firing')]);
+    await commitTarget(
+      table,
+      sns,
+      { key: KEY, loaded, next, notifications: [page], deleteAfter: false, write: true },
+      at,
+      LEASE,
+    );
+  }
+
+  it.each<[string, number[], number[]]>([
+    // [ms after NOW of each page], the orders published
+    ['the clock moving on: each page orders at its claim time', [0, 60_000, 120_000], [0, 60_000, 120_000]],
+    ['a later claim by a container whose clock lags: one past the last', [60_000, 0, -5_000], [60_000, 60_001, 60_002]],
+  ])('%s', async (_, offsets, expected) => {
+    const table = createMemoryStateTable();
+    const published: number[] = [];
+    for (const ms of offsets) await pageAt(table, new Date(NOW.getTime() + ms), published);
+    expect(published).toEqual(expected.map((ms) => NOW.getTime() + ms));
+    expect((await table.loadMany([KEY])).get(KEY)?.state.alerts.fp?.order).toBe(published.at(-1));
+  });
+
+  it("a replay of a dead run's claim carries that claim's order (a duplicate, dropped by the forwarder)", async () => {
+    const table = createMemoryStateTable();
+    await commitTarget(
+      table,
+      { publish: async () => {} },
+      {
+        key: KEY,
+        loaded: null,
+        next: state([record('firing')]),
+        notifications: [page],
+        deleteAfter: false,
+        write: true,
+      },
+      NOW,
+      LEASE,
+    );
+    const first = (await table.loadMany([KEY])).get(KEY) as StoredState;
+    // A second page claimed, its publish lost with the run (the claim stays, as a dead run leaves it).
+    const later = new Date(NOW.getTime() + 60_000);
+    // Why not awaited: the publish never returns, as in a run that died after its claim.
+    void commitTarget(
+      table,
+      { publish: () => new Promise<void>(() => {}) },
+      {
+        key: KEY,
+        loaded: first,
+        next: state([record('firing')]),
+        notifications: [page],
+        deleteAfter: false,
+        write: true,
+      },
+      later,
+      LEASE,
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    const claimed = (await table.loadMany([KEY])).get(KEY) as StoredState;
+    expect(claimed.claim?.pages[0]?.notification.payload.order).toBe(later.getTime());
+    const replayed: number[] = [];
+    await recoverClaim(
+      table,
+      { publish: async (n) => void replayed.push(n.payload.order as number) },
+      KEY,
+      claimed as StoredState & { claim: NonNullable<StoredState['claim']> },
+      new Date(later.getTime() + 120_000),
+      { token: 'run-c', leaseMs: 60_000 },
+    );
+    expect(replayed).toEqual([later.getTime()]);
+  });
+});

@@ -41,6 +41,8 @@ class Fleet {
   readonly table: StateTable = createMemoryStateTable();
   readonly closing = new Map<string, number>();
   readonly pages: Seen[] = [];
+  /** Each published page's `order` (issue 21), in publish order. */
+  readonly orders: unknown[] = [];
   readonly warm = new Map();
   minute = 0;
   silences: object[] = [];
@@ -66,6 +68,7 @@ class Fleet {
       table: this.table,
       notifier: {
         publish: async (page) => {
+          this.orders.push(page.payload.order);
           this.pages.push({ minute: this.minute, status: page.status, reason: page.reason, alerts: named(page) });
         },
       },
@@ -305,5 +308,18 @@ describe('a target removed while its alert is firing in a group', () => {
       page(5, 'firing', 'first', ['web-1/closing-seen firing', 'web-2/closing-seen resolved']),
     ]);
     expect(fleet.summary?.sent).toBe(1);
+  });
+});
+
+describe('group page order (issue 21)', () => {
+  it("orders each group page at its claim's minute, strictly increasing, the single page at its alert's claim", async () => {
+    const fleet = new Fleet({ 'web-1': {}, 'web-2': {} }, [rule('closing-seen', 1)]);
+    await fleet.step(0, { 'web-1': 2 }); // the group's first page (its own page, ordered by the group)
+    await fleet.step(1, { 'web-2': 2 });
+    await fleet.step(5); // the update
+    await fleet.step(6, { 'web-1': 0, 'web-2': 0 });
+    await fleet.step(10); // the resolve
+    expect(fleet.pages.map((p) => p.minute)).toEqual([0, 5, 10]);
+    expect(fleet.orders).toEqual([at(0).getTime(), at(5).getTime(), at(10).getTime()]);
   });
 });
