@@ -145,11 +145,6 @@ interface CycleDeps {
   warm: WarmStates;
   /** A target's counters are written at least this often even when nothing changed (default 15 min). */
   checkpointIntervalMs?: number;
-  /**
-   * The schedule's interval: two runs less than half of it apart belong to one tick (overlapping
-   * runs, a retry), and a failed fetch counts once per tick (default one minute).
-   */
-  scheduleIntervalMs?: number;
   /** Start order: higher first (`LatencyMemory.priority`); default name order. */
   fetchPriority?(target: string): number;
 }

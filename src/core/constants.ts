@@ -18,8 +18,6 @@ const DEFAULT_EVALUATE_OPTIONS: EvaluateOptions = {
 
 /** A target's counters reach the state table at least this often when nothing else changes (issue 16: steady runs write almost nothing). */
 const DEFAULT_CHECKPOINT_INTERVAL_MS = 15 * 60 * 1000;
-/** The stack's default schedule: runs of one monitor less than half of it apart share one tick (one failure counted). */
-const DEFAULT_SCHEDULE_INTERVAL_MS = 60 * 1000;
 /** How long a claim keeps other runs off a state item; longer than the function's 60 s timeout. */
 const DEFAULT_CLAIM_LEASE_MS = 5 * 60 * 1000;
 
@@ -89,7 +87,6 @@ export {
   DEFAULT_PAGERDUTY_TIMEOUT_MS,
   DEFAULT_REPEAT_INTERVAL_MS,
   DEFAULT_RESOLVED_RETENTION_MS,
-  DEFAULT_SCHEDULE_INTERVAL_MS,
   MAX_ATTRIBUTE_CHARS,
   MAX_CHATBOT_BYTES,
   MAX_GROUP_MEMBERS,
