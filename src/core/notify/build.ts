@@ -169,6 +169,10 @@ function statusLines(input: NotificationInput, status: Status): string[] {
       `Still firing for keepFiringFor ${formatDuration(rule.keepFiringForMs)}: resolves at ${resolvesAt(alert, rule)} unless the condition returns`,
     );
   }
+  if (rule.clearThreshold !== null) {
+    const side = rule.op === '<' || rule.op === '<=' ? '>=' : '<=';
+    lines.push(`Resolves once ${rule.metric} ${side} ${formatValue(rule.clearThreshold)} (clearThreshold)`);
+  }
   lines.push(`Active since ${alert.activeAt ?? 'n/a'}, firing since ${alert.firedAt ?? 'n/a'}`);
   if (input.reason === 'repeat') lines.push(`Reminder: still firing at ${input.now.toISOString()}`);
   return lines;
@@ -225,6 +229,7 @@ function buildPayload(input: NotificationInput, status: Status, offenders: Offen
     metric: rule.metric,
     op: rule.op,
     threshold: rule.threshold,
+    clearThreshold: rule.clearThreshold,
     value: alert.value,
     activeAt: alert.activeAt,
     firedAt: alert.firedAt,
