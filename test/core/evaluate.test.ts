@@ -3,7 +3,7 @@ import { fingerprint } from '../../src/core/alerts/fingerprint.ts';
 import { parseSilencesDocuments, type Silence } from '../../src/core/alerts/silences.ts';
 import type { EvaluateOptions, TargetState } from '../../src/core/alerts/types.ts';
 import { evaluateRemovedTarget, evaluateTarget } from '../../src/core/evaluate.ts';
-import { parseRulesDocuments } from '../../src/core/rules/document.ts';
+import { DEFAULT_RULES, parseRulesDocuments } from '../../src/core/rules/document.ts';
 import type { Observation, Rule } from '../../src/core/rules/types.ts';
 import { loadReport } from './support/reports.ts';
 
@@ -735,5 +735,157 @@ describe('Function: evaluateTarget, kept firing (keepFiringFor)', () => {
     // Assess
     expect(views).toHaveLength(1);
     expect(views[0]).toMatchObject({ state: 'firing', ...expected });
+  });
+});
+
+describe('Function: evaluateTarget, the exhaustion forecast and a saturated target', () => {
+  const FORECAST = 'workers-exhaustion-forecast';
+  /** The prefork-busy capture with `free` open positions (and no idle worker): slots_free = free. */
+  const withFree = (free: number): Observation => ({
+    kind: 'report',
+    report: { ...BASE, counts: { ...BASE.counts, _: 0, '.': free } },
+  });
+  const TIMED_OUT: Observation = { kind: 'down', reason: 'timeout', detail: 'timed out after 10000 ms waiting for' };
+
+  function steps(inputs: Array<[number, Observation]>, ruleSet: Rule[] = DEFAULT_RULES) {
+    let previous: TargetState | null = null;
+    return inputs.map(([m, observation]) => {
+      const result = evaluateTarget({
+        target: 'web-1',
+        observation,
+        rules: ruleSet,
+        silences: [],
+        previous,
+        now: minute(m),
+      });
+      previous = result.state;
+      return result;
+    });
+  }
+
+  it('forecasts from the samples it carries, fires after 2 minutes and shows them in the page', () => {
+    // Act: free slots fall 20 a minute
+    const results = steps([
+      [0, withFree(100)],
+      [1, withFree(80)],
+      [2, withFree(60)],
+      [3, withFree(40)],
+      [4, withFree(20)],
+    ]);
+
+    // Assess
+    expect(results.map((r) => r.metrics.get('minutes_to_exhaustion'))).toEqual([
+      { ok: false, reason: '1 free-slot samples over 0 s in the last 10 minutes, fewer than 3 over 2 minutes' },
+      { ok: false, reason: '2 free-slot samples over 60 s in the last 10 minutes, fewer than 3 over 2 minutes' },
+      { ok: true, value: 3, samples: 3 },
+      { ok: true, value: 2, samples: 4 },
+      { ok: true, value: 1, samples: 5 },
+    ]);
+    expect(results.map((r) => r.alerts.find((a) => a.rule === FORECAST)?.state ?? '-')).toEqual([
+      '-',
+      '-',
+      'pending',
+      'pending',
+      'firing',
+    ]);
+    const last = results[4];
+    expect(last?.state.samples).toEqual([100, 80, 60, 40, 20].map((free, m) => ({ at: iso(m), free })));
+    expect(last?.state.lastReport).toEqual({ at: iso(4), busy: 236, total: 256, minutesToExhaustion: 1 });
+    const page = last?.notifications.find((n) => n.rule === FORECAST);
+    expect(page?.subject).toBe('[FIRING warning] web-1: workers-exhaustion-forecast (1 <= 10)');
+    expect(page?.message.split('\n').slice(0, 12)).toEqual([
+      'FIRING warning: workers-exhaustion-forecast on web-1',
+      'at the current trend no slot of web-1 is free in 1 minutes',
+      'Condition: minutes_to_exhaustion <= 10 (value 1), held for 2m or more',
+      `Active since ${iso(2)}, firing since ${iso(4)}`,
+      `At the current trend the free slots run out at ${iso(5)} (in 1 minutes)`,
+      'Free slots at each evaluation (the least-squares line goes through these):',
+      `  ${iso(0)}    100`,
+      `  ${iso(1)}     80`,
+      `  ${iso(2)}     60`,
+      `  ${iso(3)}     40`,
+      `  ${iso(4)}     20`,
+      'Top clients among the 28 busy slots (S R W K D C L I):',
+    ]);
+    expect(page?.payload.forecast).toEqual({
+      minutesToExhaustion: 1,
+      exhaustedAt: iso(5),
+      samples: [100, 80, 60, 40, 20].map((free, m) => ({ at: iso(m), free })),
+    });
+  });
+
+  it('resolves the forecast once the free slots stop falling', () => {
+    // Act
+    const results = steps([
+      [0, withFree(100)],
+      [1, withFree(80)],
+      [2, withFree(60)],
+      [3, withFree(40)],
+      [4, withFree(20)],
+      [5, withFree(240)],
+    ]);
+
+    // Assess
+    const last = results[5];
+    expect(last?.metrics.get('minutes_to_exhaustion')).toEqual({
+      ok: false,
+      reason: 'the free slots are not falling',
+      unbounded: true,
+    });
+    expect(last?.notifications.map((n) => n.subject)).toEqual([
+      '[RESOLVED warning] web-1: workers-exhaustion-forecast (now n/a)',
+    ]);
+  });
+
+  it('a flat load keeps no forecast for 20 minutes', () => {
+    // Act
+    const results = steps(
+      Array.from({ length: 20 }, (_, m): [number, Observation] => [m, withFree(m % 2 === 0 ? 60 : 40)]),
+    );
+
+    // Assess: the line through 60, 40, 60, ... is flat or, on an odd count, falls 60+ minutes out
+    expect(results.flatMap((r) => r.notifications.filter((n) => n.rule === FORECAST))).toEqual([]);
+    expect(results.flatMap((r) => r.alerts.filter((a) => a.rule === FORECAST))).toEqual([]);
+  });
+
+  it('names a timeout after a nearly full report "likely saturated" in subject, text and JSON', () => {
+    // Act: 20 of 256 free (7.8 %), then two timeouts
+    const results = steps([
+      [0, withFree(60)],
+      [4, withFree(20)],
+      [5, TIMED_OUT],
+      [6, TIMED_OUT],
+    ]);
+
+    // Assess
+    const page = results[3]?.notifications.find((n) => n.rule === 'target-down');
+    expect(page?.subject).toBe('[FIRING critical] web-1: target-down (saturated)');
+    expect(page?.message.split('\n').slice(-4)).toEqual([
+      `Failure: timeout, likely saturated: 236/256 slots busy at ${iso(4)}`,
+      'The server was (nearly) full when last seen: the status page most likely waits for a free worker like every other request.',
+      'Fetch: timed out after 10000 ms waiting for',
+      'Consecutive failures: 2',
+    ]);
+    expect(page?.payload.failure).toEqual({
+      reason: 'timeout',
+      likelySaturated: true,
+      lastSeen: { busy: 236, total: 256, at: iso(4) },
+    });
+    // The samples and the last report outlive the outage, unchanged.
+    expect(results[3]?.state.lastReport).toEqual(results[1]?.state.lastReport);
+  });
+
+  it('calls a timeout after a roomy report a timeout', () => {
+    // Act: 60 of 256 free (23 %), no forecast
+    const results = steps([
+      [4, withFree(60)],
+      [5, TIMED_OUT],
+      [6, TIMED_OUT],
+    ]);
+
+    // Assess
+    const page = results[2]?.notifications.find((n) => n.rule === 'target-down');
+    expect(page?.subject).toBe('[FIRING critical] web-1: target-down (timeout)');
+    expect(page?.payload.failure).toEqual({ reason: 'timeout', likelySaturated: false, lastSeen: null });
   });
 });

@@ -62,8 +62,10 @@ function stepAlert(
   next.keepFiringSince ??= null;
   if (outcome.kind === 'unevaluated') return next;
   const at = now.toISOString();
-  next.value = outcome.value;
-  if (outcome.holds || (next.state === 'firing' && !cleared(rule, outcome.value))) {
+  // An unbounded metric (no exhaustion in sight) has no value to record; it compares as +infinity.
+  const value = outcome.kind === 'value' ? outcome.value : Number.POSITIVE_INFINITY;
+  next.value = outcome.kind === 'value' ? outcome.value : null;
+  if (outcome.holds || (next.state === 'firing' && !cleared(rule, value))) {
     next.keepFiringSince = null;
     if (next.state === 'inactive') {
       next.state = 'pending';

@@ -3,6 +3,8 @@
  * inactive, pending or firing; "resolved" is an inactive alert with `resolvedAt` set. Timestamps
  * are stored, not flags, as ISO-8601 strings so that every store can hold them as they are.
  */
+import type { FreeSlotSample } from '../rules/forecast.ts';
+import type { LastReport } from '../rules/saturation.ts';
 import type { Counters, Severity } from '../rules/types.ts';
 
 const ALERT_STATES = { inactive: 'inactive', pending: 'pending', firing: 'firing' } as const;
@@ -50,6 +52,14 @@ interface TargetState {
   /** Counter values of the previous good report, for deltas (null when not carried). */
   counters: Counters | null;
   alerts: Record<string, AlertRecord>;
+  /**
+   * Free slots of the successful evaluations of the last 10 minutes, for `minutes_to_exhaustion`.
+   * Kept where the state is kept between runs: the CLI's `--state` file; in AWS only the warm
+   * container (never the table), so a cold start begins without.
+   */
+  samples?: FreeSlotSample[];
+  /** The last successful report in brief, so a timeout after it can be named `likely saturated`; kept as `samples`. */
+  lastReport?: LastReport | null;
 }
 
 /** A message to publish, decided by the core; adapters only deliver it. */

@@ -7,7 +7,9 @@
 import type { AlertRecord, Notification, NotifyReason } from '../alerts/types.ts';
 import { MAX_LABELS_SHOWN, MAX_PAYLOAD_BYTES, MAX_SUBJECT_CHARS, MAX_TEXT_MESSAGE_BYTES } from '../constants.ts';
 import { formatDuration } from '../rules/duration.ts';
+import type { Forecast } from '../rules/forecast.ts';
 import { BUSY_MODES, metricSpec } from '../rules/metrics.ts';
+import type { LastSeen } from '../rules/saturation.ts';
 import type { Observation, Rule } from '../rules/types.ts';
 import { asyncConnectionsLine } from './asyncConnections.ts';
 import { fillTemplate, formatValue } from './format.ts';
@@ -25,6 +27,10 @@ interface NotificationInput {
   observation: Observation;
   consecutiveFailures: number;
   now: Date;
+  /** The forecast behind a `minutes_to_exhaustion` alert: when the slots run out, and its samples. */
+  forecast?: Forecast | null;
+  /** A `target_up` failure that is most likely the server's own exhaustion: the report seen last. */
+  saturation?: LastSeen | null;
 }
 
 type Status = 'firing' | 'resolved';
@@ -69,7 +75,7 @@ function buildSubject(input: NotificationInput, status: Status): string {
   let detail = `${formatValue(alert.value)} ${rule.op} ${formatValue(rule.threshold)}`;
   if (status === 'resolved') detail = `now ${formatValue(alert.value)}`;
   else if (observation.kind === 'down' && rule.metric === 'target_up')
-    detail = failureLabel(observation.reason, observation.detail);
+    detail = input.saturation != null ? 'saturated' : failureLabel(observation.reason, observation.detail);
   else if (alert.keepFiringSince != null) detail = `cleared, now ${formatValue(alert.value)}`;
   const head = `[${status.toUpperCase()} ${rule.severity}] `;
   const tail = `: ${rule.name} (${detail})`;
@@ -116,12 +122,22 @@ function offenderLines(offenders: Offenders): string[] {
 function contextLines(input: NotificationInput, offenders: Offenders | null): string[] {
   const { observation } = input;
   if (observation.kind === 'down') {
+    const saturation = input.saturation ?? null;
+    if (saturation === null) {
+      return [
+        `Failure: ${pageText(observation.reason, 40)}: ${pageText(observation.detail, 300)}`,
+        `Consecutive failures: ${input.consecutiveFailures}`,
+      ];
+    }
     return [
-      `Failure: ${pageText(observation.reason, 40)}: ${pageText(observation.detail, 300)}`,
+      `Failure: ${saturatedReason(observation.reason, saturation)}`,
+      'The server was (nearly) full when last seen: the status page most likely waits for a free worker like every other request.',
+      `Fetch: ${pageText(observation.detail, 300)}`,
       `Consecutive failures: ${input.consecutiveFailures}`,
     ];
   }
   const lines: string[] = [];
+  if (input.forecast != null) lines.push(...forecastLines(input.forecast));
   // The event MPM's async connection counts (keep-alive, writing, closing: held in no slot) belong
   // here, as one line before the slot lists, once the report carries them.
   if (offenders !== null && offenders.slots > 0) lines.push(...offenderLines(offenders));
@@ -135,6 +151,24 @@ function contextLines(input: NotificationInput, offenders: Offenders | null): st
     for (const l of scoreboardMap(sb)) lines.push(`  ${l}`);
   }
   return lines;
+}
+
+/** `timeout, likely saturated: 250/256 slots busy at 2026-11-22T12:00:00.000Z`. */
+function saturatedReason(reason: string, seen: LastSeen): string {
+  return `${pageText(reason, 40)}, likely saturated: ${seen.busy}/${seen.total} slots busy at ${seen.at}`;
+}
+
+/** When the free slots run out at the current trend, and the samples the line went through. */
+function forecastLines(forecast: Forecast): string[] {
+  const when =
+    forecast.minutes === 0
+      ? `No slot is free now (${forecast.exhaustedAt})`
+      : `At the current trend the free slots run out at ${forecast.exhaustedAt} (in ${formatValue(forecast.minutes)} minutes)`;
+  return [
+    when,
+    'Free slots at each evaluation (the least-squares line goes through these):',
+    ...forecast.samples.map((s) => `  ${s.at}  ${String(s.free).padStart(5)}`),
+  ];
 }
 
 /** `env=prod, team=web`, at most `MAX_LABELS_SHOWN` of them, then `and N more`. */
@@ -212,7 +246,15 @@ function boundedPayload(payload: Record<string, unknown>, labels: Record<string,
     labelsOmitted: Math.max(entries.length - MAX_LABELS_SHOWN, 0),
   };
   if (payloadBytes(fewer) <= MAX_PAYLOAD_BYTES) return fewer;
-  return { ...payload, labels: {}, labelsOmitted: entries.length, offenders: null, scoreboard: null, truncated: true };
+  return {
+    ...payload,
+    labels: {},
+    labelsOmitted: entries.length,
+    offenders: null,
+    scoreboard: null,
+    forecast: null,
+    truncated: true,
+  };
 }
 
 function buildPayload(input: NotificationInput, status: Status, offenders: Offenders | null): Record<string, unknown> {
@@ -259,6 +301,22 @@ function buildPayload(input: NotificationInput, status: Status, offenders: Offen
             reason: dataText(observation.reason, 40),
             detail: dataText(observation.detail, 300),
             consecutiveFailures: input.consecutiveFailures,
+          }
+        : null,
+    failure:
+      observation.kind === 'down' && rule.metric === 'target_up'
+        ? {
+            reason: dataText(observation.reason, 40),
+            likelySaturated: input.saturation != null,
+            lastSeen: input.saturation ?? null,
+          }
+        : null,
+    forecast:
+      status === 'firing' && input.forecast != null
+        ? {
+            minutesToExhaustion: input.forecast.minutes,
+            exhaustedAt: input.forecast.exhaustedAt,
+            samples: input.forecast.samples,
           }
         : null,
   };

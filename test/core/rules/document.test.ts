@@ -441,7 +441,7 @@ describe('Function: parseSilencesDocuments (the shared document reader)', () => 
 });
 
 describe('Constant: DEFAULT_RULES', () => {
-  it('holds the eight built-in rules, validated from DEFAULT_RULES_DOCUMENT', () => {
+  it('holds the nine built-in rules, validated from DEFAULT_RULES_DOCUMENT', () => {
     expect(DEFAULT_RULES.map((r) => [r.name, r.metric, r.op, r.threshold, r.forMs, r.severity, r.minSamples])).toEqual([
       ['idle-slots-low', 'slots_free_ratio', '<', 0.05, 120_000, 'critical', null],
       ['closing-pileup', 'connections_closing', '>=', 20, 180_000, 'warning', null],
@@ -451,7 +451,8 @@ describe('Constant: DEFAULT_RULES', () => {
       ['stopping-processes', 'processes_stopping', '>=', 1, 900_000, 'warning', null],
       ['stuck-requests', 'oldest_busy_request_seconds', '>', 300, 60_000, 'warning', null],
       ['client-concentration', 'top_client_busy_slots', '>=', 20, 60_000, 'warning', null],
+      ['workers-exhaustion-forecast', 'minutes_to_exhaustion', '<=', 10, 120_000, 'warning', null],
     ]);
-    expect(DEFAULT_RULES_DOCUMENT.rules).toHaveLength(8);
+    expect(DEFAULT_RULES_DOCUMENT.rules).toHaveLength(9);
   });
 });
