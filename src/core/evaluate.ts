@@ -264,8 +264,14 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
     // While down, alerts that need the report are held back: one page per outage, not one per rule.
     const inhibited = observation.kind === 'down' && metricSpec(rule.metric)?.needsReport !== false;
     // A silence holds back firing pages, never the resolve of one that went out.
-    const silenced = reason !== 'resolved' && findSilence(input.silences, target, rule.name, now) !== undefined;
+    const silence = reason === 'resolved' ? undefined : findSilence(input.silences, target, rule.name, now);
+    const silenced = silence !== undefined;
+    const heldBy = next.state === 'firing' ? (next.heldBy ?? null) : null;
+    next.heldBy = heldBy;
+    if (reason !== 'none' && silence !== undefined && next.state === 'firing')
+      next.heldBy = { source: silence.source, comment: silence.comment, until: silence.until };
     if (reason !== 'none' && !inhibited && !silenced) {
+      next.heldBy = null;
       next.lastSentAt = now.toISOString();
       next.lastSentStatus = reason === 'resolved' ? 'resolved' : 'firing';
       // An alert's pages go to one group, so they keep their order: its repeats and resolve go
@@ -290,6 +296,7 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
         now,
         forecast: rule.metric === 'minutes_to_exhaustion' && forecast?.ok === true ? forecast.forecast : null,
         saturation: rule.metric === 'target_up' ? saturation : null,
+        heldBy,
       });
       notifications.push({ ...notification, group });
     }

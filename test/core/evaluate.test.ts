@@ -307,6 +307,106 @@ describe('Function: evaluateTarget, silences', () => {
     expect(run(steps, rules(closing()), 'closing', silences)).toEqual(expected);
   });
 
+  it('the page a silence held back names it: its comment and when it ended', () => {
+    // Prepare: a silence until minute 5 with a comment, over an alert firing from minute 0
+    const held = parseSilencesDocuments([
+      {
+        source: 'maint.json',
+        text: JSON.stringify({ silences: [{ rule: 'closing', until: iso(5), comment: 'kernel upgrade on web-1' }] }),
+      },
+    ]);
+    let previous: TargetState | null = null;
+    const pages = [0, 3, 5, 6].map((m) => {
+      const result = evaluateTarget({
+        target: 'web-1',
+        observation: observe(23),
+        rules: rules(closing()),
+        silences: held,
+        previous,
+        now: minute(m),
+      });
+      previous = result.state;
+      return {
+        held: result.state.alerts[fingerprint('web-1', 'closing')]?.heldBy ?? null,
+        pages: result.notifications,
+      };
+    });
+
+    // Assess: held at 0 and 3, paged at 5 naming the silence, then nothing more
+    expect(pages.map((p) => p.pages.length)).toEqual([0, 0, 1, 0]);
+    expect(pages[0]?.held).toEqual({ source: 'maint.json', comment: 'kernel upgrade on web-1', until: iso(5) });
+    expect(pages[2]?.held).toBeNull();
+    const page = pages[2]?.pages[0];
+    expect(page?.message.split('\n')).toContain(
+      `Held back by a silence ("kernel upgrade on web-1", maint.json) that ended at ${iso(5)}: that is why this page arrives now`,
+    );
+    expect(page?.payload.silence).toEqual({
+      comment: 'kernel upgrade on web-1',
+      source: 'maint.json',
+      endedAt: iso(5),
+    });
+  });
+
+  it('a silence lifted early: the page says when it was lifted', () => {
+    // Prepare: silenced until minute 30, the silence removed at minute 4
+    const held = parseSilencesDocuments([
+      { source: 'maint.json', text: JSON.stringify({ silences: [{ rule: 'closing', until: iso(30) }] }) },
+    ]);
+    const ruleSet = rules(closing());
+    const first = evaluateTarget({
+      target: 'web-1',
+      observation: observe(23),
+      rules: ruleSet,
+      silences: held,
+      previous: null,
+      now: minute(0),
+    });
+    const lifted = evaluateTarget({
+      target: 'web-1',
+      observation: observe(23),
+      rules: ruleSet,
+      silences: [],
+      previous: first.state,
+      now: minute(4),
+    });
+
+    // Assess
+    expect(lifted.notifications[0]?.message.split('\n')).toContain(
+      `Held back by a silence (no comment, maint.json) that was lifted at ${iso(4)} (set until ${iso(30)}): that is why this page arrives now`,
+    );
+  });
+
+  it('an episode that ends under the silence forgets it: the next one pages plainly', () => {
+    // Act: held at 0, clears at 2 under the silence, fires again at 6 after it
+    const held = silence(5);
+    const ruleSet = rules(closing());
+    let previous: TargetState | null = null;
+    const results = (
+      [
+        [0, 23],
+        [2, 3],
+        [6, 23],
+      ] as Array<[number, Input]>
+    ).map(([m, input]) => {
+      const result = evaluateTarget({
+        target: 'web-1',
+        observation: observe(input),
+        rules: ruleSet,
+        silences: held,
+        previous,
+        now: minute(m),
+      });
+      previous = result.state;
+      return result;
+    });
+
+    // Assess
+    const page = results[2]?.notifications[0];
+    expect(page?.reason).toBe('first');
+    expect(page?.message).not.toContain('Held back by a silence');
+    expect(page?.payload.silence).toBeNull();
+  });
+
   it('sends the resolve of a page that went out before the silence, during the silence (the contract)', () => {
     // Prepare: paged at 0; a silence arrives at 1 and lasts until 4; the problem clears at 2.
     const ruleSet = rules(closing());

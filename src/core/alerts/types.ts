@@ -40,6 +40,20 @@ interface AlertRecord {
    * resolve closes the page that opened it; null or absent: paged on its own.
    */
   group?: string | null;
+  /**
+   * The silence that held back this firing alert's page (the latest one, while it lasts), so the
+   * page sent when it ends can name it; cleared once that page goes out or the alert stops firing.
+   */
+  heldBy?: HeldBy | null;
+}
+
+/** A silence as the page after it names it. */
+interface HeldBy {
+  /** Where the silence came from (SSM parameter or file). */
+  source: string;
+  comment: string | null;
+  /** The silence's `until`, ISO-8601. */
+  until: string;
 }
 
 /** Everything kept between evaluations of one target. */
@@ -120,5 +134,15 @@ interface AlertView {
   resolvesAt: string | null;
 }
 
-export type { AlertRecord, AlertState, AlertView, EvaluateOptions, GroupRef, Notification, NotifyReason, TargetState };
+export type {
+  AlertRecord,
+  AlertState,
+  AlertView,
+  EvaluateOptions,
+  GroupRef,
+  HeldBy,
+  Notification,
+  NotifyReason,
+  TargetState,
+};
 export { ALERT_STATES, NOTIFY_REASONS };

@@ -4,7 +4,7 @@
  * and the text (`cleanReportText`, use `page`) and kept as data in the payload (use `data`); every
  * part is built within its SNS budget (`src/core/constants.ts`), whatever the input.
  */
-import type { AlertRecord, Notification, NotifyReason } from '../alerts/types.ts';
+import type { AlertRecord, HeldBy, Notification, NotifyReason } from '../alerts/types.ts';
 import { MAX_LABELS_SHOWN, MAX_PAYLOAD_BYTES, MAX_SUBJECT_CHARS, MAX_TEXT_MESSAGE_BYTES } from '../constants.ts';
 import { formatDuration } from '../rules/duration.ts';
 import type { Forecast } from '../rules/forecast.ts';
@@ -31,6 +31,8 @@ interface NotificationInput {
   forecast?: Forecast | null;
   /** A `target_up` failure that is most likely the server's own exhaustion: the report seen last. */
   saturation?: LastSeen | null;
+  /** The silence that held this page back until now (it ended, or was lifted). */
+  heldBy?: HeldBy | null;
 }
 
 type Status = 'firing' | 'resolved';
@@ -153,6 +155,19 @@ function contextLines(input: NotificationInput, offenders: Offenders | null): st
   return lines;
 }
 
+/** When a silence ended: its `until`, or now when it was lifted before that. */
+function silenceEndedAt(heldBy: HeldBy, now: Date): string {
+  return Date.parse(heldBy.until) <= now.getTime() ? heldBy.until : now.toISOString();
+}
+
+/** Why the page arrives now, not when the alert fired: the silence that held it, and when it ended. */
+function heldByLine(heldBy: HeldBy, now: Date): string {
+  const ended = silenceEndedAt(heldBy, now);
+  const how = ended === heldBy.until ? `ended at ${ended}` : `was lifted at ${ended} (set until ${heldBy.until})`;
+  const comment = heldBy.comment === null ? 'no comment' : `"${cleanConfigText(heldBy.comment, 200)}"`;
+  return `Held back by a silence (${comment}, ${cleanConfigText(heldBy.source, 200)}) that ${how}: that is why this page arrives now`;
+}
+
 /** `timeout, likely saturated: 250/256 slots busy at 2026-11-22T12:00:00.000Z`. */
 function saturatedReason(reason: string, seen: LastSeen): string {
   return `${pageText(reason, 40)}, likely saturated: ${seen.busy}/${seen.total} slots busy at ${seen.at}`;
@@ -209,6 +224,7 @@ function statusLines(input: NotificationInput, status: Status): string[] {
   }
   lines.push(`Active since ${alert.activeAt ?? 'n/a'}, firing since ${alert.firedAt ?? 'n/a'}`);
   if (input.reason === 'repeat') lines.push(`Reminder: still firing at ${input.now.toISOString()}`);
+  if (input.heldBy != null) lines.push(heldByLine(input.heldBy, input.now));
   return lines;
 }
 
@@ -309,6 +325,14 @@ function buildPayload(input: NotificationInput, status: Status, offenders: Offen
             reason: dataText(observation.reason, 40),
             likelySaturated: input.saturation != null,
             lastSeen: input.saturation ?? null,
+          }
+        : null,
+    silence:
+      status === 'firing' && input.heldBy != null
+        ? {
+            comment: input.heldBy.comment === null ? null : cleanConfigText(input.heldBy.comment, 500),
+            source: cleanConfigText(input.heldBy.source, 200),
+            endedAt: silenceEndedAt(input.heldBy, input.now),
           }
         : null,
     forecast:
