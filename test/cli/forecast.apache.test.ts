@@ -31,8 +31,12 @@ async function check(args: string[]): Promise<{ code: number; json: CheckJson; e
   let err = '';
   const io = {
     ...createNodeIo('test'),
-    stdout: (t: string) => void (out += t),
-    stderr: (t: string) => void (err += t),
+    stdout: (t: string) => {
+      out += t;
+    },
+    stderr: (t: string) => {
+      err += t;
+    },
   };
   const code = await main(['check', ...args, '--json'], io);
   return { code, json: JSON.parse(out) as CheckJson, err };
