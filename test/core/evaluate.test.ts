@@ -252,6 +252,38 @@ describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => 
   });
 });
 
+describe('Function: evaluateTarget, clearThreshold', () => {
+  it('pages once and resolves once for closing slots swinging around the threshold', () => {
+    // Act: >= 20 fires; it resolves only at or below 10
+    const steps = run(
+      [
+        [0, 23],
+        [1, 15],
+        [2, 21],
+        [3, 12],
+        [4, 25],
+        [5, 11],
+        [6, 10],
+        [7, 14],
+      ],
+      rules(closing({ clearThreshold: 10 })),
+      'closing',
+    );
+
+    // Assess
+    expect(steps).toEqual([
+      [0, 'firing', ['first closing']],
+      [1, 'firing', []],
+      [2, 'firing', []],
+      [3, 'firing', []],
+      [4, 'firing', []],
+      [5, 'firing', []],
+      [6, 'inactive', ['resolved closing']],
+      [7, 'inactive', []],
+    ]);
+  });
+});
+
 describe('Function: evaluateTarget, silences', () => {
   const silence = (until: number, rule = 'closing') =>
     parseSilencesDocuments([
