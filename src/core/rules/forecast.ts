@@ -45,9 +45,10 @@ function freeSlotSamples(
   now: Date,
 ): FreeSlotSample[] {
   const t = now.getTime();
-  const kept = (previous ?? []).filter((s) => {
-    const at = Date.parse(s.at);
-    return Number.isFinite(s.free) && at < t && t - at <= FORECAST_WINDOW_MS;
+  // The state may come from a hand-edited --state file: anything not a sample is dropped.
+  const kept = (Array.isArray(previous) ? previous : []).filter((s: FreeSlotSample) => {
+    const at = typeof s?.at === 'string' ? Date.parse(s.at) : Number.NaN;
+    return typeof s?.free === 'number' && Number.isFinite(s.free) && at < t && t - at <= FORECAST_WINDOW_MS;
   });
   if (free !== null) kept.push({ at: now.toISOString(), free });
   return kept.slice(-MAX_FORECAST_SAMPLES);

@@ -21,6 +21,19 @@ describe('Function: freeSlotSamples', () => {
       samples([0, 40], [3, 38]),
     ],
     ['starts from nothing', undefined, 7, 0, samples([0, 7])],
+    [
+      'drops what is not a sample (a hand-edited --state file)',
+      [
+        { at: 'soon', free: 3 },
+        { at: at(-1).toISOString(), free: '4' },
+        null,
+        ...samples([-2, 40]),
+      ] as FreeSlotSample[],
+      38,
+      0,
+      samples([-2, 40], [0, 38]),
+    ],
+    ['ignores samples that are not a list', { at: 'x' } as unknown as FreeSlotSample[], 38, 0, samples([0, 38])],
   ])('%s', (_, previous, free, now, expected) => {
     // Act
     const next = freeSlotSamples(previous, free, at(now));
