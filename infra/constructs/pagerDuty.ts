@@ -19,6 +19,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { forwarderVariables } from '../../src/lambda/environmentContract.ts';
 import type { AlertsConfig } from '../config.ts';
 import { functionBasics } from './functionBasics.ts';
 import { BUNDLE_ALIASES, BUNDLE_BANNER, BUNDLE_MAIN_FIELDS, BUNDLE_MINIFY, BUNDLE_TARGET } from './monitorFunction.ts';
@@ -84,8 +85,7 @@ class PagerDutyForwarder extends Construct {
       maxEventAge: Duration.hours(1),
       onFailure: new SqsDestination(this.deadLetters),
       environment: {
-        PAGERDUTY_ROUTING_KEY_PARAMETER: settings.routingKeyParameter,
-        PAGERDUTY_EVENTS_URL: settings.eventsUrl,
+        ...forwarderVariables({ routingKeyParameter: settings.routingKeyParameter, eventsUrl: settings.eventsUrl }),
         NODE_OPTIONS: '--enable-source-maps',
       },
       bundling: {

@@ -6,7 +6,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { createSsmAdmin, type ParameterAdmin } from '../adapters/ssmAdmin.ts';
-import { DEFAULT_SSM_PREFIX } from '../lambda/environment.ts';
+import { DEFAULT_SSM_PREFIX } from '../core/constants.ts';
 import { EXIT, oneLine as oneLineWith, UsageError } from './command.ts';
 
 const oneLine = (error: unknown) => oneLineWith(error, '; ');
