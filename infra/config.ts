@@ -10,7 +10,8 @@ import {
   DEFAULT_REPEAT_INTERVAL_MS,
   DEFAULT_SSM_PREFIX,
 } from '../src/core/constants.ts';
-import { type ConfigProblem, readTarget, TARGET_NAME } from '../src/core/monitorConfig.ts';
+import { ProblemListError, problemLines } from '../src/core/errors.ts';
+import { type ConfigProblem, readTarget, SSM_PREFIX, TARGET_NAME } from '../src/core/monitorConfig.ts';
 import { formatDuration, parseDuration } from '../src/core/rules/duration.ts';
 import {
   configMaxAgeFor,
@@ -83,12 +84,11 @@ const RETENTION_DAYS = [
   1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
 ] as const;
 
-class ConfigError extends Error {
-  readonly problems: string[];
-  constructor(problems: string[]) {
-    super(`invalid CDK context:\n- ${problems.join('\n- ')}`);
+/** Deploy options with problems; `what` names where they came from in the message. */
+class ConfigError extends ProblemListError {
+  constructor(problems: string[], what = 'CDK context') {
+    super(problemLines(`invalid ${what}`, problems), problems);
     this.name = 'ConfigError';
-    this.problems = problems;
   }
 }
 
@@ -188,7 +188,7 @@ function readConfig(get: Lookup): AlertsConfig {
 
   const prefix = get('prefix');
   if (prefix !== undefined) {
-    if (typeof prefix === 'string' && /^(\/[A-Za-z0-9_.-]+)+$/.test(prefix)) c.prefix = prefix;
+    if (typeof prefix === 'string' && SSM_PREFIX.test(prefix)) c.prefix = prefix;
     else
       problems.push(
         `prefix: expected an SSM path like /httpd-status-alerts (no trailing /), found ${JSON.stringify(prefix)}`,

@@ -19,11 +19,12 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { SEVERITY_NAMES } from '../../src/core/rules/types.ts';
 import { forwarderVariables } from '../../src/lambda/environmentContract.ts';
 import type { AlertsConfig } from '../config.ts';
 import { functionBasics } from './functionBasics.ts';
 import { BUNDLE_ALIASES, BUNDLE_BANNER, BUNDLE_MAIN_FIELDS, BUNDLE_MINIFY, BUNDLE_TARGET } from './monitorFunction.ts';
-import { type PagerDutySettings, readPagerDutySettings, SEVERITY_NAMES } from './pagerDutySettings.ts';
+import { type PagerDutySettings, readPagerDutySettings } from './pagerDutySettings.ts';
 import { importVpcPlacement } from './vpcPlacement.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));

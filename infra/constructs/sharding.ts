@@ -11,7 +11,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MONITOR_ENVIRONMENT, shardVariables } from '../../src/lambda/environmentContract.ts';
-import { integerReader } from '../config.ts';
+import { ConfigError, integerReader } from '../config.ts';
 
 const SHARD_MODES = { none: 'none', sqs: 'sqs' } as const;
 type ShardMode = (typeof SHARD_MODES)[keyof typeof SHARD_MODES];
@@ -36,12 +36,10 @@ interface ShardingProps {
   settings?: ShardingSettings;
 }
 
-class ShardingConfigError extends Error {
-  readonly problems: string[];
+class ShardingConfigError extends ConfigError {
   constructor(problems: string[]) {
-    super(`invalid sharding context:\n- ${problems.join('\n- ')}`);
+    super(problems, 'sharding context');
     this.name = 'ShardingConfigError';
-    this.problems = problems;
   }
 }
 

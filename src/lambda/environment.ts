@@ -2,6 +2,8 @@
  * The Lambda's environment, read and validated once at start-up. Every problem is listed.
  */
 
+import { ProblemListError } from '../core/errors.ts';
+import { SSM_PREFIX } from '../core/monitorConfig.ts';
 import { parseDuration } from '../core/rules/duration.ts';
 import { z } from '../core/zod.ts';
 import { MONITOR_ENVIRONMENT as E, type IntegerVariable } from './environmentContract.ts';
@@ -26,12 +28,10 @@ interface RuntimeConfig {
   targetMetrics: 'all' | 'none' | string[];
 }
 
-class EnvironmentError extends Error {
-  readonly problems: string[];
+class EnvironmentError extends ProblemListError {
   constructor(problems: string[]) {
-    super(`invalid environment: ${problems.join('; ')}`);
+    super(`invalid environment: ${problems.join('; ')}`, problems);
     this.name = 'EnvironmentError';
-    this.problems = problems;
   }
 }
 
@@ -68,8 +68,7 @@ const integer = ({ name, min, max, default: fallback }: IntegerVariable) =>
 const ENV_SCHEMA = z.object({
   [E.ssmPrefix.name]: variable((v, fail) => {
     const prefix = v === undefined || v === '' ? E.ssmPrefix.default : v.replace(/\/+$/, '');
-    if (!/^\/[A-Za-z0-9_.\-/]+$/.test(prefix))
-      fail(`${E.ssmPrefix.name} expects a path like /httpd-status-alerts, found "${v}"`);
+    if (!SSM_PREFIX.test(prefix)) fail(`${E.ssmPrefix.name} expects a path like /httpd-status-alerts, found "${v}"`);
     return prefix;
   }),
   [E.topicArn.name]: z

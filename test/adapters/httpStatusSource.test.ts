@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FetchTarget, fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
+import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
+import type { FetchTarget } from '../../src/app/ports.ts';
 import { type ApacheInstance, apacheSkipReason, startApache } from '../support/apache.ts';
 import {
   idleKeepAlive,

@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FetchResult, fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
+import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import { createLatencyMemory, FetchAllError, fetchAll, inStartOrder } from '../../src/app/concurrency.ts';
+import type { FetchResult } from '../../src/app/ports.ts';
 
 describe('fetchAll', () => {
   it.each([
