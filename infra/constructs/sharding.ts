@@ -32,8 +32,8 @@ interface ShardingProps {
   scheduleMinutes: number;
   /** Where shards that failed twice go; pass the monitor's alarmed failure queue. Default: a new queue. */
   deadLetterQueue?: sqs.IQueue;
-  /** Settings already read by the caller. Default: read from context here. */
-  settings?: ShardingSettings;
+  /** The settings, read and checked with the other deploy options (infra/deployOptions.ts). */
+  settings: ShardingSettings;
 }
 
 class ShardingConfigError extends ConfigError {
@@ -73,7 +73,7 @@ class Sharding extends Construct {
 
   constructor(scope: Construct, id: string, props: ShardingProps) {
     super(scope, id);
-    this.settings = props.settings ?? readShardingSettings((key) => this.node.tryGetContext(key));
+    this.settings = props.settings;
     if (this.settings.mode === SHARD_MODES.none) return;
     const { fn } = props;
     const { maxConcurrency, targetsPerShard } = this.settings;

@@ -26,6 +26,7 @@ function tinyStack(context: Record<string, unknown>, withDlq = false) {
   const failures = withDlq ? new sqs.Queue(stack, 'FailedRuns') : undefined;
   const sharding = new Sharding(stack, 'Sharding', {
     fn,
+    settings: readShardingSettings((key) => context[key]),
     scheduleMinutes: 1,
     ...(failures ? { deadLetterQueue: failures } : {}),
   });
