@@ -400,7 +400,7 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
     });
     const result = await fetchStatusPage({ name: 'prefork', url: `${prefork.httpUrl}/server-status?auto` });
     // Assess
-    expect([hits.resumed, misses.resumed]).toEqual([5, 0]);
+    expect({ hitsResumed: hits.resumed, missesResumed: misses.resumed }).toEqual({ hitsResumed: 5, missesResumed: 0 });
     const counter = (key: string) => Number(result.ok && new RegExp(`^${key}: (\\d+)$`, 'm').exec(result.body)?.[1]);
     expect(counter('CacheRetrieveHitCount')).toBeGreaterThanOrEqual(5);
     expect(counter('CacheRetrieveMissCount')).toBeGreaterThanOrEqual(3);

@@ -86,7 +86,10 @@ describe('createLatencyMemory', () => {
     expect(memory.priority('web-1')).toBe(Number.POSITIVE_INFINITY);
     memory.record('web-1', 1200);
     memory.record('web-2', 15);
-    expect([memory.priority('web-1'), memory.priority('web-2')]).toEqual([1200, 15]);
+    expect({ 'web-1': memory.priority('web-1'), 'web-2': memory.priority('web-2') }).toEqual({
+      'web-1': 1200,
+      'web-2': 15,
+    });
     memory.record('web-1', 20); // fast once: still remembered as slow-prone
     expect(memory.priority('web-1')).toBe(600);
     memory.record('web-1', 20);
