@@ -19,10 +19,12 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { SEVERITY_NAMES } from '../../src/core/rules/types.ts';
+import { forwarderVariables } from '../../src/lambda/environmentContract.ts';
 import type { AlertsConfig } from '../config.ts';
 import { functionBasics } from './functionBasics.ts';
 import { BUNDLE_ALIASES, BUNDLE_BANNER, BUNDLE_MAIN_FIELDS, BUNDLE_MINIFY, BUNDLE_TARGET } from './monitorFunction.ts';
-import { type PagerDutySettings, readPagerDutySettings, SEVERITY_NAMES } from './pagerDutySettings.ts';
+import type { PagerDutySettings } from './pagerDutySettings.ts';
 import { importVpcPlacement } from './vpcPlacement.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -84,8 +86,7 @@ class PagerDutyForwarder extends Construct {
       maxEventAge: Duration.hours(1),
       onFailure: new SqsDestination(this.deadLetters),
       environment: {
-        PAGERDUTY_ROUTING_KEY_PARAMETER: settings.routingKeyParameter,
-        PAGERDUTY_EVENTS_URL: settings.eventsUrl,
+        ...forwarderVariables({ routingKeyParameter: settings.routingKeyParameter, eventsUrl: settings.eventsUrl }),
         NODE_OPTIONS: '--enable-source-maps',
       },
       bundling: {
@@ -179,11 +180,11 @@ function addPagerDutyForwarder(
     config: AlertsConfig;
     notifications: { alertTopic: sns.ITopic; opsTopic: sns.ITopic };
     monitor: { fn: lambda.IFunction };
-    /** Default: read from the scope's context. */
-    settings?: PagerDutySettings;
+    /** The settings, read and checked with the other deploy options (infra/deployOptions.ts). */
+    settings: PagerDutySettings;
   },
 ): PagerDutyForwarder | undefined {
-  const settings = props.settings ?? readPagerDutySettings((key) => scope.node.tryGetContext(key));
+  const { settings } = props;
   if (settings.routingKeyParameter === null) return undefined;
   const forwarder = new PagerDutyForwarder(scope, 'PagerDuty', {
     settings: { ...settings, routingKeyParameter: settings.routingKeyParameter },

@@ -4,9 +4,8 @@
  * severities are forwarded.
  */
 import { DEFAULT_PAGERDUTY_EVENTS_URL } from '../../src/core/constants.ts';
-
-/** Severities `pagerDutySeverities` accepts (the rules' severities). */
-const SEVERITY_NAMES = ['critical', 'warning', 'info'] as const;
+import { SEVERITY_NAMES } from '../../src/core/rules/types.ts';
+import { ConfigError } from '../config.ts';
 
 interface PagerDutySettings {
   /** SSM SecureString holding the routing key; null: no forwarder. */
@@ -16,12 +15,10 @@ interface PagerDutySettings {
   severities: string[];
 }
 
-class PagerDutyConfigError extends Error {
-  readonly problems: string[];
+class PagerDutyConfigError extends ConfigError {
   constructor(problems: string[]) {
-    super(`invalid PagerDuty context:\n- ${problems.join('\n- ')}`);
+    super(problems, 'PagerDuty context');
     this.name = 'PagerDutyConfigError';
-    this.problems = problems;
   }
 }
 
@@ -66,4 +63,4 @@ function readPagerDutySettings(get: (key: string) => unknown): PagerDutySettings
   };
 }
 
-export { PagerDutyConfigError, type PagerDutySettings, readPagerDutySettings, SEVERITY_NAMES };
+export { PagerDutyConfigError, type PagerDutySettings, readPagerDutySettings };

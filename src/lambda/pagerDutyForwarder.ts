@@ -5,12 +5,9 @@
  */
 import type { SNSEvent } from 'aws-lambda';
 import type { PagerDutySender } from '../adapters/pagerDutyEventsClient.ts';
-import { DEFAULT_PAGERDUTY_EVENTS_URL } from '../core/constants.ts';
 import { pagerDutyEvents } from '../core/notify/pagerDuty.ts';
 import { EnvironmentError } from './environment.ts';
-
-/** How long a decrypted routing key is reused by a warm function before SSM is asked again. */
-const DEFAULT_ROUTING_KEY_MAX_AGE_SECONDS = 300;
+import { FORWARDER_ENVIRONMENT as E } from './environmentContract.ts';
 
 interface PagerDutyConfig {
   /** SSM parameter (SecureString) holding the integration's routing key. */
@@ -25,19 +22,18 @@ interface PagerDutyConfig {
  */
 function readPagerDutyConfig(env: Record<string, string | undefined>): PagerDutyConfig {
   const problems: string[] = [];
-  const parameter = env.PAGERDUTY_ROUTING_KEY_PARAMETER ?? '';
+  const parameter = env[E.routingKeyParameter.name] ?? '';
   if (!/^[A-Za-z0-9_.\-/]{1,2048}$/.test(parameter))
     problems.push(
-      `PAGERDUTY_ROUTING_KEY_PARAMETER expects the name of an SSM SecureString, found ${JSON.stringify(parameter)}`,
+      `${E.routingKeyParameter.name} expects the name of an SSM SecureString, found ${JSON.stringify(parameter)}`,
     );
-  const eventsUrl = env.PAGERDUTY_EVENTS_URL || DEFAULT_PAGERDUTY_EVENTS_URL;
+  const eventsUrl = env[E.eventsUrl.name] || E.eventsUrl.default;
   if (!URL.canParse(eventsUrl) || !/^https?:$/.test(new URL(eventsUrl).protocol))
-    problems.push(`PAGERDUTY_EVENTS_URL expects an http(s) URL, found ${JSON.stringify(eventsUrl)}`);
-  const maxAge = Number(env.ROUTING_KEY_MAX_AGE_SECONDS || DEFAULT_ROUTING_KEY_MAX_AGE_SECONDS);
-  if (!Number.isInteger(maxAge) || maxAge < 0 || maxAge > 86_400)
-    problems.push(
-      `ROUTING_KEY_MAX_AGE_SECONDS expects a whole number from 0 to 86400, found ${JSON.stringify(env.ROUTING_KEY_MAX_AGE_SECONDS)}`,
-    );
+    problems.push(`${E.eventsUrl.name} expects an http(s) URL, found ${JSON.stringify(eventsUrl)}`);
+  const { name, min, max, default: fallback } = E.routingKeyMaxAgeSeconds;
+  const maxAge = Number(env[name] || fallback);
+  if (!Number.isInteger(maxAge) || maxAge < min || maxAge > max)
+    problems.push(`${name} expects a whole number from ${min} to ${max}, found ${JSON.stringify(env[name])}`);
   if (problems.length > 0) throw new EnvironmentError(problems);
   return { routingKeyParameter: parameter, eventsUrl, routingKeyMaxAgeSeconds: maxAge };
 }
@@ -84,4 +80,4 @@ async function forwardToPagerDuty(event: SNSEvent, deps: ForwarderDeps): Promise
 }
 
 export type { ForwarderDeps, PagerDutyConfig };
-export { DEFAULT_ROUTING_KEY_MAX_AGE_SECONDS, ForwardError, forwardToPagerDuty, readPagerDutyConfig };
+export { ForwardError, forwardToPagerDuty, readPagerDutyConfig };

@@ -103,7 +103,7 @@ describe('Function: forwardToPagerDuty against a loopback Events API', () => {
     const two = await forwardToPagerDuty(snsEvent(alert('web-1', 'firing'), alert('web-2', 'resolved')), deps());
 
     // Assess
-    expect([empty, two, keyReads]).toEqual([{ sent: 0 }, { sent: 2 }, 1]);
+    expect({ empty, two, keyReads }).toEqual({ empty: { sent: 0 }, two: { sent: 2 }, keyReads: 1 });
     expect(api.requests.map((r) => (r.body as { routing_key: string }).routing_key)).toEqual(['KEY', 'KEY']);
   });
 });

@@ -7,7 +7,7 @@
  */
 
 import { describeInput } from '../errors.ts';
-import { SEVERITIES, type Severity } from '../rules/types.ts';
+import { SEVERITY_NAMES, type Severity } from '../rules/types.ts';
 import { formatValue } from './format.ts';
 import { cleanSubjectText } from './sanitize.ts';
 
@@ -76,10 +76,10 @@ function readAlert(alert: unknown, where: string): AlertFacts {
   const status = alert.status;
   if (status !== 'firing' && status !== 'resolved')
     throw new PagerDutyMessageError(`${where}.status: expected firing or resolved, found ${JSON.stringify(status)}`);
-  const severity = Object.values(SEVERITIES).find((s) => s === alert.severity);
+  const severity = SEVERITY_NAMES.find((s) => s === alert.severity);
   if (severity === undefined)
     throw new PagerDutyMessageError(
-      `${where}.severity: expected one of ${Object.values(SEVERITIES).join(', ')}, found ${JSON.stringify(alert.severity)}`,
+      `${where}.severity: expected one of ${SEVERITY_NAMES.join(', ')}, found ${JSON.stringify(alert.severity)}`,
     );
   return {
     fingerprint,

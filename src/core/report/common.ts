@@ -37,15 +37,15 @@ function modeIndexOf(code: number): number {
 
 /** Count each of the 11 mode characters; characters outside them are reported in `warnings`. */
 function countModes(scoreboard: string, warnings: string[]): ModeCounts {
-  const tally = new Array<number>(MODE_CHARS.length).fill(0);
+  const countAtModeIndex = new Array<number>(MODE_CHARS.length).fill(0);
   // A set, not a string searched per character: a hostile scoreboard may hold thousands of distinct ones.
   const unknown = new Set<string>();
   for (let i = 0; i < scoreboard.length; i++) {
     const k = modeIndexOf(scoreboard.charCodeAt(i));
-    if (k >= 0) tally[k] = (tally[k] as number) + 1;
+    if (k >= 0) countAtModeIndex[k] = (countAtModeIndex[k] as number) + 1;
     else unknown.add(scoreboard[i] as string);
   }
-  const counts = Object.fromEntries(MODE_CHARS.map((c, k) => [c, tally[k]])) as ModeCounts;
+  const counts = Object.fromEntries(MODE_CHARS.map((c, k) => [c, countAtModeIndex[k]])) as ModeCounts;
   if (unknown.size > 0) {
     const shown = [...unknown].slice(0, MAX_UNKNOWN_SHOWN).join('');
     const more = unknown.size > MAX_UNKNOWN_SHOWN ? ` and ${unknown.size - MAX_UNKNOWN_SHOWN} more` : '';
