@@ -265,12 +265,15 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
     // A silence holds back firing pages, never the resolve of one that went out.
     const silence = reason === 'resolved' ? undefined : findSilence(input.silences, target, rule.name, now);
     const silenced = silence !== undefined;
+    // The silence that held this alert's page back, named by the page sent once it ends; records
+    // without one carry no `heldBy` key, so a steady run's records compare equal to the stored ones.
     const heldBy = next.state === 'firing' ? (next.heldBy ?? null) : null;
-    next.heldBy = heldBy;
+    delete next.heldBy;
+    if (heldBy !== null) next.heldBy = heldBy;
     if (reason !== 'none' && silence !== undefined && next.state === 'firing')
       next.heldBy = { source: silence.source, comment: silence.comment, until: silence.until };
     if (reason !== 'none' && !inhibited && !silenced) {
-      next.heldBy = null;
+      delete next.heldBy;
       next.lastSentAt = now.toISOString();
       next.lastSentStatus = reason === 'resolved' ? 'resolved' : 'firing';
       // An alert's pages go to one group, so they keep their order: its repeats and resolve go

@@ -368,6 +368,9 @@ describe('Function: evaluateTarget, silences', () => {
     expect(pages.map((p) => p.pages.length)).toEqual([0, 0, 1, 0]);
     expect(pages[0]?.held).toEqual({ source: 'maint.json', comment: 'kernel upgrade on web-1', until: iso(5) });
     expect(pages[2]?.held).toBeNull();
+    expect(Object.keys((previous as TargetState | null)?.alerts[fingerprint('web-1', 'closing')] ?? {})).not.toContain(
+      'heldBy',
+    );
     const page = pages[2]?.pages[0];
     expect(page?.message.split('\n')).toContain(
       `Held back by a silence ("kernel upgrade on web-1", maint.json) that ended at ${iso(5)}: that is why this page arrives now`,
