@@ -396,7 +396,7 @@ describe('Function: eventsOfPage, one incident per group (the default)', () => {
     expect(summary.length).toBeLessThanOrEqual(MAX_SUMMARY_CHARS);
     expect(summary.startsWith(`[FIRING critical] idle-slots-low: 1000 firing: ${alerts[0]?.target}, `)).toBe(true);
     expect(summary.endsWith(', ...')).toBe(true);
-    expect((event?.payload.custom_details.alerts as unknown[]).length).toBe(1000);
+    expect(event?.payload.custom_details.alerts).toHaveLength(1000);
   });
 
   it.each([
