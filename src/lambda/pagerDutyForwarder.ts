@@ -33,6 +33,7 @@ const PACE_MARGIN_MS = 15_000;
 const LOG_MESSAGES = {
   refused: 'refused a message that is not an alert message',
   keyRefused: 'PagerDuty routing key missing or refused',
+  dropped: 'dropped an event older than one accepted',
 } as const;
 
 interface PagerDutyConfig {
@@ -146,15 +147,33 @@ function eventsOfRecords(
   return { events, refused };
 }
 
-/** Waits until the routing key's pacing window has room; throws when the invocation's time would run out. */
-async function takePace(keyId: string, left: number, deps: ForwarderDeps): Promise<void> {
-  for (;;) {
+/**
+ * Waits until the routing key's pacing window has room.
+ * @returns whether it had to wait (then what was accepted meanwhile is worth reading again)
+ * @throws PaceDeadlineError when the invocation's time would run out first
+ */
+async function takePace(keyId: string, left: number, deps: ForwarderDeps): Promise<boolean> {
+  for (let waited = false; ; waited = true) {
     const windowStart = Math.floor(deps.now() / PAGERDUTY_PACE_WINDOW_MS) * PAGERDUTY_PACE_WINDOW_MS;
-    if (await deps.ledger.takeSlot(keyId, windowStart, PAGERDUTY_EVENTS_PER_WINDOW, PAGERDUTY_PACE_WINDOW_MS)) return;
+    if (await deps.ledger.takeSlot(keyId, windowStart, PAGERDUTY_EVENTS_PER_WINDOW, PAGERDUTY_PACE_WINDOW_MS))
+      return waited;
     const wait = windowStart + PAGERDUTY_PACE_WINDOW_MS - deps.now();
     if (deps.remainingMs() - wait < PACE_MARGIN_MS) throw new PaceDeadlineError(left, deps.remainingMs());
     await deps.sleep(Math.max(wait, 1));
   }
+}
+
+/** Whether the event is newer than what was accepted for its key, logging it when it is not. */
+async function worthSending(e: OrderedEvent, deps: ForwarderDeps): Promise<boolean> {
+  const decision = forwardDecision(e, e.order === null ? null : await deps.ledger.accepted(e.event.dedup_key));
+  if (!decision.send)
+    deps.log('info', LOG_MESSAGES.dropped, {
+      dedupKey: e.event.dedup_key,
+      action: e.event.event_action,
+      order: e.order,
+      reason: decision.reason,
+    });
+  return decision.send;
 }
 
 /** Reports a missing or refused routing key once per TTL (the table remembers), then fails the invocation. */
@@ -188,18 +207,15 @@ async function forwardToPagerDuty(event: SNSEvent, deps: ForwarderDeps): Promise
   let sent = 0;
   let dropped = 0;
   for (const [i, e] of events.entries()) {
-    const decision = forwardDecision(e, e.order === null ? null : await deps.ledger.accepted(e.event.dedup_key));
-    if (!decision.send) {
+    // Checked before taking a place (a retry's accepted events cost no pace), and again after a
+    // wait: a newer page of the same key may have been accepted meanwhile by another invocation.
+    if (
+      !(await worthSending(e, deps)) ||
+      ((await takePace(keyId, events.length - i, deps)) && !(await worthSending(e, deps)))
+    ) {
       dropped++;
-      deps.log('info', 'dropped an event older than one accepted', {
-        dedupKey: e.event.dedup_key,
-        action: e.event.event_action,
-        order: e.order,
-        reason: decision.reason,
-      });
       continue;
     }
-    await takePace(keyId, events.length - i, deps);
     try {
       await deps.sender.send(e.event);
     } catch (error) {

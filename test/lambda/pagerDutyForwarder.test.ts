@@ -7,6 +7,7 @@ import { EnvironmentError } from '../../src/lambda/environment.ts';
 import {
   type ForwarderDeps,
   forwardToPagerDuty,
+  keyIdOf,
   LOG_MESSAGES,
   readPagerDutyConfig,
 } from '../../src/lambda/pagerDutyForwarder.ts';
@@ -383,6 +384,23 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
     expect(times.filter((t) => t < started + 10_000)).toHaveLength(17);
     expect(triggersDoneAt - started).toBeLessThan(10 * 60_000);
   }, 120_000);
+
+  it('drops an event that waited for the pace while a newer page of its key was accepted', async () => {
+    // Prepare: this window's places are taken; while the trigger waits, another invocation's resolve is accepted.
+    for (let i = 0; i < 17; i++) await ledger.takeSlot(keyIdOf(KEY), clock - (clock % 10_000), 17, 10_000);
+    const waiting = deps(EVENTS_PER.alert);
+    const sleep = waiting.sleep;
+    waiting.sleep = async (ms) => {
+      await ledger.recordAccepted('fp-web-1', T0 + 1, 1, clock);
+      await sleep(ms);
+    };
+
+    // Act
+    const result = await forwardToPagerDuty(snsEvent({ ...alert('web-1', 'firing'), order: T0 }), waiting);
+
+    // Assess
+    expect([result, api.requests]).toEqual([{ sent: 0, dropped: 1, refused: 0 }, []]);
+  });
 
   it('fails when the pace would outlast the invocation; the retry sends only what was not accepted', async () => {
     // Prepare: 40 alerts but an invocation with 30 s left: 17 now, 17 after 10 s, then too late
