@@ -122,7 +122,7 @@ class PaceDeadlineError extends Error {
 /** What identifies the routing key in the table and the logs, never the key itself. */
 const keyIdOf = (routingKey: string) => createHash('sha256').update(routingKey).digest('hex').slice(0, 16);
 
-/** 400 or 403: the routing key is missing or wrong (every other event would be refused too). */
+/** 400 or 403: the routing key is wrong, most likely (an invalid event is a 400 too: the others still go). */
 const keyRefused = (error: unknown) =>
   error instanceof PagerDutyDeliveryError && (error.status === 400 || error.status === 403);
 
@@ -176,19 +176,19 @@ async function worthSending(e: OrderedEvent, deps: ForwarderDeps): Promise<boole
   return decision.send;
 }
 
-/** Reports a missing or refused routing key once per TTL (the table remembers), then fails the invocation. */
-async function reportKeyProblem(keyId: string, error: Error, deps: ForwarderDeps): Promise<never> {
+/** Logs a missing or refused routing key the first time in its TTL (the table remembers), for the alarm. */
+async function noteKeyProblem(keyId: string, error: Error, deps: ForwarderDeps): Promise<void> {
   if (await deps.ledger.noteKeyProblem(keyId, deps.now()))
     deps.log('error', LOG_MESSAGES.keyRefused, { keyId, error: error.message });
-  throw error;
 }
 
 /**
  * Sends the events of every alert message of the event, in order: each only when newer than the
  * order last accepted for its `dedup_key` (then remembered), each after taking a place in the
  * routing key's pace. A record that is not an alert message is logged and skipped. A failed event
- * does not stop the others (but a refused routing key does), then the invocation fails so Lambda
- * retries it; the retry finds the accepted events remembered and sends only the rest.
+ * does not stop the others, then the invocation fails so Lambda retries it; the retry finds the
+ * accepted events remembered and sends only the rest. A 400 or 403 (the routing key, most likely)
+ * is logged for the alarm once an hour.
  *
  * @example await forwardToPagerDuty(snsEvent, deps) // { sent: 1, dropped: 0, refused: 0 }
  * @throws ForwardError for events not accepted; PaceDeadlineError; the routing key's read error
@@ -199,7 +199,8 @@ async function forwardToPagerDuty(event: SNSEvent, deps: ForwarderDeps): Promise
   try {
     routingKey = await deps.routingKey();
   } catch (error) {
-    return reportKeyProblem('missing', error as Error, deps);
+    await noteKeyProblem('missing', error as Error, deps);
+    throw error;
   }
   const keyId = keyIdOf(routingKey);
   const { events, refused } = eventsOfRecords(event, routingKey, deps);
@@ -219,7 +220,7 @@ async function forwardToPagerDuty(event: SNSEvent, deps: ForwarderDeps): Promise
     try {
       await deps.sender.send(e.event);
     } catch (error) {
-      if (keyRefused(error)) await reportKeyProblem(keyId, error as Error, deps);
+      if (keyRefused(error)) await noteKeyProblem(keyId, error as Error, deps);
       failures.push(error as Error);
       continue;
     }
