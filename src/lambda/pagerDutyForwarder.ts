@@ -210,10 +210,10 @@ async function forwardToPagerDuty(event: SNSEvent, deps: ForwarderDeps): Promise
   for (const [i, e] of events.entries()) {
     // Checked before taking a place (a retry's accepted events cost no pace), and again after a
     // wait: a newer page of the same key may have been accepted meanwhile by another invocation.
-    if (
-      !(await worthSending(e, deps)) ||
-      ((await takePace(keyId, events.length - i, deps)) && !(await worthSending(e, deps)))
-    ) {
+    const fresh =
+      (await worthSending(e, deps)) &&
+      (!(await takePace(keyId, events.length - i, deps)) || (await worthSending(e, deps)));
+    if (!fresh) {
       dropped++;
       continue;
     }
