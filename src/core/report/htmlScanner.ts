@@ -99,7 +99,42 @@ function scanHtml(text: string, handler: ScanHandler): void {
         if (end > sectionStart) handler.onText(sectionStart, end);
         sectionStart = end;
         i = end + 1;
-        state = TAG_OPEN;
+        // The usual tag (`<td>`, `</td>`: a name straight after "<" or "</") is read here, without
+        // a trip through the states; anything else goes on in TAG_OPEN.
+        let c = text.charCodeAt(i);
+        closing = c === Char.Slash;
+        if (closing) c = text.charCodeAt(++i);
+        let code = nameCode(c);
+        if (code === 0 || code > 26) {
+          if (closing) i--;
+          state = TAG_OPEN;
+          break;
+        }
+        tag = 0;
+        let nameLength = 0;
+        do {
+          tag = tag * 37 + code;
+          nameLength++;
+          c = text.charCodeAt(++i);
+          code = nameCode(c);
+        } while (code !== 0);
+        if (nameLength > MAX_NAME) tag = UNKNOWN_TAG;
+        if (c === Char.Gt) {
+          i++;
+          if (closing) handler.onCloseTag(tag, sectionStart, i);
+          else {
+            handler.onOpenTag(tag, sectionStart, i);
+            if (tag === SCRIPT || tag === STYLE) i = rawTextEnd(text, tag, i);
+          }
+          sectionStart = i;
+        } else if (c === Char.Lt) {
+          // "</td</tr>": the cut tag ends here and a new one starts.
+          emit(text, handler, closing, tag, sectionStart, i);
+          sectionStart = i++;
+          state = TAG_OPEN;
+        } else {
+          state = IN_TAG;
+        }
         break;
       }
       case TAG_OPEN: {
