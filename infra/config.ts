@@ -7,6 +7,7 @@
 import { DEFAULT_DOWN_AFTER_FAILURES, DEFAULT_REPEAT_INTERVAL_MS } from '../src/core/constants.ts';
 import { type ConfigProblem, readTarget, TARGET_NAME } from '../src/core/monitorConfig.ts';
 import { formatDuration, parseDuration } from '../src/core/rules/duration.ts';
+import { memoryForTargets } from './memorySize.ts';
 import {
   configMaxAgeFor,
   DEFAULT_CONFIG_MAX_AGE_SECONDS,
@@ -184,7 +185,9 @@ function readConfig(get: Lookup): AlertsConfig {
       );
   }
   c.scheduleMinutes = int('scheduleMinutes', 1, 60, c.scheduleMinutes);
-  c.memoryMb = int('memoryMb', 128, 10240, c.memoryMb);
+  // `auto`: chosen below from the seeded targets, once they are read.
+  const memoryAuto = get('memoryMb') === 'auto';
+  if (!memoryAuto) c.memoryMb = int('memoryMb', 128, 10240, c.memoryMb);
   c.timeoutSeconds = int('timeoutSeconds', 5, 900, c.timeoutSeconds);
   if (c.timeoutSeconds > c.scheduleMinutes * 60) {
     problems.push(
@@ -201,6 +204,7 @@ function readConfig(get: Lookup): AlertsConfig {
   c.httpsEndpoints = strings('httpsEndpoints', /^https:\/\/\S+$/, 'an https:// URL');
 
   c.targets = readSeedTargets(get('targets'), c.prefix, problems);
+  if (memoryAuto) c.memoryMb = memoryForTargets(Object.keys(c.targets).length);
   const extra = strings('dashboardTargets', TARGET_NAME, 'a target name');
   c.dashboardTargets = [...new Set([...Object.keys(c.targets), ...extra])];
   // Why: custom metrics are billed per metric, up to eight per target; the dashboard reads the logs instead.
