@@ -2,12 +2,13 @@
  * `npm run bench`: `parseReport` against a cheerio extraction (HTML) and the line-split floor, on
  * reports of 256, 1,024 and 20,000 slots generated from real 2.4.71 rows, in every form; then the
  * memory of one 20,000-slot parse (fresh child process) and a CPU profile of the 1,024-slot HTML
- * parse, and the hostile worst cases (bench/worstCase.ts). Prints tables; writes
+ * parse, the per-target CPU of a steady warm run (bench/perTarget.ts), and the hostile worst
+ * cases (bench/worstCase.ts). Prints tables; writes
  * bench/results/<stamp>.json and bench/results/latest.json.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
@@ -17,6 +18,7 @@ import { renderAuto, renderHtml } from '../test/support/generatePages.ts';
 import { renderLynx } from '../test/support/generateText.ts';
 import { parseWithCheerio } from './cheerioParser.ts';
 import { measure, sinkValue, type Timing } from './measure.ts';
+import { perTargetFigures, printPerTarget } from './perTarget.ts';
 import { profileParser } from './profile.ts';
 import { timeWorstCases } from './worstCase.ts';
 
@@ -111,8 +113,9 @@ function memoryOf(form: Form, dir: string): Record<string, number | null> {
   return JSON.parse(child.stdout) as Record<string, number | null>;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const started = Date.now();
+  const loadBefore = loadavg();
   const machine = {
     cpu: cpus()[0]?.model ?? 'unknown',
     cores: cpus().length,
@@ -126,6 +129,9 @@ function main(): void {
     `form     slots  input    | parser   median      p95 | cheerio  median      p95 | floor median     p95 | ratios              | parser\n`,
   );
   const rows = timeAll();
+  // Twice, the machine being shared: both runs are kept, the table shows each.
+  const perTarget = [...(await perTargetFigures(1000, 8)), ...(await perTargetFigures(1000, 8))];
+  printPerTarget(perTarget);
   const worstCases = timeWorstCases((line) => process.stdout.write(line));
 
   const dir = mkdtempSync(join(tmpdir(), 'bench-in-'));
@@ -186,6 +192,8 @@ function main(): void {
     linear,
     html1024: { vsCheerio, vsFloor },
     hotSpots,
+    perTarget,
+    load: { before: loadBefore, after: loadavg() },
     worstCases,
     seconds: (Date.now() - started) / 1000,
     sink: sinkValue(),
@@ -197,4 +205,4 @@ function main(): void {
   process.stdout.write(`\nDone in ${result.seconds.toFixed(0)} s; results in bench/results/latest.json\n`);
 }
 
-main();
+await main();

@@ -7,13 +7,13 @@
 import { DEFAULT_DOWN_AFTER_FAILURES, DEFAULT_REPEAT_INTERVAL_MS } from '../src/core/constants.ts';
 import { type ConfigProblem, readTarget, TARGET_NAME } from '../src/core/monitorConfig.ts';
 import { formatDuration, parseDuration } from '../src/core/rules/duration.ts';
-import { memoryForTargets } from './memorySize.ts';
 import {
   configMaxAgeFor,
   DEFAULT_CONFIG_MAX_AGE_SECONDS,
   DEFAULT_FETCH_CONCURRENCY,
   DEFAULT_SSM_PREFIX,
 } from '../src/lambda/environment.ts';
+import { memoryForTargets } from './memorySize.ts';
 
 /** One example target seeded into `<prefix>/targets/<name>` (the Lambda's target contract). */
 type SeedTarget = { url: string } & Record<string, unknown>;

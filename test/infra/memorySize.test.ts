@@ -37,7 +37,9 @@ describe('memoryForTargets', () => {
 
 describe('memoryMb=auto', () => {
   const targets = (n: number) =>
-    Object.fromEntries(Array.from({ length: n }, (_, i) => [`web-${i}`, { url: `http://10.0.0.${i % 250}/server-status` }]));
+    Object.fromEntries(
+      Array.from({ length: n }, (_, i) => [`web-${i}`, { url: `http://10.0.0.${i % 250}/server-status` }]),
+    );
 
   it.each([
     [0, 256],
