@@ -232,7 +232,6 @@ function finishSslCache(draft: SslCacheDraft, warnings: string[]): SslCache | nu
 }
 
 const PROTOCOL_TAIL = /\s(?:HTTP|HTTPS|RTSP)\/\d+(?:\.\d+)?$/;
-const PROTOCOL_NAMES = ['HTTP', 'HTTPS', 'RTSP'] as const;
 
 /** The start of the run of ASCII digits ending just before `end` in `text` (`end` when there is none). */
 function digitsBefore(text: string, end: number): number {
@@ -258,11 +257,14 @@ function endsWithProtocol(request: string): boolean {
     slash = major;
   }
   if (request.charCodeAt(slash - 1) !== 0x2f) return false;
-  for (const name of PROTOCOL_NAMES) {
-    const start = slash - 1 - name.length;
-    if (start >= 1 && request.startsWith(name, start) && /\s/.test(request.charAt(start - 1))) return true;
-  }
-  return false;
+  // The name before "/": HTTPS ends in S; HTTP and RTSP in P.
+  const last = request.charCodeAt(slash - 2);
+  const name =
+    last === 0x53 ? 'HTTPS' : last === 0x50 ? (request.charCodeAt(slash - 5) === 0x52 ? 'RTSP' : 'HTTP') : '';
+  const start = slash - 1 - name.length;
+  if (name === '' || start < 1 || !request.startsWith(name, start)) return false;
+  const blank = request.charCodeAt(start - 1);
+  return blank === 0x20 || blank === 0x09 || /\s/.test(request.charAt(start - 1));
 }
 
 /** The 63-character cut-off removed the protocol token: a non-empty request without one at its end. */

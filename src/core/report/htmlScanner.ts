@@ -47,12 +47,17 @@ const MARKUP_DECLARATION = 5; // after "<!" or "<?"
 const MAX_NAME = 10;
 const UNKNOWN_TAG = -1;
 
-/** 1-26 for letters (any case), 27-36 for digits, 0 for anything else. */
-function nameCode(c: number): number {
+/** For each character code below 128: 1-26 for letters (any case), 27-36 for digits, 0 for anything else. */
+const NAME_CODES = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
   const lower = c | 0x20;
-  if (lower >= Char.LowerA && lower <= Char.LowerZ) return lower - Char.LowerA + 1;
-  if (c >= Char.Zero && c <= Char.Nine) return c - Char.Zero + 27;
-  return 0;
+  if (lower >= Char.LowerA && lower <= Char.LowerZ) NAME_CODES[c] = lower - Char.LowerA + 1;
+  else if (c >= Char.Zero && c <= Char.Nine) NAME_CODES[c] = c - Char.Zero + 27;
+}
+
+/** 1-26 for letters (any case), 27-36 for digits, 0 for anything else (a table: it runs per tag character). */
+function nameCode(c: number): number {
+  return c < 128 ? (NAME_CODES[c] as number) : 0;
 }
 
 function isLetter(c: number): boolean {
@@ -61,7 +66,8 @@ function isLetter(c: number): boolean {
 }
 
 function isWhitespace(c: number): boolean {
-  return c === Char.Space || c === Char.Lf || c === Char.Tab || c === Char.Cr || c === Char.Ff;
+  // One comparison for the usual character; the five whitespace codes are all <= space.
+  return c <= Char.Space && (c === Char.Space || c === Char.Lf || c === Char.Tab || c === Char.Cr || c === Char.Ff);
 }
 
 /** The numeric id `scanHtml` reports for a tag name (case-insensitive): `tagId('td')`. */
