@@ -18,6 +18,7 @@ import {
   DEFAULT_CONFIG_MAX_AGE_SECONDS,
   MONITOR_ENVIRONMENT as ENV,
 } from '../src/lambda/environmentContract.ts';
+import { memoryForTargets } from './memorySize.ts';
 
 /** One example target seeded into `<prefix>/targets/<name>` (the Lambda's target contract). */
 type SeedTarget = { url: string } & Record<string, unknown>;
@@ -195,7 +196,17 @@ function readConfig(get: Lookup): AlertsConfig {
       );
   }
   c.scheduleMinutes = int('scheduleMinutes', { min: 1, max: 60, default: c.scheduleMinutes });
-  c.memoryMb = int('memoryMb', { min: 128, max: 10240, default: c.memoryMb });
+  // `auto`: chosen below from the seeded targets, once they are read.
+  const memoryAuto = get('memoryMb') === 'auto';
+  if (!memoryAuto) {
+    const memory = integerReader(get, []);
+    const memoryMb = memory('memoryMb', { min: 128, max: 10240, default: Number.NaN });
+    if (Number.isNaN(memoryMb) && get('memoryMb') !== undefined)
+      problems.push(
+        `memoryMb: expected auto or an integer from 128 to 10240, found ${JSON.stringify(get('memoryMb'))}`,
+      );
+    else if (!Number.isNaN(memoryMb)) c.memoryMb = memoryMb;
+  }
   c.timeoutSeconds = int('timeoutSeconds', { min: 5, max: 900, default: c.timeoutSeconds });
   if (c.timeoutSeconds > c.scheduleMinutes * 60) {
     problems.push(
@@ -212,6 +223,7 @@ function readConfig(get: Lookup): AlertsConfig {
   c.httpsEndpoints = strings('httpsEndpoints', /^https:\/\/\S+$/, 'an https:// URL');
 
   c.targets = readSeedTargets(get('targets'), c.prefix, problems);
+  if (memoryAuto) c.memoryMb = memoryForTargets(Object.keys(c.targets).length);
   const extra = strings('dashboardTargets', TARGET_NAME, 'a target name');
   c.dashboardTargets = [...new Set([...Object.keys(c.targets), ...extra])];
   // Why: custom metrics are billed per metric, up to eight per target; the dashboard reads the logs instead.

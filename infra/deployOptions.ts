@@ -24,6 +24,7 @@ const OPTION_KEYS = [
   'httpsEndpoints',
   'logRetentionDays',
   'memoryMb',
+  'pagerDutyEventsPer',
   'pagerDutyEventsUrl',
   'pagerDutyRoutingKeyParameter',
   'pagerDutySeverities',

@@ -68,7 +68,7 @@ function addMonitor(scope: Construct, { config, sharding, routing, handlerEntry 
   });
   // Why: only the monitor publishes pages (issue 11); PagerDuty gets them through its forwarder.
   notifications.restrictPublishingTo(monitor);
-  addPagerDutyForwarder(scope, { config, notifications, monitor, settings: pagerDuty });
+  addPagerDutyForwarder(scope, { config, notifications, monitor, table, settings: pagerDuty });
   new Sharding(scope, 'Sharding', {
     fn: monitor.fn,
     settings: sharding,

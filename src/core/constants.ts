@@ -104,6 +104,16 @@ const DEFAULT_PAGERDUTY_ATTEMPTS = 4;
 const DEFAULT_PAGERDUTY_BACKOFF_MS = 500;
 const MAX_PAGERDUTY_BACKOFF_MS = 8_000;
 const DEFAULT_PAGERDUTY_TIMEOUT_MS = 5_000;
+/**
+ * The forwarder's pace per routing key: at most this many events per window of this length, shared
+ * by every container through the state table. Any 60 s span touches at most 7 windows of 10 s, so
+ * at most 7 x 17 = 119 events: under the Events API's 120 a minute, however its window is aligned.
+ */
+const PAGERDUTY_PACE_WINDOW_MS = 10_000;
+const PAGERDUTY_EVENTS_PER_WINDOW = 17;
+/** How long the forwarder remembers the last order accepted per dedup_key, and a refused routing key. */
+const PAGERDUTY_ORDER_TTL_SECONDS = 14 * 86_400;
+const PAGERDUTY_KEY_PROBLEM_TTL_SECONDS = 3_600;
 
 export {
   DEFAULT_CHECKPOINT_INTERVAL_MS,
@@ -137,6 +147,10 @@ export {
   MAX_SUBJECT_CHARS,
   MAX_TEXT_MESSAGE_BYTES,
   METRICS_NAMESPACE,
+  PAGERDUTY_EVENTS_PER_WINDOW,
+  PAGERDUTY_KEY_PROBLEM_TTL_SECONDS,
+  PAGERDUTY_ORDER_TTL_SECONDS,
+  PAGERDUTY_PACE_WINDOW_MS,
   SATURATION_FORECAST_MINUTES,
   SATURATION_FREE_RATIO,
   SATURATION_LAST_SEEN_MAX_AGE_MS,

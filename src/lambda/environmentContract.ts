@@ -82,6 +82,10 @@ const FORWARDER_ENVIRONMENT = {
   eventsUrl: { name: 'PAGERDUTY_EVENTS_URL', default: DEFAULT_PAGERDUTY_EVENTS_URL },
   /** How long a decrypted routing key is reused by a warm function before SSM is asked again. */
   routingKeyMaxAgeSeconds: { name: 'ROUTING_KEY_MAX_AGE_SECONDS', min: 0, max: 86_400, default: 300 },
+  /** One PagerDuty incident per alert group (`group`, the default) or per alert (`alert`). */
+  eventsPer: { name: 'PAGERDUTY_EVENTS_PER', default: 'group' },
+  /** The state table: the last order accepted per dedup_key and the pace per routing key. */
+  stateTable: { name: 'STATE_TABLE' },
 } as const satisfies Record<string, OtherVariable | IntegerVariable>;
 
 /** What the stack knows when it creates the monitor function. */
@@ -133,9 +137,19 @@ function shardVariables(values: { queueUrl: string; targetsPerShard: number; max
 }
 
 /** The PagerDuty forwarder's variables. */
-function forwarderVariables(values: { routingKeyParameter: string; eventsUrl: string }): Record<string, string> {
+function forwarderVariables(values: {
+  routingKeyParameter: string;
+  eventsUrl: string;
+  eventsPer: string;
+  stateTable: string;
+}): Record<string, string> {
   const e = FORWARDER_ENVIRONMENT;
-  return { [e.routingKeyParameter.name]: values.routingKeyParameter, [e.eventsUrl.name]: values.eventsUrl };
+  return {
+    [e.routingKeyParameter.name]: values.routingKeyParameter,
+    [e.eventsUrl.name]: values.eventsUrl,
+    [e.eventsPer.name]: values.eventsPer,
+    [e.stateTable.name]: values.stateTable,
+  };
 }
 
 export type { IntegerVariable, MonitorValues };

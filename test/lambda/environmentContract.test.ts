@@ -70,6 +70,8 @@ describe('the environment the stack sets is the one the Lambda reads', () => {
     const values = {
       routingKeyParameter: '/team/apache/secrets/pagerduty',
       eventsUrl: 'https://events.eu.pagerduty.com/v2/enqueue',
+      eventsPer: 'alert',
+      stateTable: 'httpd-status-alerts-state',
     };
     expect(readPagerDutyConfig(forwarderVariables(values))).toEqual({
       ...values,
