@@ -41,9 +41,12 @@ function spreadOffsetMs(name: string, intervalMs: number): number {
  * version alone is not enough: an item deleted and created again restarts its versions.
  */
 function evaluateFrom(item: StoredState | null, warm: WarmEntry | undefined): TargetState | null {
-  if (warm !== undefined && warm.version === (item?.version ?? 0) && warm.generation === item?.generation)
-    return warm.state;
-  return item?.state ?? null;
+  const base =
+    warm !== undefined && warm.version === (item?.version ?? 0) && warm.generation === item?.generation
+      ? warm.state
+      : (item?.state ?? null);
+  // The forecast's samples and the last report live only in the warm container, whatever the item.
+  return base === null || warm?.carried === undefined ? base : { ...base, ...warm.carried };
 }
 
 /**
@@ -156,11 +159,14 @@ async function checkTarget(deps: CycleDeps, check: TargetCheck): Promise<Evaluat
     now,
     options: deps.evaluate,
   });
+  // The forecast's samples and the last report stay in this container: the table never holds them.
+  const { samples, lastReport, ...tableState } = result.state;
+  const carried = { samples, lastReport };
   const firstSeenMs = firstSeenOf(warm, now);
   const write = shouldWrite({
     name: target.name,
     item,
-    next: result.state,
+    next: tableState,
     now,
     firstSeenMs,
     checkpointMs: deps.checkpointIntervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS,
@@ -169,14 +175,14 @@ async function checkTarget(deps: CycleDeps, check: TargetCheck): Promise<Evaluat
   const outcome = await commitTarget(
     deps.table,
     deps.notifier,
-    { key, loaded: item, next: result.state, notifications: result.notifications, deleteAfter: false, write },
+    { key, loaded: item, next: tableState, notifications: result.notifications, deleteAfter: false, write },
     now,
     options,
   );
   report(outcome);
-  const remembered = warmAfter(item, outcome, result.state, firstSeenMs);
+  const remembered = warmAfter(item, outcome, tableState, firstSeenMs);
   if (remembered === null) deps.warm.delete(target.name);
-  else deps.warm.set(target.name, remembered);
+  else deps.warm.set(target.name, { ...remembered, carried });
   return result.metrics;
 }
 

@@ -33,6 +33,26 @@ const DEFAULT_GROUP_INTERVAL_MS = 5 * 60 * 1000;
  */
 const MAX_GROUP_MEMBERS = 600;
 
+/**
+ * `minutes_to_exhaustion`: a least-squares line through the free-slot counts of the target's
+ * successful evaluations in the last 10 minutes, from at least 3 of them spanning at least 2
+ * minutes; a forecast past 120 minutes is no forecast. The cap bounds a state file stepped every
+ * second; a 1-minute schedule keeps 11 samples.
+ */
+const FORECAST_WINDOW_MS = 10 * 60 * 1000;
+const FORECAST_MIN_SAMPLES = 3;
+const FORECAST_MIN_SPAN_MS = 2 * 60 * 1000;
+const FORECAST_MAX_MINUTES = 120;
+const MAX_FORECAST_SAMPLES = 120;
+
+/**
+ * A fetch that times out is "likely saturated" when the target's last successful report, at most
+ * 10 minutes old, had at most 10 % of its slots free or a forecast of at most 5 minutes.
+ */
+const SATURATION_LAST_SEEN_MAX_AGE_MS = 10 * 60 * 1000;
+const SATURATION_FREE_RATIO = 0.1;
+const SATURATION_FORECAST_MINUTES = 5;
+
 /** Name and metric of the built-in alert raised when the report cannot be fetched or parsed. */
 const TARGET_DOWN_RULE = 'target-down';
 
@@ -62,6 +82,17 @@ const MAX_PAYLOAD_BYTES = 24_576;
 const MAX_CHATBOT_BYTES = 40_960;
 const MAX_ATTRIBUTE_CHARS = 256;
 
+/** Where the monitor's configuration lives in SSM, unless the stack or `--prefix` names another. */
+const DEFAULT_SSM_PREFIX = '/httpd-status-alerts';
+/** Status pages fetched at once by one run (`FETCH_CONCURRENCY`). */
+const DEFAULT_FETCH_CONCURRENCY = 16;
+/**
+ * Targets one consumer invocation checks in sharded mode. bench/e2e measured about 3.6 ms of CPU
+ * per target, about 25 ms at 256 MB (1/6.9 vCPU): 500 targets take about 12 s, leaving half of a
+ * 1-minute interval for targets that time out (docs/scale.md).
+ */
+const DEFAULT_TARGETS_PER_SHARD = 500;
+
 /** CloudWatch namespace of the monitor's metrics, and the service name its logs and metrics carry. */
 const METRICS_NAMESPACE = 'HttpdStatusAlerts';
 const SERVICE_NAME = 'httpd-status-alerts';
@@ -73,12 +104,23 @@ const DEFAULT_PAGERDUTY_ATTEMPTS = 4;
 const DEFAULT_PAGERDUTY_BACKOFF_MS = 500;
 const MAX_PAGERDUTY_BACKOFF_MS = 8_000;
 const DEFAULT_PAGERDUTY_TIMEOUT_MS = 5_000;
+/**
+ * The forwarder's pace per routing key: at most this many events per window of this length, shared
+ * by every container through the state table. Any 60 s span touches at most 7 windows of 10 s, so
+ * at most 7 x 17 = 119 events: under the Events API's 120 a minute, however its window is aligned.
+ */
+const PAGERDUTY_PACE_WINDOW_MS = 10_000;
+const PAGERDUTY_EVENTS_PER_WINDOW = 17;
+/** How long the forwarder remembers the last order accepted per dedup_key, and a refused routing key. */
+const PAGERDUTY_ORDER_TTL_SECONDS = 14 * 86_400;
+const PAGERDUTY_KEY_PROBLEM_TTL_SECONDS = 3_600;
 
 export {
   DEFAULT_CHECKPOINT_INTERVAL_MS,
   DEFAULT_CLAIM_LEASE_MS,
   DEFAULT_DOWN_AFTER_FAILURES,
   DEFAULT_EVALUATE_OPTIONS,
+  DEFAULT_FETCH_CONCURRENCY,
   DEFAULT_GROUP_BY,
   DEFAULT_GROUP_INTERVAL_MS,
   DEFAULT_PAGERDUTY_ATTEMPTS,
@@ -87,8 +129,15 @@ export {
   DEFAULT_PAGERDUTY_TIMEOUT_MS,
   DEFAULT_REPEAT_INTERVAL_MS,
   DEFAULT_RESOLVED_RETENTION_MS,
+  DEFAULT_SSM_PREFIX,
+  DEFAULT_TARGETS_PER_SHARD,
+  FORECAST_MAX_MINUTES,
+  FORECAST_MIN_SAMPLES,
+  FORECAST_MIN_SPAN_MS,
+  FORECAST_WINDOW_MS,
   MAX_ATTRIBUTE_CHARS,
   MAX_CHATBOT_BYTES,
+  MAX_FORECAST_SAMPLES,
   MAX_GROUP_MEMBERS,
   MAX_LABELS_SHOWN,
   MAX_PAGERDUTY_BACKOFF_MS,
@@ -98,6 +147,13 @@ export {
   MAX_SUBJECT_CHARS,
   MAX_TEXT_MESSAGE_BYTES,
   METRICS_NAMESPACE,
+  PAGERDUTY_EVENTS_PER_WINDOW,
+  PAGERDUTY_KEY_PROBLEM_TTL_SECONDS,
+  PAGERDUTY_ORDER_TTL_SECONDS,
+  PAGERDUTY_PACE_WINDOW_MS,
+  SATURATION_FORECAST_MINUTES,
+  SATURATION_FREE_RATIO,
+  SATURATION_LAST_SEEN_MAX_AGE_MS,
   SCOREBOARD_MAP_MAX_LINES,
   SCOREBOARD_MAP_WIDTH,
   SERVICE_NAME,
