@@ -16,9 +16,9 @@ import { type CliIo, DOCUMENT_MAX_BYTES, oneLine, parseOptions, UsageError } fro
 import { perfdata } from './perfdata.ts';
 import { isUrl, readReport } from './source.ts';
 import { SOURCE_OPTIONS } from './sourceOptions.ts';
+import { statusLine, unknownLine } from './statusLine.ts';
 
 const EXIT = { ok: 0, warning: 1, critical: 2, unknown: 3 } as const;
-const STATUS_WORDS = ['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'] as const;
 
 const OPTIONS = {
   file: { type: 'string' },
@@ -117,11 +117,8 @@ function alertLine(a: AlertView): string {
   return `${head} ${formatValue(a.value)} ${a.op} ${formatValue(a.threshold)}`;
 }
 
-function renderText(target: string, now: Date, result: EvaluateResult, code: number, perf: string): string {
-  const status = STATUS_WORDS[code] ?? 'UNKNOWN';
-  const lines = [
-    `${status} - ${target} at ${isoTime(now)}: ${result.alerts.length} alert(s) pending or firing | ${perf}`,
-  ];
+function renderText(firstLine: string, result: EvaluateResult): string {
+  const lines = [firstLine];
   for (const a of result.alerts) lines.push(alertLine(a));
   if (result.unevaluated.length > 0) {
     lines.push('Not evaluated:');
@@ -130,6 +127,15 @@ function renderText(target: string, now: Date, result: EvaluateResult, code: num
   lines.push(`Notifications that would be published: ${result.notifications.length}`);
   for (const n of result.notifications) lines.push('', `Subject: ${n.subject}`, n.message);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Without `--state`, a stateless plugin (Nagios and Icinga do the waiting, with
+ * `max_check_attempts`): a condition that holds fires now at its severity (`for` and
+ * `keepFiringFor` not waited for), and one failed fetch is `target-down`.
+ */
+function statelessRules(rules: readonly Rule[]): Rule[] {
+  return rules.map((r) => ({ ...r, forMs: 0, keepFiringForMs: 0 }));
 }
 
 /** Worst firing severity; while the report is missing, 3 unless a critical alert (target-down) fires. */
@@ -170,24 +176,34 @@ async function check(argv: string[], io: CliIo): Promise<number> {
   if (maxRequestWorkers !== null && !(Number.isInteger(maxRequestWorkers) && maxRequestWorkers >= 1))
     throw new UsageError(`--max-request-workers expects a whole number of 1 or more, found "${capacity}"`);
   const target = values.target ?? defaultTarget(source);
-  const { rules, silences } = await loadConfig(values, io);
-  const store = values.state !== undefined ? createFileStateStore(values.state) : createMemoryStateStore();
+  const config = await loadConfig(values, io);
+  const stateless = values.state === undefined;
+  const rules = stateless ? statelessRules(config.rules) : config.rules;
+  const store = stateless ? createMemoryStateStore() : createFileStateStore(values.state as string);
   const previous = await store.load(target);
   const observation: Observation = await readReport(source, values, io);
+  const options = {
+    ...(repeatIntervalMs === undefined ? {} : { repeatIntervalMs }),
+    ...(stateless ? { downAfterFailures: 1 } : {}),
+  };
   const result = evaluateTarget({
     target,
     observation,
     rules,
-    silences,
+    silences: config.silences,
     previous,
     now,
-    options: repeatIntervalMs === undefined ? {} : { repeatIntervalMs },
+    options,
     maxRequestWorkers,
   });
   await store.save(result.state);
   const code = exitCode(observation, result);
-  if (values.json) io.stdout(renderJson(target, now, result));
-  else io.stdout(renderText(target, now, result, code, perfdata(result.metrics)));
+  if (values.json) io.json(renderJson(target, now, result));
+  else {
+    const perf = perfdata(result.metrics, rules);
+    const { alerts, metrics } = result;
+    io.stdout(renderText(statusLine({ target, code, alerts, observation, metrics, perfdata: perf }), result));
+  }
   if (observation.kind === 'down') io.stderr(`check: ${target}: ${observation.reason}: ${observation.detail}\n`);
   return code;
 }
@@ -203,7 +219,10 @@ async function runCheck(argv: string[], io: CliIo): Promise<number> {
     return await check(argv, io);
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    io.stderr(`check: ${oneLine(error, '; ')}\n`);
+    // Nagios shows standard output: the reason goes on its first line too.
+    const reason = `check: ${oneLine(error, '; ')}`;
+    io.stdout(`${unknownLine(reason)}\n`);
+    io.stderr(`${reason}\n`);
     return EXIT.unknown;
   }
 }

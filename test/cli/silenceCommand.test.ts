@@ -182,7 +182,7 @@ describe('cli silence (fake SSM over HTTP)', () => {
     [
       ['add', '--target', 'w', '--rule', '*', '--for', '1h', '--comment', 'c', '--colour'],
       2,
-      `silence: Unknown option '--colour'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- "--colour" (usage: silence --help)`,
+      'silence: expected one of the options of --help, found unknown option --colour (usage: silence --help)',
     ],
     [['mute'], 2, 'silence: expected add, list or expire, found "mute" (usage: silence --help)'],
     [
