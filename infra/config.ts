@@ -6,6 +6,7 @@
 
 import { DEFAULT_DOWN_AFTER_FAILURES, DEFAULT_REPEAT_INTERVAL_MS } from '../src/core/constants.ts';
 import { type ConfigProblem, readTarget, TARGET_NAME } from '../src/core/monitorConfig.ts';
+import { redactCredentials, urlHasCredentials } from '../src/core/notify/sanitize.ts';
 import { formatDuration, parseDuration } from '../src/core/rules/duration.ts';
 import {
   configMaxAgeFor,
@@ -135,7 +136,15 @@ function readSeedTargets(raw: unknown, prefix: string, problems: string[]): Reco
   }
   for (const [name, target] of Object.entries(parsed)) {
     const found: ConfigProblem[] = [];
-    if (readTarget(`${prefix}/targets/${name}`, name, JSON.stringify(target), found) !== null)
+    const url = (target as { url?: unknown } | null)?.url;
+    // A seeded target is a plain String parameter: no password in it, whatever its form.
+    if (typeof url === 'string' && urlHasCredentials(url))
+      found.push({
+        parameter: name,
+        field: 'url',
+        message: `expected no credentials in the URL (seed the target without them and give it an authParameter), found ${redactCredentials(url)}`,
+      });
+    else if (readTarget(`${prefix}/targets/${name}`, name, JSON.stringify(target), found) !== null)
       out[name] = target as SeedTarget;
     for (const p of found) problems.push(`targets.${name}${p.field === null ? '' : `.${p.field}`}: ${p.message}`);
   }
