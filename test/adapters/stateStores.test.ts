@@ -1,4 +1,5 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -57,6 +58,69 @@ describe('Function: createFileStateStore', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StateFileError);
     expect((error as Error).message).toBe(message.replace('PATH', path));
+  });
+});
+
+describe('Function: createFileStateStore, the file as the user has it', () => {
+  const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
+
+  it('creates the file mode 600 whatever the umask, and keeps a mode the user chose on every rewrite', async () => {
+    const fresh = join(dir, 'fresh.json');
+    const shared = join(dir, 'shared.json');
+    const previous = process.umask(0o022);
+    try {
+      await createFileStateStore(fresh).save(state('web-1'));
+      await writeFile(shared, '{"version":1,"targets":{}}');
+      await chmod(shared, 0o640);
+      await createFileStateStore(shared).save(state('web-1'));
+      await createFileStateStore(shared).save(state('web-2'));
+    } finally {
+      process.umask(previous);
+    }
+    expect([await modeOf(fresh), await modeOf(shared)]).toEqual([0o600, 0o640]);
+  });
+
+  it.each([
+    ['a character device', () => '/dev/zero', 'found a character device'],
+    [
+      'a directory',
+      async () => {
+        await mkdir(join(dir, 'sub'));
+        return join(dir, 'sub');
+      },
+      'found a directory',
+    ],
+    [
+      'a FIFO (not waited on)',
+      async () => {
+        execFileSync('mkfifo', [join(dir, 'fifo')]);
+        return join(dir, 'fifo');
+      },
+      'found a FIFO',
+    ],
+  ])('refuses %s without reading it, naming the path', async (_, makePath, found) => {
+    const path = await makePath();
+    const error = await createFileStateStore(path)
+      .load('web-1')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateFileError);
+    expect((error as Error).message).toBe(
+      `expected a state file { "version": 1, "targets": {...} } at ${path}, ${found}`,
+    );
+  });
+
+  it("names the user's path, not its temporary file, when it cannot write", async () => {
+    const locked = join(dir, 'locked');
+    await mkdir(locked);
+    await chmod(locked, 0o500);
+    const path = join(locked, 'state.json');
+    const error = await createFileStateStore(path)
+      .save(state('web-1'))
+      .catch((e: unknown) => e);
+    await chmod(locked, 0o700);
+    // Root writes anywhere: then the save succeeds and there is no message to check.
+    if (process.getuid?.() === 0) return expect(error).toBeUndefined();
+    expect((error as Error).message).toBe(`cannot write the state file ${path}: EACCES`);
   });
 });
 
