@@ -109,18 +109,15 @@ describe('Function: createFileStateStore, the file as the user has it', () => {
     );
   });
 
-  it("names the user's path, not its temporary file, when it cannot write", async () => {
-    const locked = join(dir, 'locked');
-    await mkdir(locked);
-    await chmod(locked, 0o500);
-    const path = join(locked, 'state.json');
+  it("names the user's path when the file cannot be used", async () => {
+    // A path under a regular file: no temporary file can be made there, even by root.
+    await writeFile(join(dir, 'plain'), 'x');
+    const path = join(dir, 'plain', 'state.json');
     const error = await createFileStateStore(path)
       .save(state('web-1'))
       .catch((e: unknown) => e);
-    await chmod(locked, 0o700);
-    // Root writes anywhere: then the save succeeds and there is no message to check.
-    if (process.getuid?.() === 0) return expect(error).toBeUndefined();
-    expect((error as Error).message).toBe(`cannot write the state file ${path}: EACCES`);
+    expect(error).toBeInstanceOf(StateFileError);
+    expect((error as Error).message).toBe(`cannot read the state file ${path}: ENOTDIR`);
   });
 });
 
