@@ -22,7 +22,7 @@ import { DEFAULT_EVALUATE_OPTIONS, DEFAULT_GROUP_INTERVAL_MS, TARGET_DOWN_RULE }
 import { buildNotification } from './notify/build.ts';
 import { buildRemovalNotification, REMOVAL_CAUSES, type RemovalCause } from './notify/removal.ts';
 import { computeMetrics, countersOf, type MetricResult } from './rules/compute.ts';
-import { DEFAULT_RULES } from './rules/document.ts';
+import { DEFAULT_RULES } from './rules/defaultRules.ts';
 import { evaluateRule } from './rules/evaluate.ts';
 import { anyGlobMatch } from './rules/glob.ts';
 import { metricSpec } from './rules/metrics.ts';

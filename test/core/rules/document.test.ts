@@ -390,4 +390,9 @@ describe('Constant: DEFAULT_RULES', () => {
     ]);
     expect(DEFAULT_RULES_DOCUMENT.rules).toHaveLength(8);
   });
+
+  it('is what the schemas make of DEFAULT_RULES_DOCUMENT (built without them, for start-up)', () => {
+    const text = JSON.stringify(DEFAULT_RULES_DOCUMENT);
+    expect(parseRulesDocuments([{ source: 'built-in defaults', text }])).toEqual(DEFAULT_RULES);
+  });
 });
