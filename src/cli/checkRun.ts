@@ -3,20 +3,19 @@
  * report, sending nothing, exit status as a monitoring plugin's.
  */
 import { basename } from 'node:path';
-import { createFileStateStore } from '../adapters/fileStateStore.ts';
 import { createMemoryStateStore } from '../adapters/memoryStateStore.ts';
-import { parseSilencesDocuments, type Silence } from '../core/alerts/silences.ts';
+import type { Silence } from '../core/alerts/silences.ts';
 import type { AlertView } from '../core/alerts/types.ts';
 import { type EvaluateResult, evaluateTarget } from '../core/evaluate.ts';
 import { formatValue } from '../core/notify/format.ts';
-import { DEFAULT_RULES, parseRulesDocuments } from '../core/rules/document.ts';
+import { DEFAULT_RULES } from '../core/rules/defaultRules.ts';
 import { formatDuration, parseDuration } from '../core/rules/duration.ts';
 import type { Observation, Rule } from '../core/rules/types.ts';
-import { type CliIo, DOCUMENT_MAX_BYTES, oneLine, parseOptions, UsageError } from './command.ts';
+import { type CliIo, DOCUMENT_MAX_BYTES, oneLine, parseOptions, UsageError, unknownLine } from './command.ts';
 import { perfdata } from './perfdata.ts';
 import { isUrl, readReport } from './source.ts';
 import { SOURCE_OPTIONS } from './sourceOptions.ts';
-import { statusLine, unknownLine } from './statusLine.ts';
+import { statusLine } from './statusLine.ts';
 
 const EXIT = { ok: 0, warning: 1, critical: 2, unknown: 3 } as const;
 
@@ -71,8 +70,15 @@ async function loadConfig(values: { rules?: string[]; silences?: string[] }, io:
   let rules: Rule[] = DEFAULT_RULES;
   let silences: Silence[] = [];
   try {
-    if (values.rules !== undefined) rules = parseRulesDocuments(await readDocs(values.rules, io));
-    if (values.silences !== undefined) silences = parseSilencesDocuments(await readDocs(values.silences, io));
+    // The schemas load only when there is a document to check: a plain check starts without them.
+    if (values.rules !== undefined) {
+      const { parseRulesDocuments } = await import('../core/rules/document.ts');
+      rules = parseRulesDocuments(await readDocs(values.rules, io));
+    }
+    if (values.silences !== undefined) {
+      const { parseSilencesDocuments } = await import('../core/alerts/silences.ts');
+      silences = parseSilencesDocuments(await readDocs(values.silences, io));
+    }
   } catch (error) {
     if (error instanceof CheckConfigError) throw error;
     throw new CheckConfigError(oneLine(error, '; '), { cause: error });
@@ -179,7 +185,9 @@ async function check(argv: string[], io: CliIo): Promise<number> {
   const config = await loadConfig(values, io);
   const stateless = values.state === undefined;
   const rules = stateless ? statelessRules(config.rules) : config.rules;
-  const store = stateless ? createMemoryStateStore() : createFileStateStore(values.state as string);
+  const store = stateless
+    ? createMemoryStateStore()
+    : (await import('../adapters/fileStateStore.ts')).createFileStateStore(values.state as string);
   const previous = await store.load(target);
   const observation: Observation = await readReport(source, values, io);
   const options = {

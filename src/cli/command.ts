@@ -93,6 +93,11 @@ class InputTooLargeError extends Error {
   }
 }
 
+/** The first line of a plugin that could not run (bad usage, an unusable file): `UNKNOWN - <why>`. */
+function unknownLine(reason: string): string {
+  return `UNKNOWN - ${reason}`;
+}
+
 /** An error's message on one line, for standard error (split and trimmed: no regex on untrusted text). */
 function oneLine(error: unknown, separator = ' '): string {
   const text = error instanceof Error ? error.message : String(error);
@@ -136,4 +141,4 @@ function optionsMessage(error: unknown, known: readonly string[]): string {
 }
 
 export type { CliIo, Command, Styled, SystemIo };
-export { DOCUMENT_MAX_BYTES, EXIT, InputTooLargeError, oneLine, optionsMessage, parseOptions, UsageError };
+export { DOCUMENT_MAX_BYTES, EXIT, InputTooLargeError, oneLine, optionsMessage, parseOptions, UsageError, unknownLine };

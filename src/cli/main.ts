@@ -18,11 +18,11 @@ import {
   type Styled,
   type SystemIo,
   UsageError,
+  unknownLine,
 } from './command.ts';
 import type { CliCommand } from './commandSupport.ts';
 import { didYouMean } from './nearest.ts';
 import { parseCommand } from './parseCommand.ts';
-import { unknownLine } from './statusLine.ts';
 
 const PROGRAM = 'httpd-status-alerts';
 /** A plugin's UNKNOWN: its exit for bad usage. */

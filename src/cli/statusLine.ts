@@ -71,9 +71,4 @@ function statusLine(input: StatusLineInput): string {
   return `${STATUS_WORDS[input.code] ?? 'UNKNOWN'} - ${input.target}: ${headline(input)} | ${input.perfdata}`;
 }
 
-/** The line of a check that could not run (bad usage, an unusable file): `UNKNOWN - <why>`. */
-function unknownLine(reason: string): string {
-  return `UNKNOWN - ${reason}`;
-}
-
-export { statusLine, unknownLine };
+export { statusLine };

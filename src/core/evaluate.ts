@@ -15,7 +15,7 @@ import { decideNotification } from './alerts/decide.ts';
 import { elapsedMs } from './alerts/elapsed.ts';
 import { fingerprint } from './alerts/fingerprint.ts';
 import { groupRefOf, groupRefOfKey } from './alerts/group.ts';
-import { findSilence, type Silence } from './alerts/silences.ts';
+import { findSilence, type Silence } from './alerts/silenceMatch.ts';
 import { stepAlert } from './alerts/step.ts';
 import type { AlertRecord, AlertView, EvaluateOptions, Notification, TargetState } from './alerts/types.ts';
 import { DEFAULT_EVALUATE_OPTIONS, DEFAULT_GROUP_INTERVAL_MS, TARGET_DOWN_RULE } from './constants.ts';

@@ -22,8 +22,14 @@ import {
   startSns,
 } from '../support/emulators.ts';
 
-const BUSY_HTML = readFileSync(new URL('../fixtures/apache-2.4.71/prefork-busy/report.html', import.meta.url), 'latin1');
-const IDLE_HTML = readFileSync(new URL('../fixtures/apache-2.4.71/prefork-idle/report.html', import.meta.url), 'latin1');
+const BUSY_HTML = readFileSync(
+  new URL('../fixtures/apache-2.4.71/prefork-busy/report.html', import.meta.url),
+  'latin1',
+);
+const IDLE_HTML = readFileSync(
+  new URL('../fixtures/apache-2.4.71/prefork-idle/report.html', import.meta.url),
+  'latin1',
+);
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 
