@@ -5,7 +5,7 @@
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { FetchResult, FetchTarget } from '../adapters/httpStatusSource.ts';
-import { didYouMean } from './nearest.ts';
+import { didYouMean } from '../core/nearest.ts';
 
 /**
  * A piece of output for a person: plain text, or text in an ANSI SGR style (`'31;1'`) shown when

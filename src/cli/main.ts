@@ -6,6 +6,7 @@
  * first use.
  */
 
+import { didYouMean } from '../core/nearest.ts';
 import { redactCredentials } from '../core/notify/redact.ts';
 import { cleanTerminalText } from '../core/notify/terminalText.ts';
 import { checkCommand } from './check.ts';
@@ -21,7 +22,6 @@ import {
   unknownLine,
 } from './command.ts';
 import type { CliCommand } from './commandSupport.ts';
-import { didYouMean } from './nearest.ts';
 import { parseCommand } from './parseCommand.ts';
 
 const PROGRAM = 'httpd-status-alerts';

@@ -8,6 +8,7 @@ import { parseSilencesDocuments, type Silence } from '../core/alerts/silences.ts
 import type { TargetState } from '../core/alerts/types.ts';
 import { TARGET_DOWN_RULE } from '../core/constants.ts';
 import { type EvaluateResult, evaluateTarget } from '../core/evaluate.ts';
+import { didYouMean } from '../core/nearest.ts';
 import { parseReport } from '../core/report/parse.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from '../core/rules/document.ts';
 import { parseDuration } from '../core/rules/duration.ts';
@@ -22,7 +23,6 @@ import {
   runSubcommand,
   UsageError,
 } from './commandSupport.ts';
-import { didYouMean } from './nearest.ts';
 import { type RulesTest, type RulesTestFile, type TestStep, validateTestFile } from './rulesTestFile.ts';
 
 const usage = `Usage:

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { parseSilencesDocuments, type Silence, silenceActive } from '../core/alerts/silences.ts';
 import { TARGET_DOWN_RULE } from '../core/constants.ts';
+import { didYouMean } from '../core/nearest.ts';
 import { cleanConfigText } from '../core/notify/sanitize.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from '../core/rules/document.ts';
 import { parseDuration } from '../core/rules/duration.ts';
@@ -24,7 +25,6 @@ import {
   runSubcommand,
   UsageError,
 } from './commandSupport.ts';
-import { didYouMean } from './nearest.ts';
 
 type SilenceIo = CommandIo & AdminIo;
 

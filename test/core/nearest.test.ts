@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { didYouMean, nearestNames } from '../../src/cli/nearest.ts';
+import { didYouMean, nearestNames } from '../../src/core/nearest.ts';
 
 describe('Function: nearestNames', () => {
   it.each([
