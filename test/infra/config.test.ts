@@ -115,7 +115,7 @@ describe('readConfig', () => {
       'emails: "not-an-address" is not an e-mail address',
       'httpsEndpoints: "http://insecure.example/" is not an https:// URL',
       'targets.web 1: expected a target name of letters, digits, _ . -, found "web 1"',
-      'targets.web-2.url: Invalid input: expected string, received undefined, found undefined',
+      'targets.web-2.url: expected a string, found nothing (the field is required)',
       'targets.web-3.url: expected no credentials in the URL (seed the target without them and give it an authParameter), found https:/ops:***@web-3/s',
       'targetMetrics: "every target" is not a target name (or all, none, dashboard)',
       'targetMetrics: expected all, none, dashboard or names of targets (seeded or in dashboardTargets), found "web-1"',
