@@ -7,7 +7,6 @@
  * container and reach the table every `checkpointIntervalMs`.
  */
 import { randomUUID } from 'node:crypto';
-import type { FetchTarget } from '../adapters/httpStatusSource.ts';
 import type { Silence } from '../core/alerts/silences.ts';
 import type { AlertRecord, TargetState } from '../core/alerts/types.ts';
 import {
@@ -24,7 +23,7 @@ import { type CommitOutcome, commitTarget, isClaimed, recoverClaim, targetKey } 
 import { flushGroups, GroupInbox, groupingNotifier, openGroups } from './accounting/groups.ts';
 import { fetchAll, inStartOrder } from './concurrency.ts';
 import { resolveConfig } from './config/resolve.ts';
-import type { ConfigSource, CycleDeps, Notifier, StoredState } from './ports.ts';
+import type { ConfigSource, CycleDeps, FetchTarget, Notifier, StoredState } from './ports.ts';
 
 interface CycleSummary {
   targets: number;
