@@ -150,7 +150,7 @@ describe('Function: parseRulesDocuments', () => {
           source: 'b',
           rule: null,
           field: 'rule',
-          message: 'unknown field, expected one of rules, groupBy, groupInterval',
+          message: 'unknown field, expected one of rules, groupBy, groupInterval (did you mean rules?)',
         },
         { source: 'b', rule: null, field: 'rules', message: 'expected an array, found nothing' },
       ],
@@ -345,7 +345,10 @@ describe('Function: parseRulesDocuments (grouping)', () => {
       "Alertmanager's spelling at the top level (still an unknown field)",
       '{"rules": [], "group_by": ["rule"], "groupWait": "30s"}',
       [
-        documentProblem('group_by', 'unknown field, expected one of rules, groupBy, groupInterval'),
+        documentProblem(
+          'group_by',
+          'unknown field, expected one of rules, groupBy, groupInterval (did you mean groupBy?)',
+        ),
         documentProblem('groupWait', 'unknown field, expected one of rules, groupBy, groupInterval'),
       ],
     ],
