@@ -207,7 +207,15 @@ function readConfig(get: Lookup): AlertsConfig {
   c.scheduleMinutes = int('scheduleMinutes', { min: 1, max: 60, default: c.scheduleMinutes });
   // `auto`: chosen below from the seeded targets, once they are read.
   const memoryAuto = get('memoryMb') === 'auto';
-  if (!memoryAuto) c.memoryMb = int('memoryMb', { min: 128, max: 10240, default: c.memoryMb });
+  if (!memoryAuto) {
+    const memory = integerReader(get, []);
+    const memoryMb = memory('memoryMb', { min: 128, max: 10240, default: Number.NaN });
+    if (Number.isNaN(memoryMb) && get('memoryMb') !== undefined)
+      problems.push(
+        `memoryMb: expected auto or an integer from 128 to 10240, found ${JSON.stringify(get('memoryMb'))}`,
+      );
+    else if (!Number.isNaN(memoryMb)) c.memoryMb = memoryMb;
+  }
   c.timeoutSeconds = int('timeoutSeconds', { min: 5, max: 900, default: c.timeoutSeconds });
   if (c.timeoutSeconds > c.scheduleMinutes * 60) {
     problems.push(

@@ -8,6 +8,7 @@ import type { Silence } from '../core/alerts/silences.ts';
 import type { AlertView } from '../core/alerts/types.ts';
 import { type EvaluateResult, evaluateTarget } from '../core/evaluate.ts';
 import { formatValue } from '../core/notify/format.ts';
+import type { MetricResult } from '../core/rules/compute.ts';
 import { DEFAULT_RULES } from '../core/rules/defaultRules.ts';
 import { formatDuration, parseDuration } from '../core/rules/duration.ts';
 import type { Observation, Rule } from '../core/rules/types.ts';
@@ -123,9 +124,19 @@ function alertLine(a: AlertView): string {
   return `${head} ${formatValue(a.value)} ${a.op} ${formatValue(a.threshold)}`;
 }
 
-function renderText(firstLine: string, result: EvaluateResult): string {
+/** `check` shows the forecast where it has one (the `--state` file carries its samples). */
+function forecastLine(now: Date, result: MetricResult | undefined): string | null {
+  if (result === undefined || !result.ok) return null;
+  if (result.value === 0) return 'Forecast: no worker slot is free now';
+  const at = isoTime(new Date(now.getTime() + result.value * 60_000));
+  return `Forecast: at the current trend no worker slot is free in ${formatValue(result.value)} minutes (${at}), from ${result.samples} samples`;
+}
+
+function renderText(firstLine: string, now: Date, result: EvaluateResult): string {
   const lines = [firstLine];
   for (const a of result.alerts) lines.push(alertLine(a));
+  const forecast = forecastLine(now, result.metrics.get('minutes_to_exhaustion'));
+  if (forecast !== null) lines.push(forecast);
   if (result.unevaluated.length > 0) {
     lines.push('Not evaluated:');
     for (const u of result.unevaluated) lines.push(`  ${u.rule}: ${u.reason}`);
@@ -210,7 +221,7 @@ async function check(argv: string[], io: CliIo): Promise<number> {
   else {
     const perf = perfdata(result.metrics, rules);
     const { alerts, metrics } = result;
-    io.stdout(renderText(statusLine({ target, code, alerts, observation, metrics, perfdata: perf }), result));
+    io.stdout(renderText(statusLine({ target, code, alerts, observation, metrics, perfdata: perf }), now, result));
   }
   if (observation.kind === 'down') io.stderr(`check: ${target}: ${observation.reason}: ${observation.detail}\n`);
   return code;

@@ -1,11 +1,12 @@
 /**
  * The `parse` command's view for a person: scoreboard map, counts per mode, busiest clients and
- * vhosts, SSL cache figures. Pure: takes the report, returns styled pieces (main.ts filters each
- * and colours them on a colour terminal only).
+ * vhosts, the event MPM's connection figures and process table, SSL cache figures. Pure: takes
+ * the report, returns styled pieces (main.ts filters each and colours them on a colour terminal
+ * only).
  */
 import { SCOREBOARD_MAP_WIDTH } from '../core/constants.ts';
 import { cleanTerminalText } from '../core/notify/terminalText.ts';
-import { MODE_CHARS, type ModeChar, type Slot, type StatusReport } from '../core/report/types.ts';
+import { MODE_CHARS, type ModeChar, type ProcessRow, type Slot, type StatusReport } from '../core/report/types.ts';
 import { BUSY_MODES, countsMode } from '../core/rules/metrics.ts';
 import type { Styled } from './command.ts';
 
@@ -66,6 +67,48 @@ function pushScoreboardMap(out: Line[], scoreboard: string): void {
   }
   if (shown < scoreboard.length)
     out.push(`  ... ${scoreboard.length - shown} more positions (the counts below include them; --json has all)`);
+}
+
+/** More process rows than any real event server has (ServerLimit 16 by default); past it they are counted. */
+const MAX_PROCESS_ROWS = 64;
+
+const PROCESS_COLUMNS: Array<[string, (p: ProcessRow) => string]> = [
+  ['slot', (p) => num(p.slot)],
+  ['pid', (p) => num(p.pid)],
+  ['stopping', (p) => (p.stopping === null ? 'n/a' : printable(p.stopping, 12))],
+  ['conns', (p) => num(p.connections)],
+  ['accepting', (p) => (p.accepting === null ? 'n/a' : p.accepting ? 'yes' : 'no')],
+  ['busy', (p) => num(p.busyThreads)],
+  ['graceful', (p) => num(p.gracefulThreads)],
+  ['idle', (p) => num(p.idleThreads)],
+  ['wait-io', (p) => num(p.asyncWaitIo)],
+  ['writing', (p) => num(p.asyncWriting)],
+  ['keep-alive', (p) => num(p.asyncKeepAlive)],
+  ['closing', (p) => num(p.asyncClosing)],
+];
+
+/** The event MPM's connection figures and per-process table (listener-held connections are in no slot). */
+function pushEventMpm(out: Line[], report: StatusReport): void {
+  const c = report.connections;
+  if (c !== null) {
+    out.push('', [paint('Connections (event MPM, held by the listener in no worker slot)', '1')]);
+    out.push(
+      `  total ${num(c.total)}; async: closing ${num(c.asyncClosing)}, keep-alive ${num(c.asyncKeepAlive)}, writing ${num(c.asyncWriting)}, wait-io ${num(c.asyncWaitIo)}`,
+    );
+    const { processes, stoppingProcesses } = report.server;
+    if (processes !== null || stoppingProcesses !== null)
+      out.push(`  processes ${num(processes)}, stopping ${num(stoppingProcesses)}`);
+  }
+  const rows = report.processes;
+  if (rows === null || rows.length === 0) return;
+  out.push('', [paint(`Processes (${rows.length})`, '1')]);
+  const cells = rows.slice(0, MAX_PROCESS_ROWS).map((r) => PROCESS_COLUMNS.map(([, cell]) => cell(r)));
+  const widths = PROCESS_COLUMNS.map(([head], i) => Math.max(head.length, ...cells.map((row) => row[i]?.length ?? 0)));
+  const line = (values: string[]) => `  ${values.map((v, i) => v.padStart(widths[i] ?? 0)).join('  ')}`;
+  out.push(line(PROCESS_COLUMNS.map(([head]) => head)));
+  for (const row of cells) out.push(line(row));
+  if (rows.length > MAX_PROCESS_ROWS)
+    out.push(`  ... ${rows.length - MAX_PROCESS_ROWS} more processes (--json has all)`);
 }
 
 function topBy(slots: readonly Slot[], key: (s: Slot) => string): Array<[string, number]> {
@@ -129,6 +172,7 @@ function renderSummary(report: StatusReport): Styled[] {
       );
     }
   }
+  pushEventMpm(out, report);
   if (sslCache !== null) {
     const retrieves = sslCache.retrieveHits + sslCache.retrieveMisses;
     const missRatio = retrieves === 0 ? 'n/a' : `${((100 * sslCache.retrieveMisses) / retrieves).toFixed(1)}%`;

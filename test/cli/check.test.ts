@@ -291,6 +291,35 @@ describe('check', () => {
     ]);
   });
 
+  it('shows the forecast, its samples carried in the --state file', async () => {
+    // Prepare: free slots 100, 80, 60 a minute apart (rules-tests' ramp reports)
+    const state = join(dir, 'state.json');
+    const ramp = (free: number) =>
+      readFileSync(new URL(`../../rules-tests/reports/ramp-free-${free}.auto.txt`, import.meta.url), 'utf8');
+    const files = { 'r100.txt': ramp(100), 'r80.txt': ramp(80), 'r60.txt': ramp(60) };
+    const at = (file: string, now: string) =>
+      check(['--file', file, '--target', 'web-1', '--state', state, '--now', now], now, files);
+
+    // Act
+    const outs = [
+      await at('r100.txt', '2026-11-22T12:00:00Z'),
+      await at('r80.txt', '2026-11-22T12:01:00Z'),
+      await at('r60.txt', '2026-11-22T12:02:00Z'),
+    ];
+
+    // Assess
+    expect(outs[1]?.out).not.toContain('Forecast:');
+    expect(outs[2]?.out).toContain(
+      'Forecast: at the current trend no worker slot is free in 3 minutes (2026-11-22T12:05:00Z), from 3 samples\n',
+    );
+    const saved = JSON.parse(readFileSync(state, 'utf8'));
+    expect(saved.targets['web-1'].samples).toEqual([
+      { at: '2026-11-22T12:00:00.000Z', free: 100 },
+      { at: '2026-11-22T12:01:00.000Z', free: 80 },
+      { at: '2026-11-22T12:02:00.000Z', free: 60 },
+    ]);
+  });
+
   it('names the fetch failure in target-down (refused), as the Lambda does', async () => {
     const state = join(dir, 'state.json');
     const url = 'http://ops:s3cret@web-3.example/server-status';

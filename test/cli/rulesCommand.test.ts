@@ -33,7 +33,7 @@ describe('cli rules test', () => {
     const result = await cli(['rules', 'test', ...files]);
     expect(result.err).toBe('');
     expect(result.code).toBe(0);
-    expect(result.out.split('\n').filter((l) => !l.startsWith('PASS '))).toEqual(['11 passed, 0 failed', '']);
+    expect(result.out.split('\n').filter((l) => !l.startsWith('PASS '))).toEqual(['14 passed, 0 failed', '']);
   });
 
   it('fails a test whose expectations differ, printing each difference by step', async () => {

@@ -19,6 +19,7 @@ function toRule(input: RuleInput, defaults: DocumentDefaults): Rule {
     metric: input.metric,
     op: input.op,
     threshold: input.threshold,
+    clearThreshold: input.clearThreshold ?? null,
     forMs: parseDuration(input.for ?? '0s') as number,
     keepFiringForMs: parseDuration(input.keepFiringFor ?? '0s') as number,
     severity: (input.severity ?? SEVERITIES.warning) as Severity,

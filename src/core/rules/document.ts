@@ -5,6 +5,7 @@
 
 import { DEFAULT_RULES, toRule } from './defaultRules.ts';
 import { DEFAULT_RULES_DOCUMENT } from './defaults.ts';
+import { compare } from './evaluate.ts';
 import { metricSpec } from './metrics.ts';
 import { DocumentsValidationError, issuesToProblems, itemLabel, readDocument } from './problems.ts';
 import {
@@ -14,7 +15,7 @@ import {
   RULE_FIELDS,
   ruleSchema,
 } from './schema.ts';
-import type { Rule, ValidationProblem } from './types.ts';
+import { OPS, type Op, type Rule, type ValidationProblem } from './types.ts';
 
 /** The rules documents are invalid; `problems` lists every problem, each with source, rule and field. */
 class RulesValidationError extends DocumentsValidationError {
@@ -27,7 +28,7 @@ class RulesValidationError extends DocumentsValidationError {
 /** Unique names across documents, and `minSamples` only where the metric has samples. */
 function crossCheck(source: string, label: string, raw: unknown, seen: Map<string, string>): ValidationProblem[] {
   if (raw === null || typeof raw !== 'object') return [];
-  const { name, metric, minSamples } = raw as Record<string, unknown>;
+  const { name, metric, minSamples, op, threshold, clearThreshold } = raw as Record<string, unknown>;
   const out: ValidationProblem[] = [];
   if (typeof name === 'string') {
     const first = seen.get(name);
@@ -44,7 +45,23 @@ function crossCheck(source: string, label: string, raw: unknown, seen: Map<strin
       message: `expected only on a ratio metric with samples, found it on ${spec.name}`,
     });
   }
+  const clear = clearThresholdProblem(op, threshold, clearThreshold);
+  if (clear !== null) out.push({ source, rule: label, field: 'clearThreshold', message: clear });
   return out;
+}
+
+/**
+ * `clearThreshold` must lie where the condition does not hold (its clearing side), on an ordering
+ * `op`: between the two numbers the alert keeps its state, so the other way round it could never
+ * resolve. Null when there is nothing to say (or the schema already reports the fields).
+ */
+function clearThresholdProblem(op: unknown, threshold: unknown, clear: unknown): string | null {
+  if (typeof clear !== 'number' || !Number.isFinite(clear)) return null;
+  if (op === '==' || op === '!=') return `expected clearThreshold only with op < <= > >=, found it with op ${op}`;
+  if (typeof threshold !== 'number' || !Number.isFinite(threshold) || !OPS.includes(op as Op)) return null;
+  if (!compare(op as Op, clear, threshold)) return null;
+  const side = op === '<' ? '>=' : op === '<=' ? '>' : op === '>' ? '<=' : '<';
+  return `expected a number on the clearing side of threshold ${threshold} (${side} ${threshold} for op ${op}), found ${clear}`;
 }
 
 /** The document's defaults for its rules (`groupBy`, `groupInterval` beside `rules`), problems recorded. */
