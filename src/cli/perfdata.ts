@@ -25,6 +25,8 @@ const PERFDATA: ReadonlyArray<readonly [label: string, metric: string, scale: Sc
   ['oldest_request', 'oldest_busy_request_seconds', SCALES.open, 's'],
   ['top_client', 'top_client_busy_slots', SCALES.slots],
   ['ssl_miss_ratio', 'ssl_cache_miss_ratio', SCALES.ratio],
+  // The forecast: U until the --state file holds enough samples of a falling free-slot count.
+  ['minutes_to_exhaustion', 'minutes_to_exhaustion', SCALES.open],
 ];
 
 /** Metrics whose values are whole numbers: `>= 20` is then the range `19` (alert above 19). */

@@ -241,7 +241,7 @@ describe('check', () => {
     const { code, out } = await check(['--url', WEB_2, '--rules', 'critical.json']);
     expect(code).toBe(2);
     expect(out.split('\n').slice(0, 6)).toEqual([
-      'CRITICAL - web-2.example:8080: busy-high (48 >= 20) | idle=27;;;0;150 busy=48;;19;0;150 free_ratio=0.68;;;0;1 closing=4;;;0 graceful_ratio=0;;;0;1 stopping=0;;;0 oldest_request=9s;;;0 top_client=48;;;0;150 ssl_miss_ratio=0;;;0;1',
+      'CRITICAL - web-2.example:8080: busy-high (48 >= 20) | idle=27;;;0;150 busy=48;;19;0;150 free_ratio=0.68;;;0;1 closing=4;;;0 graceful_ratio=0;;;0;1 stopping=0;;;0 oldest_request=9s;;;0 top_client=48;;;0;150 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;;;0',
       '  FIRING   critical busy-high: slots_busy 48 >= 20',
       'Notifications that would be published: 1',
       '',
@@ -309,6 +309,11 @@ describe('check', () => {
 
     // Assess
     expect(outs[1]?.out).not.toContain('Forecast:');
+    expect(outs.map((o) => o?.out.split('\n')[0]?.match(/minutes_to_exhaustion=[^ ]*/)?.[0])).toEqual([
+      'minutes_to_exhaustion=U;10:;;0',
+      'minutes_to_exhaustion=U;10:;;0',
+      'minutes_to_exhaustion=3;10:;;0',
+    ]);
     expect(outs[2]?.out).toContain(
       'Forecast: at the current trend no worker slot is free in 3 minutes (2026-11-22T12:05:00Z), from 3 samples\n',
     );
@@ -334,7 +339,7 @@ describe('check', () => {
     );
     const down = 'refused: connection refused by web-3.example - Apache may be down or saturated';
     const perf =
-      'idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1';
+      'idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0';
     expect(first.out.split('\n')[0]).toBe(`UNKNOWN - web-3.example: report not read (${down}) | ${perf}`);
     expect(second.out.split('\n')[0]).toBe(`CRITICAL - web-3.example: target-down (${down}) | ${perf}`);
     expect(second.out).toContain('Subject: [FIRING critical] web-3.example: target-down (refused)\n');
@@ -359,25 +364,25 @@ describe('check', () => {
       'a saturated server: the condition fires at once at its severity',
       ['--file', 'web-1.html', '--target', 'web-1', '--max-request-workers', '29'],
       2,
-      'CRITICAL - web-1: idle-slots-low (free 1/29 slots), client-concentration (28 >= 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.0345;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1',
+      'CRITICAL - web-1: idle-slots-low (free 1/29 slots), client-concentration (28 >= 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.0345;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0',
     ],
     [
       'a warning',
       ['--file', 'web-1.html', '--target', 'web-1'],
       1,
-      'WARNING - web-1: client-concentration (28 >= 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.8906;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1',
+      'WARNING - web-1: client-concentration (28 >= 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.8906;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0',
     ],
     [
       'an idle server',
       ['--file', 'idle.html', '--target', 'web-1'],
       0,
-      'OK - web-1: no alert firing | idle=3;;;0;256 busy=2;;;0;256 free_ratio=0.9922;;0.05:;0;1 closing=0;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=0s;300;;0 top_client=2;19;;0;256 ssl_miss_ratio=U;;;0;1',
+      'OK - web-1: no alert firing | idle=3;;;0;256 busy=2;;;0;256 free_ratio=0.9922;;0.05:;0;1 closing=0;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=0s;300;;0 top_client=2;19;;0;256 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0',
     ],
     [
       'a refused fetch: target-down at once, the cause on the first line',
       ['--url', 'http://web-3.example/server-status'],
       2,
-      'CRITICAL - web-3.example: target-down (refused: connection refused by web-3.example - Apache may be down or saturated) | idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1',
+      'CRITICAL - web-3.example: target-down (refused: connection refused by web-3.example - Apache may be down or saturated) | idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0',
     ],
   ])('without --state is a stateless plugin: %s', async (_, args, code, first) => {
     const result = await check(args);
