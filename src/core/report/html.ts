@@ -163,13 +163,13 @@ class HtmlReportBuilder implements ScanHandler {
   private readPlainSlotRow(from: number): number {
     const text = this.text;
     const cells = this.cells;
-    const length = text.length;
     let i = from;
     let cellOpen = false;
     for (;;) {
       const runStart = i;
-      while (i < length && text.charCodeAt(i) !== Char.Lt) i++;
-      if (i >= length) break;
+      // Between cells the run is empty; inside one, indexOf's native search outruns a loop.
+      if (text.charCodeAt(i) !== Char.Lt) i = text.indexOf('<', i);
+      if (i < 0) break;
       if (cellOpen && i > runStart) cells.addRun(text, runStart, i);
       const after = plainRowTagEnd(text, i);
       if (after < 0) break;
