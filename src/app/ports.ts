@@ -101,6 +101,11 @@ interface WarmEntry {
   state: TargetState;
   /** For a target not stored yet (version 0): when this container first evaluated it. */
   firstSeenMs?: number;
+  /**
+   * The forecast's free-slot samples and the last report in brief: kept in the warm container
+   * only, never in the table (no write per run for them), whatever `version` says.
+   */
+  carried?: Pick<TargetState, 'samples' | 'lastReport'>;
 }
 
 /** Per-container memory between invocations: target name -> what the last run of it left. */

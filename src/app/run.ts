@@ -160,7 +160,8 @@ async function checkOne(
   }
   const warm = deps.warm.get(target.name);
   // Version 0 is a target this container evaluated but nobody stored yet.
-  const previous = warm?.version === (item?.version ?? 0) ? (warm?.state ?? null) : (item?.state ?? null);
+  const base = warm?.version === (item?.version ?? 0) ? (warm?.state ?? null) : (item?.state ?? null);
+  const previous = base === null ? null : { ...base, ...warm?.carried };
   if (previous?.evaluatedAt && Date.parse(previous.evaluatedAt) > now.getTime()) {
     deps.logger.warn('target evaluated later than this run: skipped', { target: target.name });
     report({ sent: [], failed: [], conflict: true, stored: item, writes: 0 });
@@ -177,31 +178,35 @@ async function checkOne(
     now,
     options: deps.evaluate,
   });
+  // The forecast's samples and the last report stay in this container: the table never holds them.
+  const { samples, lastReport, ...tableState } = result.state;
+  const carried = { samples, lastReport };
   const checkpointMs = deps.checkpointIntervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS;
   const firstSeenMs =
     item === null ? (warm?.version === 0 ? (warm.firstSeenMs ?? now.getTime()) : now.getTime()) : null;
   const write =
     item === null
-      ? Object.keys(result.state.alerts).length > 0 ||
-        result.state.consecutiveFailures > 0 ||
+      ? Object.keys(tableState.alerts).length > 0 ||
+        tableState.consecutiveFailures > 0 ||
         now.getTime() - (firstSeenMs as number) >= spreadOffsetMs(target.name, checkpointMs)
-      : changed(item.state, result.state, deps.evaluate.downAfterFailures ?? DEFAULT_DOWN_AFTER_FAILURES) ||
+      : changed(item.state, tableState, deps.evaluate.downAfterFailures ?? DEFAULT_DOWN_AFTER_FAILURES) ||
         now.getTime() - Date.parse(item.state.evaluatedAt ?? '1970-01-01T00:00:00Z') >= checkpointMs;
   const outcome = await commitTarget(
     deps.table,
     deps.notifier,
-    { key, loaded: item, next: result.state, notifications: result.notifications, deleteAfter: false, write },
+    { key, loaded: item, next: tableState, notifications: result.notifications, deleteAfter: false, write },
     now,
     options,
   );
   report(outcome);
   if (!outcome.conflict && item === null && outcome.writes === 0)
-    deps.warm.set(target.name, { version: 0, state: result.state, firstSeenMs: firstSeenMs as number });
+    deps.warm.set(target.name, { version: 0, state: tableState, firstSeenMs: firstSeenMs as number, carried });
   else if (outcome.conflict || outcome.stored === null) deps.warm.delete(target.name);
   else
     deps.warm.set(target.name, {
       version: outcome.stored.version,
-      state: outcome.writes > 0 ? outcome.stored.state : result.state,
+      state: outcome.writes > 0 ? outcome.stored.state : tableState,
+      carried,
     });
   return result.metrics;
 }
