@@ -543,9 +543,7 @@ describe('runCycle with dynalite and fauxqs', () => {
     const coldAndBroken = deps({ raw: { ...good, targets: { '/hsa/targets/web-1': '{"url": 42}' } } });
     const summary = await runCycle(coldAndBroken, at(1));
     expect(summary.targets).toBe(1);
-    expect(summary.configError).toBe(
-      '/hsa/targets/web-1 (field url): Invalid input: expected string, received number, found 42',
-    );
+    expect(summary.configError).toBe('/hsa/targets/web-1 (field url): expected a string, found 42');
   });
 });
 

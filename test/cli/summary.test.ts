@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { renderSummary } from '../../src/cli/summary.ts';
+import { plainText, renderSummary } from '../../src/cli/summary.ts';
 import { parseReport } from '../../src/core/report/parse.ts';
 
 describe('Function: renderSummary', () => {
@@ -11,7 +11,7 @@ describe('Function: renderSummary', () => {
     const scoreboard = '_________W'.repeat(2_000_000);
     const report = { ...small, scoreboard, counts: { ...small.counts, _: 18_000_000, W: 2_000_000 } };
     // Act
-    const out = renderSummary(report, { colour: false });
+    const out = plainText(renderSummary(report));
     // Assess
     expect(out).toContain('Scoreboard (20000000 positions)');
     expect(out).toContain('\n  16320  _________W_________W');
@@ -22,7 +22,7 @@ describe('Function: renderSummary', () => {
 
   it('draws every position of a scoreboard that fits, with no cut line', () => {
     const report = parseReport(`Scoreboard: ${'_'.repeat(16_384)}\n`);
-    const out = renderSummary(report, { colour: false });
+    const out = plainText(renderSummary(report));
     expect(out).toContain('\n  16320  ____');
     expect(out).not.toContain('more positions');
   });
@@ -33,8 +33,8 @@ describe('Function: renderSummary', () => {
       parseReport(readFileSync(new URL(`../fixtures/apache-2.4.71/${name}`, import.meta.url), 'latin1'));
 
     // Act
-    const event = renderSummary(read('event-busy/report.late.html'), { colour: false });
-    const prefork = renderSummary(read('prefork-busy/report.html'), { colour: false });
+    const event = plainText(renderSummary(read('event-busy/report.late.html')));
+    const prefork = plainText(renderSummary(read('prefork-busy/report.html')));
 
     // Assess
     expect(event).toContain(

@@ -3,10 +3,8 @@
  * An invalid set is rejected whole, with every problem listed.
  */
 
-import { DEFAULT_GROUP_BY, DEFAULT_GROUP_INTERVAL_MS } from '../constants.ts';
-import { SEVERITIES, type Severity } from '../rules/types.ts';
+import { DEFAULT_RULES, toRule } from './defaultRules.ts';
 import { DEFAULT_RULES_DOCUMENT } from './defaults.ts';
-import { parseDuration } from './duration.ts';
 import { compare } from './evaluate.ts';
 import { metricSpec } from './metrics.ts';
 import { DocumentsValidationError, issuesToProblems, itemLabel, readDocument } from './problems.ts';
@@ -15,7 +13,6 @@ import {
   type DocumentDefaults,
   documentDefaultsSchema,
   RULE_FIELDS,
-  type RuleInput,
   ruleSchema,
 } from './schema.ts';
 import { OPS, type Op, type Rule, type ValidationProblem } from './types.ts';
@@ -26,27 +23,6 @@ class RulesValidationError extends DocumentsValidationError {
     super('rules', problems, options);
     this.name = 'RulesValidationError';
   }
-}
-
-/** A rule's field wins over its document's default, which wins over the built-in default. */
-function toRule(input: RuleInput, defaults: DocumentDefaults): Rule {
-  const groupInterval = input.groupInterval ?? defaults.groupInterval;
-  return {
-    name: input.name,
-    metric: input.metric,
-    op: input.op,
-    threshold: input.threshold,
-    clearThreshold: input.clearThreshold ?? null,
-    forMs: parseDuration(input.for ?? '0s') as number,
-    keepFiringForMs: parseDuration(input.keepFiringFor ?? '0s') as number,
-    severity: (input.severity ?? SEVERITIES.warning) as Severity,
-    summary: input.summary ?? null,
-    runbook: input.runbook ?? null,
-    minSamples: input.minSamples ?? null,
-    targets: input.targets ?? null,
-    groupBy: [...(input.groupBy ?? defaults.groupBy ?? DEFAULT_GROUP_BY)],
-    groupIntervalMs: groupInterval === undefined ? DEFAULT_GROUP_INTERVAL_MS : (parseDuration(groupInterval) as number),
-  };
 }
 
 /** Unique names across documents, and `minSamples` only where the metric has samples. */
@@ -126,10 +102,5 @@ function parseRulesDocuments(docs: ReadonlyArray<{ source: string; text: string 
   if (problems.length > 0) throw new RulesValidationError(problems);
   return rules;
 }
-
-/** The built-in rules (see `defaults.ts`), validated like any document. */
-const DEFAULT_RULES: Rule[] = parseRulesDocuments([
-  { source: 'built-in defaults', text: JSON.stringify(DEFAULT_RULES_DOCUMENT) },
-]);
 
 export { DEFAULT_RULES, DEFAULT_RULES_DOCUMENT, parseRulesDocuments, RulesValidationError };

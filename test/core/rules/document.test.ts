@@ -153,7 +153,7 @@ describe('Function: parseRulesDocuments', () => {
           source: 'b',
           rule: null,
           field: 'rule',
-          message: 'unknown field, expected one of rules, groupBy, groupInterval',
+          message: 'unknown field, expected one of rules, groupBy, groupInterval (did you mean rules?)',
         },
         { source: 'b', rule: null, field: 'rules', message: 'expected an array, found nothing' },
       ],
@@ -409,7 +409,10 @@ describe('Function: parseRulesDocuments (grouping)', () => {
       "Alertmanager's spelling at the top level (still an unknown field)",
       '{"rules": [], "group_by": ["rule"], "groupWait": "30s"}',
       [
-        documentProblem('group_by', 'unknown field, expected one of rules, groupBy, groupInterval'),
+        documentProblem(
+          'group_by',
+          'unknown field, expected one of rules, groupBy, groupInterval (did you mean groupBy?)',
+        ),
         documentProblem('groupWait', 'unknown field, expected one of rules, groupBy, groupInterval'),
       ],
     ],
@@ -454,5 +457,10 @@ describe('Constant: DEFAULT_RULES', () => {
       ['workers-exhaustion-forecast', 'minutes_to_exhaustion', '<=', 10, 120_000, 'warning', null],
     ]);
     expect(DEFAULT_RULES_DOCUMENT.rules).toHaveLength(9);
+  });
+
+  it('is what the schemas make of DEFAULT_RULES_DOCUMENT (built without them, for start-up)', () => {
+    const text = JSON.stringify(DEFAULT_RULES_DOCUMENT);
+    expect(parseRulesDocuments([{ source: 'built-in defaults', text }])).toEqual(DEFAULT_RULES);
   });
 });
