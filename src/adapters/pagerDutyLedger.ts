@@ -9,6 +9,7 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { STATE_KEYS } from '../app/accounting/stateKeys.ts';
 import { PAGERDUTY_KEY_PROBLEM_TTL_SECONDS, PAGERDUTY_ORDER_TTL_SECONDS } from '../core/constants.ts';
 import type { AcceptedOrder } from '../core/notify/pagerDuty.ts';
 
@@ -43,7 +44,7 @@ async function conditional(write: () => Promise<unknown>): Promise<boolean> {
  * await ledger.accepted('group-5f1c...'); // { order: 1764000000000, parts: [1] }
  */
 function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: string): PagerDutyLedger {
-  const orderKey = (dedupKey: string) => `pagerduty-order#${dedupKey}`;
+  const orderKey = STATE_KEYS.pagerDutyOrder;
   return {
     async accepted(dedupKey) {
       const { Item } = await doc.send(
@@ -88,7 +89,7 @@ function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: str
         doc.send(
           new UpdateCommand({
             TableName: tableName,
-            Key: { pk: `pagerduty-pace#${keyId}#${windowStartMs}` },
+            Key: { pk: STATE_KEYS.pagerDutyPace(keyId, windowStartMs) },
             UpdateExpression: 'ADD sent :one SET expiresAt = :expiresAt',
             ConditionExpression: 'attribute_not_exists(sent) OR sent < :limit',
             ExpressionAttributeValues: {
@@ -107,7 +108,7 @@ function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: str
           new PutCommand({
             TableName: tableName,
             Item: {
-              pk: `pagerduty-key#${keyId}`,
+              pk: STATE_KEYS.pagerDutyKeyProblem(keyId),
               notedAt: new Date(nowMs).toISOString(),
               expiresAt: epochSeconds(nowMs) + PAGERDUTY_KEY_PROBLEM_TTL_SECONDS,
             },

@@ -46,7 +46,7 @@ function evaluateFrom(item: StoredState | null, warm: WarmEntry | undefined): Ta
       ? warm.state
       : (item?.state ?? null);
   // The forecast's samples and the last report live only in the warm container, whatever the item.
-  return base === null || warm?.carried === undefined ? base : { ...base, ...warm.carried };
+  return base === null || warm?.warmOnly === undefined ? base : { ...base, ...warm.warmOnly };
 }
 
 /**
@@ -161,7 +161,7 @@ async function checkTarget(deps: CycleDeps, check: TargetCheck): Promise<Evaluat
   });
   // The forecast's samples and the last report stay in this container: the table never holds them.
   const { samples, lastReport, ...tableState } = result.state;
-  const carried = { samples, lastReport };
+  const warmOnly = { samples, lastReport };
   const firstSeenMs = firstSeenOf(warm, now);
   const write = shouldWrite({
     name: target.name,
@@ -182,7 +182,7 @@ async function checkTarget(deps: CycleDeps, check: TargetCheck): Promise<Evaluat
   report(outcome);
   const remembered = warmAfter(item, outcome, tableState, firstSeenMs);
   if (remembered === null) deps.warm.delete(target.name);
-  else deps.warm.set(target.name, { ...remembered, carried });
+  else deps.warm.set(target.name, { ...remembered, warmOnly });
   return result.metrics;
 }
 

@@ -114,7 +114,7 @@ interface WarmEntry {
    * The forecast's free-slot samples and the last report in brief: kept in the warm container
    * only, never in the table (no write per run for them), whatever `version` says.
    */
-  carried?: Pick<TargetState, 'samples' | 'lastReport'>;
+  warmOnly?: Pick<TargetState, 'samples' | 'lastReport'>;
 }
 
 /** Per-container memory between invocations: target name -> what the last run of it left. */

@@ -275,7 +275,7 @@ describe('runCycle with dynalite and fauxqs', () => {
     const stored = JSON.stringify(scanned.Items);
     expect(stored).not.toContain('samples');
     expect(stored).not.toContain('lastReport');
-    expect(d.warm.get('web-1')?.carried).toEqual({
+    expect(d.warm.get('web-1')?.warmOnly).toEqual({
       samples: [
         { at: at(0).toISOString(), free: 2 },
         { at: at(1).toISOString(), free: 2 },

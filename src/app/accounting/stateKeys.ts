@@ -21,6 +21,13 @@ const STATE_KEYS = {
   group: (key: string) => `group#${groupId(key)}`,
   /** meta: the open groups, group item key -> group key. */
   openGroups: 'groups',
+  // The PagerDuty forwarder's items (whole keys; its role may touch only keys starting `pagerduty-`).
+  /** The last `order` PagerDuty accepted for a dedup_key, and that page's accepted parts (TTL). */
+  pagerDutyOrder: (dedupKey: string) => `pagerduty-order#${dedupKey}`,
+  /** Events sent to one routing key (its id, never the key) in one pacing window (TTL). */
+  pagerDutyPace: (keyId: string, windowStartMs: number) => `pagerduty-pace#${keyId}#${windowStartMs}`,
+  /** A missing or refused routing key was already reported (TTL). */
+  pagerDutyKeyProblem: (keyId: string) => `pagerduty-key#${keyId}`,
 } as const;
 
 export { META_PREFIX, STATE_KEYS };

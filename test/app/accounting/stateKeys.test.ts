@@ -8,6 +8,9 @@ describe('STATE_KEYS', () => {
     ['the configuration pointer (meta)', STATE_KEYS.lastValidConfig, 'last-valid-config'],
     ['a configuration chunk (meta)', STATE_KEYS.configChunk('abc.3', 0), 'config#abc.3#0'],
     ['the open groups (meta)', STATE_KEYS.openGroups, 'groups'],
+    ['the order PagerDuty accepted', STATE_KEYS.pagerDutyOrder('group-ab12'), 'pagerduty-order#group-ab12'],
+    ['a pacing window', STATE_KEYS.pagerDutyPace('k1', 1764000000000), 'pagerduty-pace#k1#1764000000000'],
+    ['a routing key reported', STATE_KEYS.pagerDutyKeyProblem('k1'), 'pagerduty-key#k1'],
   ])('%s: %s', (_, key, expected) => {
     expect(key).toBe(expected);
   });
