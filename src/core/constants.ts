@@ -79,6 +79,8 @@ const MAX_LABELS_SHOWN = 20;
 const MAX_SNS_PUBLISH_BYTES = 262_144;
 const MAX_TEXT_MESSAGE_BYTES = 32_768;
 const MAX_PAYLOAD_BYTES = 24_576;
+/** Room kept in every payload for the `order` its claim adds later (`,"order":` and 16 digits). */
+const ORDER_FIELD_BYTES = `,"order":${Number.MAX_SAFE_INTEGER}`.length;
 const MAX_CHATBOT_BYTES = 40_960;
 const MAX_ATTRIBUTE_CHARS = 256;
 
@@ -147,6 +149,7 @@ export {
   MAX_SUBJECT_CHARS,
   MAX_TEXT_MESSAGE_BYTES,
   METRICS_NAMESPACE,
+  ORDER_FIELD_BYTES,
   PAGERDUTY_EVENTS_PER_WINDOW,
   PAGERDUTY_KEY_PROBLEM_TTL_SECONDS,
   PAGERDUTY_ORDER_TTL_SECONDS,

@@ -6,7 +6,13 @@
  */
 import { resolvesAt } from '../alerts/elapsed.ts';
 import type { AlertRecord, HeldBy, Notification, NotifyReason } from '../alerts/types.ts';
-import { MAX_LABELS_SHOWN, MAX_PAYLOAD_BYTES, MAX_SUBJECT_CHARS, MAX_TEXT_MESSAGE_BYTES } from '../constants.ts';
+import {
+  MAX_LABELS_SHOWN,
+  MAX_PAYLOAD_BYTES,
+  MAX_SUBJECT_CHARS,
+  MAX_TEXT_MESSAGE_BYTES,
+  ORDER_FIELD_BYTES,
+} from '../constants.ts';
 import type { DownReason } from '../downReasons.ts';
 import { formatDuration } from '../rules/duration.ts';
 import type { Forecast } from '../rules/forecast.ts';
@@ -248,7 +254,7 @@ function buildMessage(input: NotificationInput, status: Status, offenders: Offen
  * rest), else without labels and report context (`truncated: true`).
  */
 function boundedPayload(payload: Record<string, unknown>, labels: Record<string, string>): Record<string, unknown> {
-  if (payloadBytes(payload) <= MAX_PAYLOAD_BYTES) return payload;
+  if (payloadBytes(payload) <= MAX_PAYLOAD_BYTES - ORDER_FIELD_BYTES) return payload;
   const entries = Object.entries(labels);
   const fewer = {
     ...payload,
@@ -257,7 +263,7 @@ function boundedPayload(payload: Record<string, unknown>, labels: Record<string,
     ),
     labelsOmitted: Math.max(entries.length - MAX_LABELS_SHOWN, 0),
   };
-  if (payloadBytes(fewer) <= MAX_PAYLOAD_BYTES) return fewer;
+  if (payloadBytes(fewer) <= MAX_PAYLOAD_BYTES - ORDER_FIELD_BYTES) return fewer;
   return {
     ...payload,
     labels: {},

@@ -17,7 +17,7 @@ import {
   stringOrNull,
 } from '../alerts/group.ts';
 import type { Notification } from '../alerts/types.ts';
-import { MAX_PAYLOAD_BYTES, MAX_SUBJECT_CHARS, MAX_TEXT_MESSAGE_BYTES } from '../constants.ts';
+import { MAX_PAYLOAD_BYTES, MAX_SUBJECT_CHARS, MAX_TEXT_MESSAGE_BYTES, ORDER_FIELD_BYTES } from '../constants.ts';
 import { SEVERITY_NAMES, type Severity } from '../rules/types.ts';
 import { withOrder } from './build.ts';
 import { formatValue } from './format.ts';
@@ -342,7 +342,7 @@ function groupedPages(input: GroupPageInput, alerts: readonly NamedAlert[]): Not
   // Measured with part numbers as long as they can get (no more parts than alerts).
   const most = { index: alerts.length, count: alerts.length };
   const baseBytes = payloadBytes(groupPayload(input, facts, most, []));
-  const parts = packBySize(entries, (e) => payloadBytes(e.json), baseBytes, MAX_PAYLOAD_BYTES);
+  const parts = packBySize(entries, (e) => payloadBytes(e.json), baseBytes, MAX_PAYLOAD_BYTES - ORDER_FIELD_BYTES);
   const first = alerts[0]?.member;
   return parts.map((part, i) => {
     const index = i + 1;
@@ -391,7 +391,7 @@ function unorderedGroupPages(input: GroupPageInput): Notification[] {
   const latest = input.group.latest;
   if (only !== undefined && latest?.fingerprint === only.member.fingerprint && latest.status === only.status) {
     const own = ownPage(input, only, latest);
-    if (payloadBytes(own.payload) <= MAX_PAYLOAD_BYTES) return [own];
+    if (payloadBytes(own.payload) <= MAX_PAYLOAD_BYTES - ORDER_FIELD_BYTES) return [own];
   }
   return alerts.length === 0 ? [] : groupedPages(input, alerts);
 }
