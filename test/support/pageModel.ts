@@ -125,6 +125,8 @@ class World {
   /** When the configuration last changed: a warm container may use its cached copy this long after. */
   configChangedMs = Number.NEGATIVE_INFINITY;
   log: Published[] = [];
+  /** Every accepted page's order, by what it is ordered within (its alert, or its group). */
+  orders: OrderedPage[] = [];
   /** Runs that died or lost a write: duplicates may follow; claims may block until the lease ends. */
   dirtyRuns = 0;
   dirtyTimes: number[] = [];
@@ -255,6 +257,7 @@ class World {
       publish: (n: Notification) =>
         effect('publish', async () => {
           this.log.push(...changesIn(n, this.nowMs));
+          this.orders.push(orderOf(n, this.nowMs));
         }),
     };
     const { source, warm } = this.containers[container] as Container;
@@ -415,9 +418,51 @@ class World {
       }
     }
   }
+
+  /**
+   * Per alert (single pages) and per group (group pages): every accepted page carries an order,
+   * and successive pages' orders strictly increase. A copy of a page in flight when a run died
+   * or lost its commit, replayed from its claim, carries that page's order again (a consumer
+   * drops it as not newer): an equal order needs a faulty run between the two.
+   */
+  checkOrders(): void {
+    const last = new Map<string, OrderedPage>();
+    for (const p of this.orders) {
+      if (p.order === undefined) {
+        this.violations.push(`${p.sequence}: page at ${iso(p.atMs)} carries no order`);
+        continue;
+      }
+      const before = last.get(p.sequence);
+      // A replay is rebuilt from the stored claim: same order, after a faulty run.
+      const copy =
+        before !== undefined &&
+        before.order === p.order &&
+        this.dirtyTimes.some((t) => t >= before.atMs && t <= p.atMs);
+      if (before?.order !== undefined && before.order >= p.order && !copy)
+        this.violations.push(
+          `${p.sequence}: order ${p.order} at ${iso(p.atMs)} after order ${before.order} at ${iso(before.atMs)}`,
+        );
+      last.set(p.sequence, p);
+    }
+  }
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** An accepted page's place in its sequence: a single alert's pages, or a group's. */
+interface OrderedPage {
+  /** `alert a0/r1` or `group <id>` (a group of one's own page is claimed on its group). */
+  sequence: string;
+  order: number | undefined;
+  atMs: number;
+}
+
+function orderOf(n: Notification, atMs: number): OrderedPage {
+  const group = n.payload.group as { id?: unknown } | undefined;
+  const sequence = typeof group?.id === 'string' ? `group ${group.id}` : `alert ${n.target}/${n.rule}`;
+  const order = n.payload.order;
+  return { sequence, order: typeof order === 'number' ? order : undefined, atMs };
+}
 
 /**
  * The transitions a page tells of, one per alert: a single alert's page (unless a reminder), and
@@ -594,12 +639,14 @@ async function runSequence(commands: Command[], settle: 'clear' | 'removeTargets
       world.violations.push(`after settling (${settle}): ${target}/${rule} last page FIRING`);
   }
   world.checkLog(silenceLog);
+  world.checkOrders();
   return {
     violations: world.violations,
     unexpected: world.unexpected,
     pages: world.log.length,
     dirtyRuns: world.dirtyRuns,
     log: world.log,
+    orders: world.orders,
   };
 }
 

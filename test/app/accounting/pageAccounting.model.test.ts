@@ -17,6 +17,9 @@
  * 4. Per pair, pages alternate FIRING / RESOLVED, except copies of a page in flight during a
  *    fault: k pages of one status in a row need k - 1 faulty runs (a crash, a lost commit)
  *    between the first and the last (at most one duplicate per fault).
+ * 5. Every accepted page carries an `order`; per alert (single pages) and per group (group pages)
+ *    successive orders strictly increase, except that a copy replayed after a fault repeats its
+ *    page's order (a consumer drops it as not newer).
  * Most sequences use the memory table (same conditional semantics as DynamoDB); some use dynalite.
  * `npm run soak` runs many more (SOAK_SEQUENCES).
  */
@@ -236,6 +239,11 @@ describe('page accounting under random runs, faults and configuration changes', 
     const result = await runSequence(commands, 'clear');
     expect(result.violations).toEqual([]);
     expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status}`)).toEqual(['a0/r1 firing', 'a0/r1 resolved']);
+    // The order is a clock in epoch ms from the claim: each page's run's time, the resolve's after the firing.
+    expect(result.orders.map((p) => [p.sequence, p.order])).toEqual([
+      ['alert a0/r1', Date.parse('2026-11-22T12:00:00Z')],
+      ['alert a0/r1', Date.parse('2026-11-22T12:01:00Z')],
+    ]);
   });
 
   it('warm memory of a deleted item is never taken for the item created again up to the same version', async () => {
