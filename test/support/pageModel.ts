@@ -11,6 +11,7 @@ import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
 import type { ConfigSource, CycleDeps, Notifier, StateTable, WarmStates } from '../../src/app/ports.ts';
 import { runCycle } from '../../src/app/run.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
+import { DEFAULT_DOWN_AFTER_FAILURES } from '../../src/core/constants.ts';
 import type { RawConfig } from '../../src/core/monitorConfig.ts';
 import { globMatch } from '../../src/core/rules/glob.ts';
 
@@ -40,6 +41,11 @@ interface ModelRule {
   wasGrouped: boolean;
   /** `for` in steps: how long the condition holds (pending) before the alert fires. */
   forSteps: number;
+  /**
+   * `target-down` (target_up == 0, the stack's downAfterFailures): the condition is a failing
+   * fetch, and `forSteps` is the ticks after the first failure it takes (no `for` configured).
+   */
+  down?: boolean;
   /** `keepFiringFor` in steps: how long a firing alert keeps firing once its condition stops. */
   keepSteps: number;
 }
@@ -97,7 +103,18 @@ type Command =
   | { kind: 'closing'; target: number; count: number }
   | { kind: 'addTarget'; target: number }
   | { kind: 'removeTarget'; target: number }
-  | { kind: 'addRule'; threshold: number; glob: number; grouping: number; forSteps?: number; keepSteps?: number }
+  | {
+      kind: 'addRule';
+      threshold: number;
+      glob: number;
+      grouping: number;
+      forSteps?: number;
+      keepSteps?: number;
+      /** A target-down rule instead of one on closing slots. */
+      down?: boolean;
+    }
+  /** The target's fetches fail (a network error) from the next run on, or succeed again. */
+  | { kind: 'fetchFails'; target: number; failing: boolean }
   | { kind: 'regroup'; index: number; grouping: number }
   | { kind: 'removeRule'; index: number }
   | { kind: 'renameRule'; index: number }
@@ -127,6 +144,10 @@ class World {
   nowMs = T0;
   targets = new Set<string>(['a0', 'b0']);
   closing = new Map<string, number>(TARGET_POOL.map((t) => [t, 0]));
+  /** Targets whose fetches fail now. */
+  failing = new Set<string>();
+  /** When each target's fetches last succeeded again after failing. */
+  recoveredMs = new Map<string, number>();
   rules: ModelRule[] = [
     { name: 'r0', threshold: 1, glob: '*', grouping: 1, wasGrouped: true, forSteps: 0, keepSteps: 0 },
   ];
@@ -193,14 +214,14 @@ class World {
       targets[`/m/targets/${t}`] = JSON.stringify({ url: `http://${t}.test/server-status` });
     const rules = this.rules.map((r) => ({
       name: r.name,
-      metric: 'slots_closing',
-      op: '>=',
-      threshold: r.threshold,
+      metric: r.down === true ? 'target_up' : 'slots_closing',
+      op: r.down === true ? '==' : '>=',
+      threshold: r.down === true ? 0 : r.threshold,
       severity: 'warning',
       targets: [r.glob],
       groupBy: GROUPINGS[r.grouping],
       groupInterval: `${GROUP_INTERVAL_MS / 60_000}m`,
-      ...(r.forSteps > 0 ? { for: `${(r.forSteps * STEP_MS) / 60_000}m` } : {}),
+      ...(r.forSteps > 0 && r.down !== true ? { for: `${(r.forSteps * STEP_MS) / 60_000}m` } : {}),
       ...(r.keepSteps > 0 ? { keepFiringFor: `${(r.keepSteps * STEP_MS) / 60_000}m` } : {}),
     }));
     const silences = this.silences.map((s) => ({
@@ -227,6 +248,7 @@ class World {
   holds(target: string, rule: string): boolean {
     const r = this.rules.find((x) => x.name === rule);
     if (r === undefined || !this.configured(target, rule)) return false;
+    if (r.down === true) return this.failing.has(target);
     return (this.closing.get(target) ?? 0) >= r.threshold;
   }
 
@@ -247,6 +269,12 @@ class World {
       return 'not';
     }
     const forMs = r.forSteps * STEP_MS;
+    // No report, no evaluation of rules on it: whatever they said may stand or change.
+    if (r.down !== true && this.failing.has(target)) {
+      this.episodes.delete(key);
+      return 'either';
+    }
+    const recovered = this.recoveredMs.get(target) ?? Number.NEGATIVE_INFINITY;
     if (this.holds(target, rule)) {
       // Back within keepFiringFor: the same episode (still firing); at its edge either may be.
       const kept = episode !== undefined && now - episode.lastHeldMs < r.keepSteps * STEP_MS + STEP_MS;
@@ -267,10 +295,18 @@ class World {
       if (now - current.heldSinceMs >= forMs) current.fired = true;
       if (now - surely >= forMs + STEP_MS) return this.silenced(target, rule, now) ? 'silenced' : 'firing';
       // Pending owes nothing, unless a configuration change near its start may have hidden an episode.
-      const changedNear = Math.max(this.configChangedMs, this.validAgainMs) + CONFIG_MAX_AGE_MS + STEP_MS;
+      const changedNear =
+        Math.max(this.configChangedMs, this.validAgainMs, r.down === true ? Number.NEGATIVE_INFINITY : recovered) +
+        CONFIG_MAX_AGE_MS +
+        STEP_MS;
       return now - current.heldSinceMs < forMs && !uncertain && changedNear <= current.heldSinceMs
         ? 'pending'
         : 'either';
+    }
+    // Just back from failing fetches: an episode from before them may still be kept firing.
+    if (r.down !== true && now - recovered < (r.keepSteps + 2) * STEP_MS) {
+      this.episodes.delete(key);
+      return 'either';
     }
     if (episode === undefined || !episode.fired) {
       this.episodes.delete(key);
@@ -340,6 +376,8 @@ class World {
       notifier,
       fetch: async (target) => {
         const name = new URL(target.url).hostname.replace('.test', '');
+        if (this.failing.has(name))
+          return { ok: false, reason: 'network', detail: 'connection refused', latencyMs: 1, url: target.url };
         const c = this.closing.get(name) ?? 0;
         // Eight idle slots whatever the closing count: free slots stay flat, so only the model's
         // rules on closing slots can fire (not the built-in exhaustion forecast).
@@ -637,6 +675,12 @@ async function apply(world: World, command: Command, silenceLog: Array<ModelSile
     case 'closing':
       world.closing.set(TARGET_POOL[command.target] as string, command.count);
       return;
+    case 'fetchFails': {
+      const name = TARGET_POOL[command.target] as string;
+      if (command.failing) world.failing.add(name);
+      else if (world.failing.delete(name)) world.recoveredMs.set(name, world.nowMs);
+      return;
+    }
     case 'addTarget':
       world.targets.add(TARGET_POOL[command.target] as string);
       return;
@@ -651,8 +695,9 @@ async function apply(world: World, command: Command, silenceLog: Array<ModelSile
           glob: GLOBS[command.glob] as string,
           grouping: command.grouping % GROUPINGS.length,
           wasGrouped: command.grouping % GROUPINGS.length !== 0,
-          forSteps: command.forSteps ?? 0,
-          keepSteps: command.keepSteps ?? 0,
+          forSteps: command.down === true ? DEFAULT_DOWN_AFTER_FAILURES - 1 : (command.forSteps ?? 0),
+          keepSteps: command.down === true ? 0 : (command.keepSteps ?? 0),
+          ...(command.down === true ? { down: true } : {}),
         });
       return;
     case 'regroup': {
@@ -712,6 +757,8 @@ async function runSequence(commands: Command[], settle: 'clear' | 'removeTargets
   for (const command of commands) await apply(world, command, silenceLog);
   await apply(world, { kind: 'endSilences' }, silenceLog);
   await apply(world, { kind: 'breakConfig', broken: false }, silenceLog);
+  for (const t of [...world.failing])
+    await apply(world, { kind: 'fetchFails', target: TARGET_POOL.indexOf(t as never), failing: false }, silenceLog);
   if (settle === 'clear') for (const t of TARGET_POOL) world.closing.set(t, 0);
   if (settle === 'removeTargets') world.targets.clear();
   if (settle === 'removeRules') world.rules = [];

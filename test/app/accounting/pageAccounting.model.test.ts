@@ -92,8 +92,10 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       // Half the rules fire at once and resolve at once; the others wait `for`, keep firing, or both.
       forSteps: fc.nat({ max: 3 }).map((n) => (n === 3 ? 0 : n)),
       keepSteps: fc.nat({ max: MAX_KEEP_STEPS + 1 }).map((n) => (n > MAX_KEEP_STEPS ? 0 : n)),
+      down: fc.nat({ max: 3 }).map((n) => n === 3),
     }),
   },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('fetchFails' as const), target, failing: fc.boolean() }) },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -285,6 +287,45 @@ describe('page accounting under random runs, faults and configuration changes', 
       'a0/r1 resolved',
       'a0/r1 firing',
       'a0/r1 resolved',
+    ]);
+  });
+
+  it('target-down pages on the second failed tick, once, however many containers run it, and resolves', async () => {
+    const commands: Command[] = [
+      { kind: 'removeRule', index: 0 },
+      { kind: 'addRule', threshold: 1, glob: 3, grouping: 0, down: true }, // r1: target-down on a0, per alert
+      { kind: 'fetchFails', target: 0, failing: true },
+      { kind: 'overlap', containerA: 0, containerB: 0, crashA: null, crashB: null }, // 12:00: one failure
+      run(2), // 12:01: the second failed tick
+      run(1),
+      { kind: 'fetchFails', target: 0, failing: false },
+      run(0), // 12:03
+    ];
+    const result = await runSequence(commands, 'clear');
+    expect(result.violations).toEqual([]);
+    expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status} ${p.evaluatedAt}`)).toEqual([
+      'a0/r1 firing 2026-11-22T12:01:00.000Z',
+      'a0/r1 resolved 2026-11-22T12:03:00.000Z',
+    ]);
+  });
+
+  it('a pending alert (for 2m) pages only once its for has run out, and keeps firing 1m after', async () => {
+    const commands: Command[] = [
+      { kind: 'removeRule', index: 0 },
+      { kind: 'addRule', threshold: 1, glob: 3, grouping: 0, forSteps: 2, keepSteps: 1 },
+      { kind: 'closing', target: 0, count: 1 },
+      run(0), // 12:00: pending
+      run(1), // 12:01: pending
+      run(2), // 12:02: fires
+      { kind: 'closing', target: 0, count: 0 },
+      run(0), // 12:03: kept firing
+      run(1), // 12:04: resolved
+    ];
+    const result = await runSequence(commands, 'clear');
+    expect(result.violations).toEqual([]);
+    expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status} ${p.evaluatedAt}`)).toEqual([
+      'a0/r1 firing 2026-11-22T12:02:00.000Z',
+      'a0/r1 resolved 2026-11-22T12:04:00.000Z',
     ]);
   });
 
