@@ -23,6 +23,17 @@ const STEP_MS = 60_000;
 const CONFIG_MAX_AGE_MS = 270_000;
 /** The longest `keepFiringFor` the generated rules have, in steps (settling waits it out). */
 const MAX_KEEP_STEPS = 2;
+/** The rule every target gets unless a configured rule watches `target_up` (src/core/evaluate.ts). */
+const BUILT_IN_TARGET_DOWN: ModelRule = {
+  name: 'target-down',
+  threshold: 0,
+  glob: '*',
+  grouping: 1,
+  wasGrouped: true,
+  forSteps: DEFAULT_DOWN_AFTER_FAILURES - 1,
+  keepSteps: 0,
+  down: true,
+};
 /** Warm containers the model runs. */
 const CONTAINERS = 3;
 const T0 = Date.parse('2026-11-22T12:00:00Z');
@@ -241,26 +252,39 @@ class World {
 
   /** Every (target, rule) pair the model knows, configured or not: the ones pages may name. */
   pairs(): Array<{ target: string; rule: string }> {
-    const names = new Set([...this.rules.map((r) => r.name), ...this.log.map((p) => p.rule)]);
+    const names = new Set([...this.inForce().map((r) => r.name), ...this.log.map((p) => p.rule)]);
     return TARGET_POOL.flatMap((target) => [...names].map((rule) => ({ target, rule })));
   }
 
+  /**
+   * The rules in force: the model's, and the built-in `target-down` (grouped by rule, the default)
+   * unless one of them watches `target_up`, as the evaluation adds it.
+   */
+  inForce(): ModelRule[] {
+    if (this.rules.some((r) => r.down === true || r.name === BUILT_IN_TARGET_DOWN.name)) return this.rules;
+    return [...this.rules, BUILT_IN_TARGET_DOWN];
+  }
+
+  ruleNamed(name: string): ModelRule | undefined {
+    return this.inForce().find((r) => r.name === name);
+  }
+
   holds(target: string, rule: string): boolean {
-    const r = this.rules.find((x) => x.name === rule);
+    const r = this.ruleNamed(rule);
     if (r === undefined || !this.configured(target, rule)) return false;
     if (r.down === true) return this.failing.has(target);
     return (this.closing.get(target) ?? 0) >= r.threshold;
   }
 
   configured(target: string, rule: string): boolean {
-    const r = this.rules.find((x) => x.name === rule);
+    const r = this.ruleNamed(rule);
     return r !== undefined && this.targets.has(target) && globMatch(r.glob, target);
   }
 
   /** Follow the pair's episode to this run and say what it is owed (see `Owed`). */
   owed(target: string, rule: string): Owed {
     const key = `${target}/${rule}`;
-    const r = this.rules.find((x) => x.name === rule);
+    const r = this.ruleNamed(rule);
     const now = this.nowMs;
     const episode = this.episodes.get(key);
     if (r === undefined || !this.configured(target, rule)) {
@@ -475,7 +499,7 @@ class World {
    * last faulty run's lease has run out, for a group interval and a run.
    */
   settled(target: string, rule: string, pagedInGroup: boolean): boolean {
-    const r = this.rules.find((x) => x.name === rule);
+    const r = this.ruleNamed(rule);
     if (r !== undefined && !r.wasGrouped && !pagedInGroup) return true;
     // A faulty run's claims hold pages until the lease ends; the recovered page restarts the group's clock.
     const since = Math.max(
