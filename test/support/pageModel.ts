@@ -300,10 +300,13 @@ class World {
     }
     const recovered = this.recoveredMs.get(target) ?? Number.NEGATIVE_INFINITY;
     if (this.holds(target, rule)) {
-      // Back within keepFiringFor: the same episode (still firing); at its edge either may be.
-      const kept = episode !== undefined && now - episode.lastHeldMs < r.keepSteps * STEP_MS + STEP_MS;
-      const uncertain = kept && now - episode.lastHeldMs >= r.keepSteps * STEP_MS;
-      const current = kept && !uncertain ? episode : { heldSinceMs: now, lastHeldMs: now, fired: false };
+      // Held at the run before, or back within keepFiringFor of a fired episode (the last run it did
+      // not hold was within it): the same episode. At keepFiringFor's very edge either may be.
+      const gap = episode === undefined ? Number.POSITIVE_INFINITY : now - episode.lastHeldMs;
+      const kept = episode?.fired === true ? gap - STEP_MS : Number.POSITIVE_INFINITY;
+      const continuing = episode !== undefined && (gap <= STEP_MS || kept < r.keepSteps * STEP_MS);
+      const uncertain = !continuing && kept === r.keepSteps * STEP_MS;
+      const current = continuing ? episode : { heldSinceMs: now, lastHeldMs: now, fired: false };
       current.lastHeldMs = now;
       this.episodes.set(key, current);
       if (current.fired || forMs === 0) {
