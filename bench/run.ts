@@ -2,12 +2,13 @@
  * `npm run bench`: `parseReport` against a cheerio extraction (HTML) and the line-split floor, on
  * reports of 256, 1,024 and 20,000 slots generated from real 2.4.71 rows, in every form; then the
  * memory of one 20,000-slot parse (fresh child process) and a CPU profile of the 1,024-slot HTML
- * parse, and the hostile worst cases (bench/worstCase.ts). Prints tables; writes
+ * parse, the per-target CPU of a steady warm run (bench/perTarget.ts), and the hostile worst
+ * cases (bench/worstCase.ts). Prints tables; writes
  * bench/results/<stamp>.json and bench/results/latest.json.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
@@ -17,6 +18,7 @@ import { renderAuto, renderHtml } from '../test/support/generatePages.ts';
 import { renderLynx } from '../test/support/generateText.ts';
 import { parseWithCheerio } from './cheerioParser.ts';
 import { measure, sinkValue, type Timing } from './measure.ts';
+import { perTargetFigures, printPerTarget } from './perTarget.ts';
 import { profileParser } from './profile.ts';
 import { timeWorstCases } from './worstCase.ts';
 
@@ -91,8 +93,8 @@ function timeAll(): Row[] {
       process.stdout.write(
         `${form.padEnd(7)} ${pad(slots, 6)} ${pad(row.inputKB, 6)} KB | parser ${pad(f(row.parser.medianMs), 8)} ${pad(f(row.parser.p95Ms), 8)}` +
           ` | cheerio ${pad(c ? f(c.medianMs) : '-', 8)} ${pad(c ? f(c.p95Ms) : '-', 8)} | floor ${pad(f(row.floor.medianMs), 7)} ${pad(f(row.floor.p95Ms), 7)}` +
-          ` | x cheerio ${pad(c ? (c.medianMs / row.parser.medianMs).toFixed(0) : '-', 4)} | /floor ${pad((row.parser.medianMs / row.floor.medianMs).toFixed(1), 5)}` +
-          ` | ${pad(((row.parser.medianMs * 1000) / slots).toFixed(3), 7)} us/slot\n`,
+          ` | CPU: parser ${pad(f(row.parser.cpuMedianMs), 8)} x cheerio ${pad(c ? (c.cpuMedianMs / row.parser.cpuMedianMs).toFixed(0) : '-', 4)} /floor ${pad((row.parser.cpuMedianMs / row.floor.cpuMedianMs).toFixed(1), 5)}` +
+          ` ${pad(((row.parser.cpuMedianMs * 1000) / slots).toFixed(3), 7)} us/slot\n`,
       );
     }
   }
@@ -111,8 +113,9 @@ function memoryOf(form: Form, dir: string): Record<string, number | null> {
   return JSON.parse(child.stdout) as Record<string, number | null>;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const started = Date.now();
+  const loadBefore = loadavg();
   const machine = {
     cpu: cpus()[0]?.model ?? 'unknown',
     cores: cpus().length,
@@ -120,12 +123,15 @@ function main(): void {
     platform: `${process.platform} ${process.arch}`,
   };
   process.stdout.write(
-    `${machine.cpu}, ${machine.cores} cores, Node ${machine.node}. Times: median and p95 per op, ms. Other work on the machine makes figures noisy: read medians.\n`,
+    `${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load average ${loadBefore.map((l) => l.toFixed(1)).join(' ')}. Times: wall median and p95 per op, ms; then the CPU-time median, which the ratios use (other work on the machine inflates wall times).\n`,
   );
   process.stdout.write(
-    `form     slots  input    | parser   median      p95 | cheerio  median      p95 | floor median     p95 | ratios              | parser\n`,
+    `form     slots  input    | parser   median      p95 | cheerio  median      p95 | floor median     p95 | CPU: parser ms, ratios, per slot\n`,
   );
   const rows = timeAll();
+  // Twice, the machine being shared: both runs are kept, the table shows each.
+  const perTarget = [...(await perTargetFigures(1000, 8)), ...(await perTargetFigures(1000, 8))];
+  printPerTarget(perTarget);
   const worstCases = timeWorstCases((line) => process.stdout.write(line));
 
   const dir = mkdtempSync(join(tmpdir(), 'bench-in-'));
@@ -150,16 +156,17 @@ function main(): void {
   }
 
   const html1024 = rows.find((r) => r.form === 'html' && r.slots === 1024) as Row;
-  const vsCheerio = (html1024.cheerio as Timing).medianMs / html1024.parser.medianMs;
-  const vsFloor = html1024.parser.medianMs / html1024.floor.medianMs;
+  // Ratios of CPU time: the machine is shared, and the wall time counts waits for a core.
+  const vsCheerio = (html1024.cheerio as Timing).cpuMedianMs / html1024.parser.cpuMedianMs;
+  const vsFloor = html1024.parser.cpuMedianMs / html1024.floor.cpuMedianMs;
   const linear = FORMS.map((form) => {
     const per = SIZES.map((s) => {
       const r = rows.find((x) => x.form === form && x.slots === s) as Row;
-      return (r.parser.medianMs * 1000) / s;
+      return (r.parser.cpuMedianMs * 1000) / s;
     });
     return { form, usPerSlot: per, ratio20000to1024: (per[2] as number) / (per[1] as number) };
   });
-  process.stdout.write('\nLinearity, parser us/slot at 256 / 1,024 / 20,000 slots (ratio 20,000 vs 1,024):\n');
+  process.stdout.write('\nLinearity, parser CPU us/slot at 256 / 1,024 / 20,000 slots (ratio 20,000 vs 1,024):\n');
   for (const l of linear)
     process.stdout.write(
       `${l.form.padEnd(7)} ${l.usPerSlot.map((u) => u.toFixed(3)).join(' / ')} (${l.ratio20000to1024.toFixed(2)})\n`,
@@ -186,6 +193,8 @@ function main(): void {
     linear,
     html1024: { vsCheerio, vsFloor },
     hotSpots,
+    perTarget,
+    load: { before: loadBefore, after: loadavg() },
     worstCases,
     seconds: (Date.now() - started) / 1000,
     sink: sinkValue(),
@@ -197,4 +206,4 @@ function main(): void {
   process.stdout.write(`\nDone in ${result.seconds.toFixed(0)} s; results in bench/results/latest.json\n`);
 }
 
-main();
+await main();

@@ -18,12 +18,9 @@ try {
     throw new ConfigError([`configFile: expected an existing JSON file, found ${JSON.stringify(named)}`]);
   const path = named ?? DEFAULT_OPTIONS_FILE;
   const file = existsSync(path) ? { path, values: parseOptionsFile(path, readFileSync(path, 'utf8')) } : null;
-  const { config, sharding, routing } = readDeployOptions(file, context);
   new HttpdStatusAlertsStack(app, 'HttpdStatusAlerts', {
     description: 'httpd-status-alerts: watches Apache server-status reports and pages through SNS',
-    config,
-    sharding,
-    routing,
+    options: readDeployOptions(file, context),
   });
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;

@@ -4,15 +4,21 @@
  * Every problem is collected and thrown together, each naming its context key.
  */
 
-import { DEFAULT_DOWN_AFTER_FAILURES, DEFAULT_REPEAT_INTERVAL_MS } from '../src/core/constants.ts';
-import { type ConfigProblem, readTarget, TARGET_NAME } from '../src/core/monitorConfig.ts';
+import {
+  DEFAULT_DOWN_AFTER_FAILURES,
+  DEFAULT_FETCH_CONCURRENCY,
+  DEFAULT_REPEAT_INTERVAL_MS,
+  DEFAULT_SSM_PREFIX,
+} from '../src/core/constants.ts';
+import { ProblemListError, problemLines } from '../src/core/errors.ts';
+import { type ConfigProblem, readTarget, SSM_PREFIX, TARGET_NAME } from '../src/core/monitorConfig.ts';
 import { formatDuration, parseDuration } from '../src/core/rules/duration.ts';
 import {
   configMaxAgeFor,
   DEFAULT_CONFIG_MAX_AGE_SECONDS,
-  DEFAULT_FETCH_CONCURRENCY,
-  DEFAULT_SSM_PREFIX,
-} from '../src/lambda/environment.ts';
+  MONITOR_ENVIRONMENT as ENV,
+} from '../src/lambda/environmentContract.ts';
+import { memoryForTargets } from './memorySize.ts';
 
 /** One example target seeded into `<prefix>/targets/<name>` (the Lambda's target contract). */
 type SeedTarget = { url: string } & Record<string, unknown>;
@@ -79,12 +85,11 @@ const RETENTION_DAYS = [
   1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
 ] as const;
 
-class ConfigError extends Error {
-  readonly problems: string[];
-  constructor(problems: string[]) {
-    super(`invalid CDK context:\n- ${problems.join('\n- ')}`);
+/** Deploy options with problems; `what` names where they came from in the message. */
+class ConfigError extends ProblemListError {
+  constructor(problems: string[], what = 'CDK context') {
+    super(problemLines(`invalid ${what}`, problems), problems);
     this.name = 'ConfigError';
-    this.problems = problems;
   }
 }
 
@@ -104,9 +109,16 @@ function object(value: unknown): unknown {
   return typeof value === 'string' ? JSON.parse(value) : value;
 }
 
+/** A whole-number option's range, and the value used when it is unset (or invalid). */
+interface IntegerRange {
+  min: number;
+  max: number;
+  default: number;
+}
+
 /** Reads whole-number context values in a range; a bad one is listed in `problems` and its default kept. */
 function integerReader(get: Lookup, problems: string[]) {
-  return (key: string, min: number, max: number, fallback: number): number => {
+  return (key: string, { min, max, default: fallback }: IntegerRange): number => {
     const raw = get(key);
     if (raw === undefined) return fallback;
     const value = Number(raw);
@@ -177,21 +189,31 @@ function readConfig(get: Lookup): AlertsConfig {
 
   const prefix = get('prefix');
   if (prefix !== undefined) {
-    if (typeof prefix === 'string' && /^(\/[A-Za-z0-9_.-]+)+$/.test(prefix)) c.prefix = prefix;
+    if (typeof prefix === 'string' && SSM_PREFIX.test(prefix)) c.prefix = prefix;
     else
       problems.push(
         `prefix: expected an SSM path like /httpd-status-alerts (no trailing /), found ${JSON.stringify(prefix)}`,
       );
   }
-  c.scheduleMinutes = int('scheduleMinutes', 1, 60, c.scheduleMinutes);
-  c.memoryMb = int('memoryMb', 128, 10240, c.memoryMb);
-  c.timeoutSeconds = int('timeoutSeconds', 5, 900, c.timeoutSeconds);
+  c.scheduleMinutes = int('scheduleMinutes', { min: 1, max: 60, default: c.scheduleMinutes });
+  // `auto`: chosen below from the seeded targets, once they are read.
+  const memoryAuto = get('memoryMb') === 'auto';
+  if (!memoryAuto) {
+    const memory = integerReader(get, []);
+    const memoryMb = memory('memoryMb', { min: 128, max: 10240, default: Number.NaN });
+    if (Number.isNaN(memoryMb) && get('memoryMb') !== undefined)
+      problems.push(
+        `memoryMb: expected auto or an integer from 128 to 10240, found ${JSON.stringify(get('memoryMb'))}`,
+      );
+    else if (!Number.isNaN(memoryMb)) c.memoryMb = memoryMb;
+  }
+  c.timeoutSeconds = int('timeoutSeconds', { min: 5, max: 900, default: c.timeoutSeconds });
   if (c.timeoutSeconds > c.scheduleMinutes * 60) {
     problems.push(
       `timeoutSeconds: ${c.timeoutSeconds} s is longer than the ${c.scheduleMinutes}-minute schedule; runs would queue up`,
     );
   }
-  c.logRetentionDays = int('logRetentionDays', 1, 3653, c.logRetentionDays);
+  c.logRetentionDays = int('logRetentionDays', { min: 1, max: 3653, default: c.logRetentionDays });
   if (!(RETENTION_DAYS as readonly number[]).includes(c.logRetentionDays)) {
     problems.push(`logRetentionDays: ${c.logRetentionDays} is not one of ${RETENTION_DAYS.join(', ')}`);
   }
@@ -201,6 +223,7 @@ function readConfig(get: Lookup): AlertsConfig {
   c.httpsEndpoints = strings('httpsEndpoints', /^https:\/\/\S+$/, 'an https:// URL');
 
   c.targets = readSeedTargets(get('targets'), c.prefix, problems);
+  if (memoryAuto) c.memoryMb = memoryForTargets(Object.keys(c.targets).length);
   const extra = strings('dashboardTargets', TARGET_NAME, 'a target name');
   c.dashboardTargets = [...new Set([...Object.keys(c.targets), ...extra])];
   // Why: custom metrics are billed per metric, up to eight per target; the dashboard reads the logs instead.
@@ -246,10 +269,14 @@ function readConfig(get: Lookup): AlertsConfig {
     if (ms !== null && ms > 0) c.repeatInterval = repeat as string;
     else problems.push(`repeatInterval: expected a duration like 30m or 4h, found ${JSON.stringify(repeat)}`);
   }
-  c.downAfterFailures = int('downAfterFailures', 1, 100, c.downAfterFailures);
+  // The Lambda's own ranges (the environment contract) decide what is valid.
+  c.downAfterFailures = int('downAfterFailures', ENV.downAfterFailures);
   // Why: a cache of one interval expires on every other run; the default follows the schedule.
-  c.configMaxAgeSeconds = int('configMaxAgeSeconds', 0, 86400, configMaxAgeFor(c.scheduleMinutes));
-  c.fetchConcurrency = int('fetchConcurrency', 1, 1000, c.fetchConcurrency);
+  c.configMaxAgeSeconds = int('configMaxAgeSeconds', {
+    ...ENV.configMaxAgeSeconds,
+    default: configMaxAgeFor(c.scheduleMinutes),
+  });
+  c.fetchConcurrency = int('fetchConcurrency', ENV.fetchConcurrency);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return c;

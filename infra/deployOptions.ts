@@ -5,8 +5,8 @@
  */
 import { type AlertsConfig, ConfigError, readConfig } from './config.ts';
 import { readChatTopicFlag } from './constructs/notifications.ts';
-import { PagerDutyConfigError, type PagerDutySettings, readPagerDutySettings } from './constructs/pagerDutySettings.ts';
-import { readShardingSettings, ShardingConfigError, type ShardingSettings } from './constructs/sharding.ts';
+import { type PagerDutySettings, readPagerDutySettings } from './constructs/pagerDutySettings.ts';
+import { readShardingSettings, type ShardingSettings } from './constructs/sharding.ts';
 
 /** The file read when present; `-c configFile=<path>` names another. */
 const DEFAULT_OPTIONS_FILE = 'monitor.config.json';
@@ -24,6 +24,7 @@ const OPTION_KEYS = [
   'httpsEndpoints',
   'logRetentionDays',
   'memoryMb',
+  'pagerDutyEventsPer',
   'pagerDutyEventsUrl',
   'pagerDutyRoutingKeyParameter',
   'pagerDutySeverities',
@@ -139,10 +140,8 @@ function readDeployOptions(
     try {
       return read();
     } catch (error) {
-      if (
-        !(error instanceof ConfigError || error instanceof ShardingConfigError || error instanceof PagerDutyConfigError)
-      )
-        throw error;
+      // ShardingConfigError and PagerDutyConfigError are ConfigErrors too.
+      if (!(error instanceof ConfigError)) throw error;
       problems.push(...error.problems);
       return null;
     }

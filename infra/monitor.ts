@@ -6,17 +6,15 @@
 import { Annotations, CfnOutput, RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import type { AlertsConfig } from './config.ts';
 import { ConfigParameters } from './constructs/configParameters.ts';
 import { StatusDashboard } from './constructs/dashboard.ts';
 import { HANDLER_ENTRY, MonitorFunction, SHARDED_HANDLER_ENTRY } from './constructs/monitorFunction.ts';
-import { Notifications, readChatTopicFlag } from './constructs/notifications.ts';
+import { Notifications } from './constructs/notifications.ts';
 import { addPagerDutyForwarder } from './constructs/pagerDuty.ts';
-import { readPagerDutySettings } from './constructs/pagerDutySettings.ts';
-import { SHARD_MODES, Sharding, type ShardingSettings } from './constructs/sharding.ts';
+import { SHARD_MODES, Sharding } from './constructs/sharding.ts';
 import { Watchdog } from './constructs/watchdog.ts';
 import { defaultRulesDocument } from './defaultRules.ts';
-import { type RoutingSettings, readDeployOptions } from './deployOptions.ts';
+import { type DeployOptions, readDeployOptions } from './deployOptions.ts';
 import { acknowledgeFindings } from './nag.ts';
 
 interface MonitorParts {
@@ -25,22 +23,15 @@ interface MonitorParts {
   table: dynamodb.TableV2;
 }
 
-interface MonitorSettings {
-  config: AlertsConfig;
-  sharding: ShardingSettings;
-  /** Default: read from the scope's context. */
-  routing?: RoutingSettings;
+/** The checked deploy options (nothing here reads the context), and a handler module for tests. */
+interface MonitorSettings extends DeployOptions {
   /** The handler module; by shard mode `src/lambda/handler.ts` or `src/lambda/shardedHandler.ts`, unless a test substitutes a stub. */
   handlerEntry?: string;
 }
 
 /** Adds every resource of the monitor to `scope`. */
 function addMonitor(scope: Construct, { config, sharding, routing, handlerEntry }: MonitorSettings): MonitorParts {
-  const context = (key: string) => scope.node.tryGetContext(key);
-  const { pagerDuty, chatTopic } = routing ?? {
-    pagerDuty: readPagerDutySettings(context),
-    chatTopic: readChatTopicFlag(context),
-  };
+  const { pagerDuty, chatTopic } = routing;
   if (config.emails.length === 0 && config.httpsEndpoints.length === 0) {
     // Why: a deploy without subscriptions pages nobody; legal (subscribe later), so a warning.
     Annotations.of(scope).addWarningV2(
@@ -77,7 +68,7 @@ function addMonitor(scope: Construct, { config, sharding, routing, handlerEntry 
   });
   // Why: only the monitor publishes pages (issue 11); PagerDuty gets them through its forwarder.
   notifications.restrictPublishingTo(monitor);
-  addPagerDutyForwarder(scope, { config, notifications, monitor, settings: pagerDuty });
+  addPagerDutyForwarder(scope, { config, notifications, monitor, table, settings: pagerDuty });
   new Sharding(scope, 'Sharding', {
     fn: monitor.fn,
     settings: sharding,

@@ -1,23 +1,18 @@
 /**
  * Everything the monitor needs, in one stack (`infra/monitor.ts` adds it). Options arrive checked,
- * as one `AlertsConfig` object and the sharding settings (read from context when not given).
+ * as the `DeployOptions` of infra/deployOptions.ts: nothing here reads the context.
  */
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import type { AlertsConfig } from './config.ts';
 import type { MonitorFunction } from './constructs/monitorFunction.ts';
 import type { Notifications } from './constructs/notifications.ts';
-import { readShardingSettings, type ShardingSettings } from './constructs/sharding.ts';
-import type { RoutingSettings } from './deployOptions.ts';
+import type { DeployOptions } from './deployOptions.ts';
 import { addMonitor } from './monitor.ts';
 
 interface HttpdStatusAlertsStackProps extends StackProps {
-  config: AlertsConfig;
-  /** Default: read from context (`shardMode`, `targetsPerShard`, `shardConcurrency`). */
-  sharding?: ShardingSettings;
-  /** Default: read from context (`pagerDuty*`, `chatbotTopic`). */
-  routing?: RoutingSettings;
+  /** Every deploy option, read and checked once (`readDeployOptions`). */
+  options: DeployOptions;
   /** The handler module; by shard mode `src/lambda/handler.ts` or `src/lambda/shardedHandler.ts`, unless a test substitutes a stub. */
   handlerEntry?: string;
 }
@@ -29,11 +24,8 @@ class HttpdStatusAlertsStack extends Stack {
 
   constructor(scope: Construct, id: string, props: HttpdStatusAlertsStackProps) {
     super(scope, id, props);
-    const sharding = props.sharding ?? readShardingSettings((key) => this.node.tryGetContext(key));
     const parts = addMonitor(this, {
-      config: props.config,
-      sharding,
-      ...(props.routing === undefined ? {} : { routing: props.routing }),
+      ...props.options,
       ...(props.handlerEntry === undefined ? {} : { handlerEntry: props.handlerEntry }),
     });
     this.monitor = parts.monitor;

@@ -87,3 +87,32 @@ function monthlyCost(run: SteadyRun, emfSeries: number, memoryMb: number): Month
 
 export type { MonthlyCost, SteadyRun };
 export { FIXED_MONTHLY, MB_PER_VCPU, monthlyCost, PLATFORM_LOG_BYTES_PER_RUN, PRICES, RUNS_PER_MONTH };
+
+/**
+ * A steady run of `targets` targets from the measured ones: each counted figure is a line through
+ * the smallest and the largest measured size (a fixed part per run plus a part per target), so a
+ * size that was not run (10,000 targets) is extrapolated from what was counted, not assumed.
+ */
+function steadyRunAt(targets: number, measured: ReadonlyArray<{ targets: number; run: SteadyRun }>): SteadyRun {
+  const sorted = [...measured].sort((a, b) => a.targets - b.targets);
+  const small = sorted[0];
+  const large = sorted.at(-1);
+  if (small === undefined || large === undefined) throw new Error('expected at least one measured run, found none');
+  const exact = sorted.find((m) => m.targets === targets);
+  if (exact !== undefined) return exact.run;
+  const at = (pick: (r: SteadyRun) => number): number => {
+    if (large.targets === small.targets) return (pick(large.run) * targets) / large.targets;
+    const perTarget = (pick(large.run) - pick(small.run)) / (large.targets - small.targets);
+    return Math.max(0, pick(small.run) + perTarget * (targets - small.targets));
+  };
+  return {
+    slowestTargetMs: large.run.slowestTargetMs,
+    cpuMs: at((r) => r.cpuMs),
+    readUnits: at((r) => r.readUnits),
+    writeUnits: at((r) => r.writeUnits),
+    snsPublishes: at((r) => r.snsPublishes),
+    logBytes: at((r) => r.logBytes),
+  };
+}
+
+export { steadyRunAt };

@@ -3,7 +3,10 @@
  * CPU profile taken over the steady runs only, attributed to source packages through the bundle's
  * source map (the bundle is one minified file, so names alone would say nothing).
  *
- *   npx tsx bench/e2e/profile.ts [--targets=500] [--runs=3]
+ *   npx tsx bench/e2e/profile.ts [--targets=1000] [--runs=3]
+ *
+ * Prints the busy samples by phase (fetch handling, parse, metrics, evaluation, page building,
+ * the `target checked` log line, state reads and writes), then by owner package.
  *
  * Loopback only; everything started here is stopped at the end, also on failure.
  */
@@ -21,7 +24,7 @@ import { startLocalLambda } from './lambdaRuntime.ts';
 
 const arg = (name: string, fallback: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
-const TARGETS = Number(arg('targets', '500'));
+const TARGETS = Number(arg('targets', '1000'));
 const RUNS = Number(arg('runs', '3'));
 
 /** Loaded into the runtime process: the first SIGUSR2 starts the profiler, the second writes the profile. */
@@ -50,6 +53,30 @@ interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   hitCount?: number;
+  children?: number[];
+}
+
+/**
+ * The run's phases, by the source file of the innermost frame of ours on a sample's stack (a
+ * sample in the SDK or in Node's HTTP belongs to the phase that called it). First match wins.
+ */
+const PHASES: ReadonlyArray<[phase: string, files: RegExp]> = [
+  ['parse', /src\/core\/report\//],
+  ['metrics', /src\/core\/rules\/(compute|metrics)\.ts$/],
+  ['page building', /src\/core\/notify\//],
+  ['evaluation', /src\/core\/(evaluate|alerts\/|rules\/)/],
+  ['log line', /src\/lambda\/metricsSink\.ts$/],
+  ['state reads and writes', /src\/(adapters\/dynamoStateStore|app\/accounting\/)/],
+  ['fetch handling', /src\/(adapters\/httpStatusSource|app\/concurrency)/],
+  ['configuration (SSM, validation)', /src\/(adapters\/ssm|app\/config\/|core\/monitorConfig|core\/zod)/],
+  ['run loop and handler', /src\//],
+];
+const OUTSIDE = 'outside our code (runtime client, timers, sockets, GC)';
+
+function phaseOf(source: string | undefined): string | null {
+  if (source === undefined || !/\/src\//.test(source) || /node_modules/.test(source)) return null;
+  for (const [phase, files] of PHASES) if (files.test(source)) return phase;
+  return null;
 }
 
 /** The owner of a source path: a package, our code, or Node itself. */
@@ -120,16 +147,24 @@ async function main(): Promise<void> {
     const profile = JSON.parse(readFileSync(profileFile, 'utf8')) as { nodes: ProfileNode[] };
     const map = new SourceMap(JSON.parse(readFileSync(`${bundle.file}.map`, 'utf8')));
     const hits = new Map<string, number>();
+    const phases = new Map<string, number>();
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
     let total = 0;
-    for (const node of profile.nodes) {
-      const count = node.hitCount ?? 0;
-      if (count === 0) continue;
+    // Walk from the root so each node knows the phase of its innermost frame of ours.
+    const stack: Array<[ProfileNode, string]> = [[profile.nodes[0] as ProfileNode, OUTSIDE]];
+    while (stack.length > 0) {
+      const [node, inherited] = stack.pop() as [ProfileNode, string];
       const { url, lineNumber, columnNumber } = node.callFrame;
       const source = url.endsWith('index.mjs')
         ? (map.findEntry(lineNumber, columnNumber) as { originalSource?: string }).originalSource
         : undefined;
+      const phase = phaseOf(source) ?? inherited;
+      for (const child of node.children ?? []) stack.push([byId.get(child) as ProfileNode, phase]);
+      const count = node.hitCount ?? 0;
+      if (count === 0) continue;
       const key = owner(source, url);
       hits.set(key, (hits.get(key) ?? 0) + count);
+      if (key !== '(V8: idle, GC, program)') phases.set(phase, (phases.get(phase) ?? 0) + count);
       total += count;
     }
     const idle = hits.get('(V8: idle, GC, program)') ?? 0;
@@ -137,7 +172,10 @@ async function main(): Promise<void> {
       `${TARGETS} targets, ${RUNS} warm runs: ${cpuMs} ms of CPU (${(cpuMs / RUNS / TARGETS).toFixed(2)} ms per target and run)`,
     );
     console.log(`samples: ${total}, of which idle/GC/program ${((100 * idle) / total).toFixed(1)} %\n`);
-    console.log('| share of busy samples | owner |\n|---|---|');
+    console.log('| share of busy samples | phase (innermost frame of ours on the stack) |\n|---|---|');
+    for (const [phase, count] of [...phases].sort((a, b) => b[1] - a[1]))
+      console.log(`| ${((100 * count) / (total - idle)).toFixed(1)} % | ${phase} |`);
+    console.log('\n| share of busy samples | owner |\n|---|---|');
     for (const [key, count] of [...hits]
       .filter(([k]) => k !== '(V8: idle, GC, program)')
       .sort((a, b) => b[1] - a[1])

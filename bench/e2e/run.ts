@@ -18,12 +18,13 @@ import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { DEFAULT_CONFIG } from '../../infra/config.ts';
 import { HANDLER_ENTRY } from '../../infra/constructs/monitorFunction.ts';
+import { MEMORY_SIZES_MB, PACE_RATIO, targetsPerRun } from '../../infra/memorySize.ts';
 import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import { parseReport } from '../../src/core/report/parse.ts';
 import { region, startDynalite, startSns } from '../../test/support/emulators.ts';
 import { startFakeSsm } from '../../test/support/fakeSsm.ts';
 import { buildBundle, buildExternal, importTiming, sizeBreakdown } from './bundle.ts';
-import { FIXED_MONTHLY, MB_PER_VCPU, monthlyCost, PRICES, RUNS_PER_MONTH } from './costModel.ts';
+import { FIXED_MONTHLY, MB_PER_VCPU, monthlyCost, PRICES, RUNS_PER_MONTH, steadyRunAt } from './costModel.ts';
 import { startCountingProxy } from './countingProxy.ts';
 import { type BenchTarget, SLOW_PLACEMENTS, type SlowPlacement, startFleet, TARGET_KINDS } from './fleet.ts';
 import { startLocalLambda } from './lambdaRuntime.ts';
@@ -388,6 +389,113 @@ function report(results: {
       .map(([k, v]) => `${k} ${money(v)}`)
       .join(', ')} = ${money(fixed)}`,
   );
+  memoryTable(results, costed, slowest);
+  sideBySide(results.configs, slowest);
+}
+
+/** What `npm run bench:parser` wrote just before (bench/results/latest.json), if it ran. */
+interface ParserResults {
+  date: string;
+  html1024: { vsCheerio: number; vsFloor: number };
+  perTarget?: Array<{ page: string; cpuMsPerTarget: number; limitMs: number }>;
+  load?: { before: number[]; after: number[] };
+}
+
+/**
+ * The issue's figures in one table: per-target CPU (in process and end to end), the 1,000-target
+ * warm run against its slowest target, the parse ratios. `npm run bench` runs the parser part
+ * first, so its results are read back here.
+ */
+function sideBySide(configs: ConfigRecord[], slowest: number): void {
+  const file = new URL('../results/latest.json', import.meta.url);
+  let parser: ParserResults | null = null;
+  try {
+    parser = JSON.parse(readFileSync(file, 'utf8')) as ParserResults;
+  } catch {
+    parser = null;
+  }
+  const steady = (c: ConfigRecord) => c.runs.slice(2);
+  const thousand = configs.find(
+    (c) => c.purpose === 'size' && c.targets === 1000 && c.concurrency === PACE_CONCURRENCY,
+  );
+  console.log(
+    '\nSide by side (load average now: ' +
+      loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ') +
+      '):',
+  );
+  console.log('\n| figure | value | target |\n|---|---|---|');
+  for (const p of parser?.perTarget ?? [])
+    console.log(
+      `| CPU per target, steady warm run in process, ${p.page} | ${p.cpuMsPerTarget.toFixed(3)} ms | <= ${p.limitMs} ms |`,
+    );
+  if (thousand !== undefined) {
+    const warm = median(steady(thousand).map((r) => r.ms));
+    const cpu = median(steady(thousand).map((r) => r.cpuMs));
+    console.log(
+      `| CPU per target, 1,000-target warm run end to end (bundle, SDK, HTTP) | ${(cpu / 1000).toFixed(2)} ms | - |`,
+    );
+    console.log(
+      `| 1,000-target warm run / slowest target (slow spread, broken among them, c=${PACE_CONCURRENCY}, ${MEMORY_MB} MB) | ${(warm / slowest).toFixed(2)}x | <= 1.5x |`,
+    );
+  }
+  if (parser !== null) {
+    console.log(
+      `| parse, 1,024-slot HTML, x faster than cheerio (${parser.date}) | ${parser.html1024.vsCheerio.toFixed(0)}x | >= 40x |`,
+    );
+    console.log(`| parse, 1,024-slot HTML, x the line-split floor | ${parser.html1024.vsFloor.toFixed(1)}x | <= 15x |`);
+  }
+}
+
+/** The fleets the memory table prices; sizes not run are extrapolated from the measured ones. */
+const FLEETS = [10, 100, 1000, 10_000] as const;
+
+/**
+ * Targets per run at each memory size from the largest measured run's CPU per target, and the
+ * monthly cost of 10 / 100 / 1,000 / 10,000 targets at each size (one function; past what a size
+ * holds the run outgrows the 1.5x pace, past the 60 s timeout it must shard).
+ */
+function memoryTable(results: { configs: ConfigRecord[] }, costed: ConfigRecord[], slowest: number): void {
+  const steady = (c: ConfigRecord) => c.runs.slice(2);
+  const measured = costed.map((c) => {
+    const runs = steady(c);
+    return {
+      targets: c.targets,
+      emfSeries: c.emfSeries,
+      run: {
+        slowestTargetMs: slowest,
+        cpuMs: median(runs.map((r) => r.cpuMs)),
+        readUnits: median(runs.map((r) => r.readUnits)),
+        writeUnits: median(runs.map((r) => r.writeUnits)),
+        snsPublishes: median(runs.map((r) => r.sns.Publish ?? 0)),
+        logBytes: median(runs.map((r) => r.logBytes)),
+      },
+    };
+  });
+  const largest = measured.at(-1);
+  if (largest === undefined) return;
+  const cpuPerTarget = largest.run.cpuMs / largest.targets;
+  console.log(
+    `\nMemory sizes: targets one warm run keeps within ${PACE_RATIO}x of the slowest target (${r0(slowest)} ms), ` +
+      `at ${cpuPerTarget.toFixed(2)} ms of CPU per target on one core (${largest.targets} targets, median steady run; ${results.configs.length} configurations run):`,
+  );
+  console.log(
+    `\n| memory | vCPU share | targets per run | ${FLEETS.map((n) => `${n} targets: run ms, $ a month`).join(' | ')} |`,
+  );
+  console.log(`|---|---|---|${FLEETS.map(() => '---').join('|')}|`);
+  for (const memoryMb of MEMORY_SIZES_MB) {
+    const cells = FLEETS.map((n) => {
+      const run = steadyRunAt(n, measured);
+      const cost = monthlyCost(run, largest.emfSeries, memoryMb);
+      const over = cost.durationMs > 60_000 ? ' (over the 60 s timeout: shard)' : '';
+      const ran = measured.some((m) => m.targets === n) ? '' : ' (extrapolated)';
+      return `${r0(cost.durationMs)} ms, ${money(cost.total)}${ran}${over}`;
+    });
+    console.log(
+      `| ${memoryMb} MB | ${(Math.min(memoryMb, MB_PER_VCPU) / MB_PER_VCPU).toFixed(2)} | ${targetsPerRun(memoryMb, cpuPerTarget, slowest)} | ${cells.join(' | ')} |`,
+    );
+  }
 }
 
 await main();

@@ -16,6 +16,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { monitorVariables } from '../../src/lambda/environmentContract.ts';
 import type { AlertsConfig, VpcPlacement } from '../config.ts';
 import { functionBasics } from './functionBasics.ts';
 import { monitorStatements } from './permissions.ts';
@@ -88,18 +89,17 @@ class MonitorFunction extends Construct {
       maxEventAge: interval,
       onFailure: new SqsDestination(this.failures),
       environment: {
-        SSM_PREFIX: config.prefix,
-        TOPIC_ARN: props.alertTopic.topicArn,
-        STATE_TABLE: props.table.tableName,
-        REPEAT_INTERVAL: config.repeatInterval,
-        DOWN_AFTER_FAILURES: String(config.downAfterFailures),
-        CONFIG_MAX_AGE_SECONDS: String(config.configMaxAgeSeconds),
-        FETCH_CONCURRENCY: String(config.fetchConcurrency),
-        CHATBOT_FORMAT: String(config.chatbotFormat),
-        // An empty list means no target: `none`, as the function also reads an empty value.
-        TARGET_METRICS: Array.isArray(config.targetMetrics)
-          ? config.targetMetrics.join(',') || 'none'
-          : config.targetMetrics,
+        ...monitorVariables({
+          ssmPrefix: config.prefix,
+          topicArn: props.alertTopic.topicArn,
+          stateTable: props.table.tableName,
+          repeatInterval: config.repeatInterval,
+          downAfterFailures: config.downAfterFailures,
+          configMaxAgeSeconds: config.configMaxAgeSeconds,
+          fetchConcurrency: config.fetchConcurrency,
+          chatbotFormat: config.chatbotFormat,
+          targetMetrics: config.targetMetrics,
+        }),
         NODE_OPTIONS: '--enable-source-maps',
       },
       bundling: {

@@ -16,6 +16,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { MONITOR_ENVIRONMENT } from '../../src/lambda/environmentContract.ts';
 import { ConfigError } from '../config.ts';
 
 interface NotificationsProps {
@@ -32,9 +33,6 @@ interface Publisher {
   fn: lambda.Function;
   role: iam.IRole;
 }
-
-/** Environment variable naming the chat topic to the monitor (read by src/lambda/environment.ts). */
-const CHATBOT_TOPIC_ENV = 'CHATBOT_TOPIC_ARN';
 
 /**
  * Reads `chatbotTopic` (true|false) from context.
@@ -170,9 +168,9 @@ class Notifications extends Construct {
           resources: [this.chatTopic.topicArn],
         }),
       );
-      publisher.fn.addEnvironment(CHATBOT_TOPIC_ENV, this.chatTopic.topicArn);
+      publisher.fn.addEnvironment(MONITOR_ENVIRONMENT.chatbotTopicArn.name, this.chatTopic.topicArn);
     }
   }
 }
 
-export { CHATBOT_TOPIC_ENV, Notifications, type NotificationsProps, type Publisher, readChatTopicFlag };
+export { Notifications, type NotificationsProps, type Publisher, readChatTopicFlag };

@@ -1,32 +1,42 @@
 /**
  * The PagerDuty forwarder, behind `-c pagerDutyRoutingKeyParameter=<name>`: a small function
- * subscribed to the alert topic that posts each alert to the Events API v2 (src/lambda/pagerDutyHandler.ts).
- * SNS invokes it asynchronously; Lambda retries a failed invocation twice, then keeps it in a
- * dead-letter queue whose first message raises an alarm on the ops topic. Without the context key
- * the construct adds nothing.
+ * subscribed to the alert topic that posts each page to the Events API v2 (src/lambda/pagerDutyHandler.ts),
+ * one incident per alert group or per alert (`-c pagerDutyEventsPer`), remembering in the state
+ * table the last order accepted per dedup_key and its pace per routing key. SNS invokes it
+ * asynchronously; Lambda retries a failed invocation twice, then keeps it in a dead-letter queue
+ * whose first message raises an alarm on the ops topic; a missing or refused routing key raises
+ * another. Without the context key the construct adds nothing.
  */
 import { fileURLToPath } from 'node:url';
 import { Aws, CfnOutput, Duration, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subs from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { METRICS_NAMESPACE } from '../../src/core/constants.ts';
+import { SEVERITY_NAMES } from '../../src/core/rules/types.ts';
+import { forwarderVariables } from '../../src/lambda/environmentContract.ts';
+import { LOG_MESSAGES } from '../../src/lambda/pagerDutyForwarder.ts';
 import type { AlertsConfig } from '../config.ts';
 import { functionBasics } from './functionBasics.ts';
 import { BUNDLE_ALIASES, BUNDLE_BANNER, BUNDLE_MAIN_FIELDS, BUNDLE_MINIFY, BUNDLE_TARGET } from './monitorFunction.ts';
-import { type PagerDutySettings, readPagerDutySettings, SEVERITY_NAMES } from './pagerDutySettings.ts';
+import type { PagerDutySettings } from './pagerDutySettings.ts';
 import { importVpcPlacement } from './vpcPlacement.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PAGERDUTY_HANDLER_ENTRY = fileURLToPath(new URL('../../src/lambda/pagerDutyHandler.ts', import.meta.url));
+/** Items of the state table the forwarder may touch: its own (`pagerduty-order#`, `pagerduty-pace#`, `pagerduty-key#`). */
+const FORWARDER_ITEMS = 'pagerduty-*';
+
 /** `arn:...:parameter/name` for `/name` and for `name` alike (SSM adds the slash for the latter). */
 function parameterArn(name: string): string {
   const path = name.startsWith('/') ? name : `/${name}`;
@@ -38,6 +48,8 @@ interface PagerDutyForwarderProps {
   config: AlertsConfig;
   alertTopic: sns.ITopic;
   opsTopic: sns.ITopic;
+  /** The monitor's state table: the forwarder keeps its own items there. */
+  table: dynamodb.ITableV2;
   /** The monitor's security groups, reused when the stack is deployed into a VPC. */
   securityGroups: ec2.ISecurityGroup[];
 }
@@ -47,6 +59,7 @@ class PagerDutyForwarder extends Construct {
   readonly role: iam.Role;
   readonly deadLetters: sqs.Queue;
   readonly alarm: cloudwatch.Alarm;
+  readonly keyAlarm: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: PagerDutyForwarderProps) {
     super(scope, id);
@@ -75,8 +88,9 @@ class PagerDutyForwarder extends Construct {
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: 128,
-      // Up to 4 tries of 5 s per event plus backoff; a grouped message carries several events.
-      timeout: Duration.seconds(60),
+      // Why: events are paced at 17 per 10 s per routing key: a page about 1,000 alerts sent one
+      // event per alert takes about 10 minutes; what does not fit fails and Lambda's retry sends the rest.
+      timeout: Duration.minutes(15),
       role: this.role,
       logGroup,
       // Why: SNS invokes asynchronously; two retries ride out a PagerDuty outage of minutes.
@@ -84,8 +98,12 @@ class PagerDutyForwarder extends Construct {
       maxEventAge: Duration.hours(1),
       onFailure: new SqsDestination(this.deadLetters),
       environment: {
-        PAGERDUTY_ROUTING_KEY_PARAMETER: settings.routingKeyParameter,
-        PAGERDUTY_EVENTS_URL: settings.eventsUrl,
+        ...forwarderVariables({
+          routingKeyParameter: settings.routingKeyParameter,
+          eventsUrl: settings.eventsUrl,
+          eventsPer: settings.eventsPer,
+          stateTable: props.table.tableName,
+        }),
         NODE_OPTIONS: '--enable-source-maps',
       },
       bundling: {
@@ -103,7 +121,12 @@ class PagerDutyForwarder extends Construct {
       ...(config.vpc === null ? {} : this.vpcPlacement(config.vpc, props.securityGroups)),
     });
 
-    for (const statement of this.statements(settings.routingKeyParameter, config.secretsKeyArn, logGroup)) {
+    for (const statement of this.statements(
+      settings.routingKeyParameter,
+      config.secretsKeyArn,
+      logGroup,
+      props.table,
+    )) {
       this.role.addToPolicy(statement);
     }
 
@@ -130,10 +153,42 @@ class PagerDutyForwarder extends Construct {
     const notify = new actions.SnsAction(props.opsTopic);
     this.alarm.addAlarmAction(notify);
     this.alarm.addOkAction(notify);
+
+    // Why: a missing or wrong routing key fails every page; the forwarder logs it once an hour
+    // (remembered in the table), so the ops topic hears of it once, not on every page.
+    const refused = new logs.MetricFilter(this, 'RoutingKeyRefusedFilter', {
+      logGroup,
+      metricNamespace: METRICS_NAMESPACE,
+      metricName: 'PagerDutyRoutingKeyRefused',
+      filterPattern: logs.FilterPattern.stringValue('$.message', '=', LOG_MESSAGES.keyRefused),
+      metricValue: '1',
+    });
+    this.keyAlarm = new cloudwatch.Alarm(this, 'RoutingKeyRefused', {
+      metric: refused.metric({ period: Duration.minutes(5), statistic: 'Sum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription:
+        'httpd-status-alerts: the PagerDuty routing key is missing from SSM or PagerDuty refuses it (400/403); pages are not reaching PagerDuty',
+    });
+    this.keyAlarm.addAlarmAction(notify);
   }
 
-  private statements(parameter: string, secretsKeyArn: string | null, logGroup: logs.ILogGroup): iam.PolicyStatement[] {
+  private statements(
+    parameter: string,
+    secretsKeyArn: string | null,
+    logGroup: logs.ILogGroup,
+    table: dynamodb.ITableV2,
+  ): iam.PolicyStatement[] {
     return [
+      // Its own items of the state table only (last order accepted, pace, key problems): no scan, no delete.
+      new iam.PolicyStatement({
+        sid: 'KeepForwarderState',
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [FORWARDER_ITEMS] } },
+      }),
       new iam.PolicyStatement({
         sid: 'WriteOwnLogs',
         actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
@@ -179,17 +234,19 @@ function addPagerDutyForwarder(
     config: AlertsConfig;
     notifications: { alertTopic: sns.ITopic; opsTopic: sns.ITopic };
     monitor: { fn: lambda.IFunction };
-    /** Default: read from the scope's context. */
-    settings?: PagerDutySettings;
+    table: dynamodb.ITableV2;
+    /** The settings, read and checked with the other deploy options (infra/deployOptions.ts). */
+    settings: PagerDutySettings;
   },
 ): PagerDutyForwarder | undefined {
-  const settings = props.settings ?? readPagerDutySettings((key) => scope.node.tryGetContext(key));
+  const { settings } = props;
   if (settings.routingKeyParameter === null) return undefined;
   const forwarder = new PagerDutyForwarder(scope, 'PagerDuty', {
     settings: { ...settings, routingKeyParameter: settings.routingKeyParameter },
     config: props.config,
     alertTopic: props.notifications.alertTopic,
     opsTopic: props.notifications.opsTopic,
+    table: props.table,
     securityGroups: props.config.vpc === null ? [] : props.monitor.fn.connections.securityGroups,
   });
   acknowledgeForwarderFindings(forwarder, props.config);

@@ -1,12 +1,12 @@
 /**
  * The PagerDuty forwarder's context options, read once and validated together: which SSM
- * SecureString holds the routing key (none: no forwarder), the Events API endpoint, and which
- * severities are forwarded.
+ * SecureString holds the routing key (none: no forwarder), the Events API endpoint, which
+ * severities are forwarded, and whether an incident is opened per alert group or per alert.
  */
 import { DEFAULT_PAGERDUTY_EVENTS_URL } from '../../src/core/constants.ts';
-
-/** Severities `pagerDutySeverities` accepts (the rules' severities). */
-const SEVERITY_NAMES = ['critical', 'warning', 'info'] as const;
+import { EVENTS_PER, type EventsPer } from '../../src/core/notify/pagerDuty.ts';
+import { SEVERITY_NAMES } from '../../src/core/rules/types.ts';
+import { ConfigError } from '../config.ts';
 
 interface PagerDutySettings {
   /** SSM SecureString holding the routing key; null: no forwarder. */
@@ -14,20 +14,20 @@ interface PagerDutySettings {
   eventsUrl: string;
   /** Severities forwarded (a subscription filter policy); all three by default. */
   severities: string[];
+  /** One incident per alert group (the default, as Alertmanager) or per alert. */
+  eventsPer: EventsPer;
 }
 
-class PagerDutyConfigError extends Error {
-  readonly problems: string[];
+class PagerDutyConfigError extends ConfigError {
   constructor(problems: string[]) {
-    super(`invalid PagerDuty context:\n- ${problems.join('\n- ')}`);
+    super(problems, 'PagerDuty context');
     this.name = 'PagerDutyConfigError';
-    this.problems = problems;
   }
 }
 
 /**
  * Reads `pagerDutyRoutingKeyParameter` (an SSM parameter name), `pagerDutyEventsUrl` (https) and
- * `pagerDutySeverities` ("critical,warning").
+ * `pagerDutySeverities` ("critical,warning") and `pagerDutyEventsPer` (`group` or `alert`).
  *
  * @example
  * readPagerDutySettings((key) => app.node.tryGetContext(key)); // { routingKeyParameter: null, ... }
@@ -58,12 +58,19 @@ function readPagerDutySettings(get: (key: string) => unknown): PagerDutySettings
     problems.push(
       `pagerDutySeverities: expected some of ${SEVERITY_NAMES.join(',')}, found ${JSON.stringify(rawSeverities)}`,
     );
-  if (problems.length > 0) throw new PagerDutyConfigError(problems);
+  const rawPer = get('pagerDutyEventsPer') ?? EVENTS_PER.group;
+  const eventsPer = Object.values(EVENTS_PER).find((p) => p === rawPer);
+  if (eventsPer === undefined)
+    problems.push(
+      `pagerDutyEventsPer: expected group (one incident per alert group) or alert (one per alert), found ${JSON.stringify(rawPer)}`,
+    );
+  if (problems.length > 0 || eventsPer === undefined) throw new PagerDutyConfigError(problems);
   return {
     routingKeyParameter: typeof parameter === 'string' ? parameter : null,
     eventsUrl: url as string,
     severities,
+    eventsPer,
   };
 }
 
-export { PagerDutyConfigError, type PagerDutySettings, readPagerDutySettings, SEVERITY_NAMES };
+export { PagerDutyConfigError, type PagerDutySettings, readPagerDutySettings };

@@ -10,25 +10,12 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { integerReader } from '../config.ts';
+import { MONITOR_ENVIRONMENT, shardVariables } from '../../src/lambda/environmentContract.ts';
+import { ConfigError, integerReader } from '../config.ts';
 
 const SHARD_MODES = { none: 'none', sqs: 'sqs' } as const;
 type ShardMode = (typeof SHARD_MODES)[keyof typeof SHARD_MODES];
 
-/** Environment variables the handler reads in sharded mode (docs/scale.md). */
-const SHARD_ENV = {
-  mode: 'SHARD_MODE',
-  queueUrl: 'SHARD_QUEUE_URL',
-  targetsPerShard: 'TARGETS_PER_SHARD',
-  maxAgeSeconds: 'SHARD_MAX_AGE_SECONDS',
-} as const;
-
-/**
- * Targets one consumer invocation checks. bench/e2e measured about 3.6 ms of CPU per target,
- * about 25 ms at 256 MB (1/6.9 vCPU): 500 targets take about 12 s, leaving half of a 1-minute
- * interval for targets that time out (docs/scale.md).
- */
-const DEFAULT_TARGETS_PER_SHARD = 500;
 /** Consumers in flight at once; the event source mapping's minimum is 2. */
 const DEFAULT_SHARD_CONCURRENCY = 5;
 
@@ -45,16 +32,14 @@ interface ShardingProps {
   scheduleMinutes: number;
   /** Where shards that failed twice go; pass the monitor's alarmed failure queue. Default: a new queue. */
   deadLetterQueue?: sqs.IQueue;
-  /** Settings already read by the caller. Default: read from context here. */
-  settings?: ShardingSettings;
+  /** The settings, read and checked with the other deploy options (infra/deployOptions.ts). */
+  settings: ShardingSettings;
 }
 
-class ShardingConfigError extends Error {
-  readonly problems: string[];
+class ShardingConfigError extends ConfigError {
   constructor(problems: string[]) {
-    super(`invalid sharding context:\n- ${problems.join('\n- ')}`);
+    super(problems, 'sharding context');
     this.name = 'ShardingConfigError';
-    this.problems = problems;
   }
 }
 
@@ -73,8 +58,8 @@ function readShardingSettings(get: (key: string) => unknown): ShardingSettings {
   if (mode === undefined) problems.push(`shardMode: expected none or sqs, found ${JSON.stringify(rawMode)}`);
   const settings: ShardingSettings = {
     mode: mode ?? SHARD_MODES.none,
-    targetsPerShard: int('targetsPerShard', 10, 1000, DEFAULT_TARGETS_PER_SHARD),
-    maxConcurrency: int('shardConcurrency', 2, 1000, DEFAULT_SHARD_CONCURRENCY),
+    targetsPerShard: int('targetsPerShard', MONITOR_ENVIRONMENT.targetsPerShard),
+    maxConcurrency: int('shardConcurrency', { min: 2, max: 1000, default: DEFAULT_SHARD_CONCURRENCY }),
   };
   if (problems.length > 0) throw new ShardingConfigError(problems);
   return settings;
@@ -88,7 +73,7 @@ class Sharding extends Construct {
 
   constructor(scope: Construct, id: string, props: ShardingProps) {
     super(scope, id);
-    this.settings = props.settings ?? readShardingSettings((key) => this.node.tryGetContext(key));
+    this.settings = props.settings;
     if (this.settings.mode === SHARD_MODES.none) return;
     const { fn } = props;
     const { maxConcurrency, targetsPerShard } = this.settings;
@@ -118,10 +103,12 @@ class Sharding extends Construct {
         reportBatchItemFailures: true,
       }),
     );
-    fn.addEnvironment(SHARD_ENV.mode, SHARD_MODES.sqs);
-    fn.addEnvironment(SHARD_ENV.queueUrl, this.queue.queueUrl);
-    fn.addEnvironment(SHARD_ENV.targetsPerShard, String(targetsPerShard));
-    fn.addEnvironment(SHARD_ENV.maxAgeSeconds, String(interval.toSeconds()));
+    const variables = shardVariables({
+      queueUrl: this.queue.queueUrl,
+      targetsPerShard,
+      maxAgeSeconds: interval.toSeconds(),
+    });
+    for (const [name, value] of Object.entries(variables)) fn.addEnvironment(name, value);
 
     // Why: a reservation of 1 (no overlapping runs) would throttle every consumer; keep a
     // reservation, sized for the consumers plus the dispatcher, so the fleet stays bounded.
@@ -148,7 +135,6 @@ class Sharding extends Construct {
 
 export {
   DEFAULT_SHARD_CONCURRENCY,
-  DEFAULT_TARGETS_PER_SHARD,
   readShardingSettings,
   SHARD_MODES,
   Sharding,

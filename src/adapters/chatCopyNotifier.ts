@@ -4,8 +4,9 @@
  * the page: a page already published must not be published again because chat was down (the
  * claim -> publish -> commit sequence would resend it), so a failed copy is reported and dropped.
  */
+
+import type { Notifier } from '../app/ports.ts';
 import type { Notification } from '../core/alerts/types.ts';
-import type { Notifier } from './snsNotifier.ts';
 
 /**
  * @example

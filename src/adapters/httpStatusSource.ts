@@ -8,42 +8,10 @@ import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders,
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { urlToHttpOptions } from 'node:url';
+import type { FetchResult, FetchTarget } from '../app/ports.ts';
+import type { FetchFailureReason } from '../core/downReasons.ts';
 import { redactCredentials } from '../core/notify/sanitize.ts';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, MAX_REDIRECTS, USER_AGENT } from './httpDefaults.ts';
-
-/** One status page to fetch. */
-type FetchTarget = {
-  /** Name used in alerts and logs. */
-  name: string;
-  /** `http://` or `https://` URL of the page, e.g. `https://web-1:8443/server-status?auto`. */
-  url: string;
-  /** Whole-request limit, connect + headers + body + redirects (default `DEFAULT_TIMEOUT_MS`). */
-  timeoutMs?: number;
-  /** Response size cap, enforced while streaming (default `DEFAULT_MAX_BYTES`). */
-  maxBytes?: number;
-  /** Basic auth; userinfo in `url` is used when this is absent. */
-  auth?: { username: string; password: string };
-  /** PEM CA bundle that replaces the system roots for this target. */
-  ca?: string;
-};
-
-/** Why a fetch failed; each maps to a different hint in the page sent to on-call. */
-const FETCH_FAILURE_REASONS = [
-  'timeout',
-  'refused',
-  'dns',
-  'tls',
-  'http-status',
-  'too-large',
-  'redirect',
-  'network',
-] as const;
-type FetchFailureReason = (typeof FETCH_FAILURE_REASONS)[number];
-
-/** The outcome of `fetchStatusPage`; `url` is the final URL, without credentials. */
-type FetchResult =
-  | { ok: true; body: string; status: number; contentType: string | null; latencyMs: number; url: string }
-  | { ok: false; reason: FetchFailureReason; detail: string; status?: number; latencyMs: number; url: string };
 
 /** Seams for callers and tests. */
 interface FetchOptions {
@@ -332,5 +300,5 @@ function nextUrl(from: URL, location: string | undefined, status: number, redire
   return to;
 }
 
-export type { FetchFailureReason, FetchOptions, FetchResult, FetchTarget };
+export type { FetchOptions };
 export { fetchStatusPage };

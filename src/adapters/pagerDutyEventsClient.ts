@@ -58,7 +58,7 @@ function noAnswer(error: unknown): string {
 /**
  * @example
  * const sender = createPagerDutySender({ url: process.env.PAGERDUTY_EVENTS_URL });
- * for (const event of pagerDutyEvents(message, routingKey)) await sender.send(event);
+ * for (const event of pagerDutyEvents(message, routingKey, EVENTS_PER.group)) await sender.send(event);
  */
 function createPagerDutySender(options: PagerDutySenderOptions = {}): PagerDutySender {
   const url = options.url ?? DEFAULT_PAGERDUTY_EVENTS_URL;

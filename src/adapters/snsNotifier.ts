@@ -3,12 +3,9 @@
  * every variant within its budget), retrying on throttling and 5xx.
  */
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { Notifier } from '../app/ports.ts';
 import type { Notification } from '../core/alerts/types.ts';
 import { buildPublishInput } from './snsMessage.ts';
-
-interface Notifier {
-  publish(notification: Notification): Promise<void>;
-}
 
 class PublishError extends Error {
   constructor(notification: Notification, attempts: number, options?: ErrorOptions) {
@@ -71,5 +68,5 @@ function createSnsNotifier(client: SNSClient, topicArn: string, options: Notifie
   };
 }
 
-export type { Notifier, NotifierOptions };
+export type { NotifierOptions };
 export { createSnsNotifier, PublishError };

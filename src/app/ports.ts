@@ -1,12 +1,33 @@
 /**
- * The ports of a run: every interface the orchestration (`run.ts`, `commit.ts`, `runConfig.ts`,
- * `shards.ts`) depends on. Adapters implement them; the Lambda runtime and the tests compose them.
+ * The ports of a run: every interface the orchestration (`run.ts`, `shards.ts`, `accounting/`,
+ * `config/`) depends on. Adapters implement them; the Lambda runtime and the tests compose them.
  * Nothing here imports an adapter, so the orchestration never depends on AWS types.
  */
-import type { FetchResult, FetchTarget } from '../adapters/httpStatusSource.ts';
 import type { AlertRecord, EvaluateOptions, Notification, TargetState } from '../core/alerts/types.ts';
+import type { FetchFailureReason } from '../core/downReasons.ts';
 import type { RawConfig } from '../core/monitorConfig.ts';
 import type { MetricResult } from '../core/rules/compute.ts';
+
+/** One status page to fetch. */
+type FetchTarget = {
+  /** Name used in alerts and logs. */
+  name: string;
+  /** `http://` or `https://` URL of the page, e.g. `https://web-1:8443/server-status?auto`. */
+  url: string;
+  /** Whole-request limit, connect + headers + body + redirects (default `DEFAULT_TIMEOUT_MS`). */
+  timeoutMs?: number;
+  /** Response size cap, enforced while streaming (default `DEFAULT_MAX_BYTES`). */
+  maxBytes?: number;
+  /** Basic auth; userinfo in `url` is used when this is absent. */
+  auth?: { username: string; password: string };
+  /** PEM CA bundle that replaces the system roots for this target. */
+  ca?: string;
+};
+
+/** The outcome of a fetch (`fetchStatusPage` in the Lambda); `url` is the final URL, without credentials. */
+type FetchResult =
+  | { ok: true; body: string; status: number; contentType: string | null; latencyMs: number; url: string }
+  | { ok: false; reason: FetchFailureReason; detail: string; status?: number; latencyMs: number; url: string };
 
 /** Where the configuration comes from (SSM in the Lambda). */
 interface ConfigSource {
@@ -159,6 +180,8 @@ export type {
   ClaimedPage,
   ConfigSource,
   CycleDeps,
+  FetchResult,
+  FetchTarget,
   Logger,
   MetricsSink,
   Notifier,

@@ -7,7 +7,6 @@
  * container and reach the table every `checkpointIntervalMs`.
  */
 import { randomUUID } from 'node:crypto';
-import type { FetchTarget } from '../adapters/httpStatusSource.ts';
 import type { Silence } from '../core/alerts/silences.ts';
 import { DEFAULT_REPEAT_INTERVAL_MS } from '../core/constants.ts';
 import { NotAStatusReportError } from '../core/errors.ts';
@@ -20,7 +19,7 @@ import { flushGroups, GroupInbox, groupingNotifier, openGroups } from './account
 import { checkTarget } from './checkTarget.ts';
 import { fetchAll, inStartOrder } from './concurrency.ts';
 import { oweRemovals, resolveConfig } from './config/resolve.ts';
-import type { ConfigSource, CycleDeps, Notifier, StoredState } from './ports.ts';
+import type { ConfigSource, CycleDeps, FetchTarget, Notifier, StoredState } from './ports.ts';
 
 interface CycleSummary {
   targets: number;

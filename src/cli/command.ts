@@ -4,7 +4,7 @@
  * and one line in that table.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import type { FetchResult, FetchTarget } from '../adapters/httpStatusSource.ts';
+import type { FetchResult, FetchTarget } from '../app/ports.ts';
 
 /** Everything a command may touch of the outside world; tests pass their own. */
 interface CliIo {

@@ -6,7 +6,8 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { createSsmAdmin, type ParameterAdmin } from '../adapters/ssmAdmin.ts';
-import { DEFAULT_SSM_PREFIX } from '../lambda/environment.ts';
+import { DEFAULT_SSM_PREFIX } from '../core/constants.ts';
+import { SSM_PREFIX } from '../core/monitorConfig.ts';
 import { EXIT, oneLine as oneLineWith, UsageError } from './command.ts';
 
 const oneLine = (error: unknown) => oneLineWith(error, '; ');
@@ -67,7 +68,7 @@ function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options']>>(arg
 function resolvePrefix(option: string | undefined, env: AdminIo['env']): string {
   const raw = option ?? (env.SSM_PREFIX || DEFAULT_SSM_PREFIX);
   const prefix = raw.replace(/\/+$/, '');
-  if (!/^(\/[A-Za-z0-9_.-]+)+$/.test(prefix))
+  if (!SSM_PREFIX.test(prefix))
     throw new UsageError(`--prefix expects an SSM path like /httpd-status-alerts, found "${raw}"`);
   return prefix;
 }

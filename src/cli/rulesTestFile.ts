@@ -4,12 +4,12 @@
  */
 import type { output } from 'zod/mini';
 import { parseDuration } from '../core/rules/duration.ts';
+import { SEVERITY_EXPECTED, SEVERITY_NAMES } from '../core/rules/types.ts';
 import { z } from '../core/zod.ts';
 import { RefusedError } from './commandSupport.ts';
 
 const ALERT_STATES = ['pending', 'firing'] as const;
 const NOTIFICATION_STATUSES = ['firing', 'resolved'] as const;
-const SEVERITY_NAMES = ['critical', 'warning', 'info'] as const;
 
 const text = z.string({ error: 'expected a string' });
 const files = z.optional(z.array(text, { error: 'expected an array of file paths' }));
@@ -17,14 +17,14 @@ const files = z.optional(z.array(text, { error: 'expected an array of file paths
 const expectedAlert = z.strictObject({
   rule: text,
   state: z.enum(ALERT_STATES, { error: 'expected pending or firing' }),
-  severity: z.optional(z.enum(SEVERITY_NAMES, { error: 'expected critical, warning or info' })),
+  severity: z.optional(z.enum(SEVERITY_NAMES, { error: SEVERITY_EXPECTED })),
   value: z.optional(z.number({ error: 'expected a number' })),
 });
 
 const expectedNotification = z.strictObject({
   status: z.enum(NOTIFICATION_STATUSES, { error: 'expected firing or resolved' }),
   rule: text,
-  severity: z.optional(z.enum(SEVERITY_NAMES, { error: 'expected critical, warning or info' })),
+  severity: z.optional(z.enum(SEVERITY_NAMES, { error: SEVERITY_EXPECTED })),
   subject: z.optional(text),
 });
 

@@ -4,7 +4,7 @@
  * URLs go through the same fetcher as the Lambda, so a failure has the same reason in both.
  */
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../adapters/httpDefaults.ts';
-import type { FetchTarget } from '../adapters/httpStatusSource.ts';
+import type { FetchTarget } from '../app/ports.ts';
 import { NotAStatusReportError } from '../core/errors.ts';
 import { parseReport } from '../core/report/parse.ts';
 import type { ReportFormat, StatusReport } from '../core/report/types.ts';

@@ -64,6 +64,17 @@ const MAX_PAYLOAD_BYTES = 24_576;
 const MAX_CHATBOT_BYTES = 40_960;
 const MAX_ATTRIBUTE_CHARS = 256;
 
+/** Where the monitor's configuration lives in SSM, unless the stack or `--prefix` names another. */
+const DEFAULT_SSM_PREFIX = '/httpd-status-alerts';
+/** Status pages fetched at once by one run (`FETCH_CONCURRENCY`). */
+const DEFAULT_FETCH_CONCURRENCY = 16;
+/**
+ * Targets one consumer invocation checks in sharded mode. bench/e2e measured about 3.6 ms of CPU
+ * per target, about 25 ms at 256 MB (1/6.9 vCPU): 500 targets take about 12 s, leaving half of a
+ * 1-minute interval for targets that time out (docs/scale.md).
+ */
+const DEFAULT_TARGETS_PER_SHARD = 500;
+
 /** CloudWatch namespace of the monitor's metrics, and the service name its logs and metrics carry. */
 const METRICS_NAMESPACE = 'HttpdStatusAlerts';
 const SERVICE_NAME = 'httpd-status-alerts';
@@ -75,12 +86,23 @@ const DEFAULT_PAGERDUTY_ATTEMPTS = 4;
 const DEFAULT_PAGERDUTY_BACKOFF_MS = 500;
 const MAX_PAGERDUTY_BACKOFF_MS = 8_000;
 const DEFAULT_PAGERDUTY_TIMEOUT_MS = 5_000;
+/**
+ * The forwarder's pace per routing key: at most this many events per window of this length, shared
+ * by every container through the state table. Any 60 s span touches at most 7 windows of 10 s, so
+ * at most 7 x 17 = 119 events: under the Events API's 120 a minute, however its window is aligned.
+ */
+const PAGERDUTY_PACE_WINDOW_MS = 10_000;
+const PAGERDUTY_EVENTS_PER_WINDOW = 17;
+/** How long the forwarder remembers the last order accepted per dedup_key, and a refused routing key. */
+const PAGERDUTY_ORDER_TTL_SECONDS = 14 * 86_400;
+const PAGERDUTY_KEY_PROBLEM_TTL_SECONDS = 3_600;
 
 export {
   DEFAULT_CHECKPOINT_INTERVAL_MS,
   DEFAULT_CLAIM_LEASE_MS,
   DEFAULT_DOWN_AFTER_FAILURES,
   DEFAULT_EVALUATE_OPTIONS,
+  DEFAULT_FETCH_CONCURRENCY,
   DEFAULT_GROUP_BY,
   DEFAULT_GROUP_INTERVAL_MS,
   DEFAULT_PAGERDUTY_ATTEMPTS,
@@ -90,6 +112,8 @@ export {
   DEFAULT_REPEAT_INTERVAL_MS,
   DEFAULT_RESOLVED_RETENTION_MS,
   DEFAULT_SCHEDULE_INTERVAL_MS,
+  DEFAULT_SSM_PREFIX,
+  DEFAULT_TARGETS_PER_SHARD,
   MAX_ATTRIBUTE_CHARS,
   MAX_CHATBOT_BYTES,
   MAX_GROUP_MEMBERS,
@@ -101,6 +125,10 @@ export {
   MAX_SUBJECT_CHARS,
   MAX_TEXT_MESSAGE_BYTES,
   METRICS_NAMESPACE,
+  PAGERDUTY_EVENTS_PER_WINDOW,
+  PAGERDUTY_KEY_PROBLEM_TTL_SECONDS,
+  PAGERDUTY_ORDER_TTL_SECONDS,
+  PAGERDUTY_PACE_WINDOW_MS,
   SCOREBOARD_MAP_MAX_LINES,
   SCOREBOARD_MAP_WIDTH,
   SERVICE_NAME,

@@ -17,6 +17,26 @@ class NotAStatusReportError extends Error {
   }
 }
 
+/**
+ * An input with problems, every one listed: validation never stops at the first. The one base of
+ * the problem-list errors (rules and silences documents, the monitor's configuration, the
+ * Lambda's environment, the deploy options); a problem is a line of text or a structured record.
+ * Subclasses word the message and set `name` (class names do not survive minifying).
+ */
+class ProblemListError<Problem = string> extends Error {
+  readonly problems: Problem[];
+
+  constructor(message: string, problems: Problem[], options?: ErrorOptions) {
+    super(message, options);
+    this.problems = problems;
+  }
+}
+
+/** `heading:` and one problem a line, each after `- `. */
+function problemLines(heading: string, problems: readonly string[]): string {
+  return `${heading}:\n- ${problems.join('\n- ')}`;
+}
+
 /** Escape the first bytes of untrusted input so they can be shown on one line. */
 function describeInput(text: string, max = 60): string {
   if (text.length === 0) return 'an empty body';
@@ -32,4 +52,4 @@ function describeInput(text: string, max = 60): string {
   return `"${escaped}"${text.length > max ? '...' : ''} (${text.length} characters)`;
 }
 
-export { describeInput, NotAStatusReportError };
+export { describeInput, NotAStatusReportError, ProblemListError, problemLines };

@@ -12,7 +12,7 @@
  */
 
 import { decideNotification } from './alerts/decide.ts';
-import { elapsedMs } from './alerts/elapsed.ts';
+import { elapsedMs, resolvesAt } from './alerts/elapsed.ts';
 import { fingerprint } from './alerts/fingerprint.ts';
 import { groupRefOf, groupRefOfKey } from './alerts/group.ts';
 import { findSilence, type Silence } from './alerts/silences.ts';
@@ -183,8 +183,7 @@ function view(alert: AlertRecord, rule: Rule): AlertView {
     activeAt: alert.activeAt,
     firedAt: alert.firedAt,
     keepFiringSince,
-    resolvesAt:
-      keepFiringSince === null ? null : new Date(Date.parse(keepFiringSince) + rule.keepFiringForMs).toISOString(),
+    resolvesAt: resolvesAt(keepFiringSince, rule.keepFiringForMs),
   };
 }
 

@@ -4,6 +4,7 @@
  */
 
 import { parseSilencesDocuments, type Silence } from './alerts/silences.ts';
+import { ProblemListError } from './errors.ts';
 import { redactCredentials } from './notify/sanitize.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from './rules/document.ts';
 import { DocumentsValidationError } from './rules/problems.ts';
@@ -43,19 +44,24 @@ interface ConfigProblem {
   message: string;
 }
 
-class ConfigurationError extends Error {
-  readonly problems: ConfigProblem[];
+class ConfigurationError extends ProblemListError<ConfigProblem> {
   constructor(problems: ConfigProblem[], options?: ErrorOptions) {
     super(
       `invalid configuration: ${problems.map((p) => `${p.parameter}${p.field ? ` field ${p.field}` : ''}: ${p.message}`).join('; ')}`,
+      problems,
       options,
     );
     this.name = 'ConfigurationError';
-    this.problems = problems;
   }
 }
 
 const TARGET_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+
+/**
+ * An SSM prefix, as the stack, the Lambda and the CLI accept it: `/`-separated segments of
+ * letters, digits, `_`, `.` and `-`, none empty (`/a//b` is refused), no trailing `/`.
+ */
+const SSM_PREFIX = /^(\/[A-Za-z0-9_.-]+)+$/;
 
 const SSM_NAME = z.string().check(z.startsWith('/', { error: 'expected an SSM parameter name starting with /' }));
 
@@ -178,4 +184,4 @@ function buildMonitorConfig(raw: RawConfig): MonitorConfig {
 }
 
 export type { ConfigProblem, MonitorConfig, RawConfig, TargetConfig };
-export { buildMonitorConfig, ConfigurationError, readTarget, TARGET_NAME };
+export { buildMonitorConfig, ConfigurationError, readTarget, SSM_PREFIX, TARGET_NAME };

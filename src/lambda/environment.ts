@@ -2,29 +2,11 @@
  * The Lambda's environment, read and validated once at start-up. Every problem is listed.
  */
 
-import { DEFAULT_DOWN_AFTER_FAILURES, DEFAULT_REPEAT_INTERVAL_MS } from '../core/constants.ts';
+import { ProblemListError } from '../core/errors.ts';
+import { SSM_PREFIX } from '../core/monitorConfig.ts';
 import { parseDuration } from '../core/rules/duration.ts';
 import { z } from '../core/zod.ts';
-
-const DEFAULT_SSM_PREFIX = '/httpd-status-alerts';
-/** Runs per SSM read on a warm container: a configuration change takes effect within this many runs. */
-const RUNS_PER_CONFIG_READ = 5;
-
-/**
- * The configuration cache's lifetime for a schedule: `RUNS_PER_CONFIG_READ` intervals less half of
- * one, so that the runs in between reuse it even when a run starts late or early (a lifetime of
- * exactly one interval would expire on every other run, by a few milliseconds either way).
- *
- * @example
- * configMaxAgeFor(1); // 270: SSM is read on every fifth run of a one-minute schedule
- */
-function configMaxAgeFor(scheduleMinutes: number): number {
-  return (RUNS_PER_CONFIG_READ - 0.5) * scheduleMinutes * 60;
-}
-
-/** The stack's default schedule is one minute (infra/config.ts). */
-const DEFAULT_CONFIG_MAX_AGE_SECONDS = configMaxAgeFor(1);
-const DEFAULT_FETCH_CONCURRENCY = 16;
+import { MONITOR_ENVIRONMENT as E, type IntegerVariable } from './environmentContract.ts';
 
 interface RuntimeConfig {
   ssmPrefix: string;
@@ -46,12 +28,10 @@ interface RuntimeConfig {
   targetMetrics: 'all' | 'none' | string[];
 }
 
-class EnvironmentError extends Error {
-  readonly problems: string[];
+class EnvironmentError extends ProblemListError {
   constructor(problems: string[]) {
-    super(`invalid environment: ${problems.join('; ')}`);
+    super(`invalid environment: ${problems.join('; ')}`, problems);
     this.name = 'EnvironmentError';
-    this.problems = problems;
   }
 }
 
@@ -76,7 +56,7 @@ function variable<T>(read: (value: string | undefined, fail: (message: string) =
 /** Carries a problem out of a reader; caught by `variable`. */
 class Problem extends Error {}
 
-const integer = (name: string, min: number, max: number, fallback: number) =>
+const integer = ({ name, min, max, default: fallback }: IntegerVariable) =>
   variable((v, fail) => {
     if (v === undefined || v === '') return fallback;
     const n = Number(v);
@@ -86,39 +66,41 @@ const integer = (name: string, min: number, max: number, fallback: number) =>
   });
 
 const ENV_SCHEMA = z.object({
-  SSM_PREFIX: variable((v, fail) => {
-    const prefix = v === undefined || v === '' ? DEFAULT_SSM_PREFIX : v.replace(/\/+$/, '');
-    if (!/^\/[A-Za-z0-9_.\-/]+$/.test(prefix))
-      fail(`SSM_PREFIX expects a path like /httpd-status-alerts, found "${v}"`);
+  [E.ssmPrefix.name]: variable((v, fail) => {
+    const prefix = v === undefined || v === '' ? E.ssmPrefix.default : v.replace(/\/+$/, '');
+    if (!SSM_PREFIX.test(prefix)) fail(`${E.ssmPrefix.name} expects a path like /httpd-status-alerts, found "${v}"`);
     return prefix;
   }),
-  TOPIC_ARN: z
-    .string({ error: 'TOPIC_ARN is required: the ARN of the SNS topic to publish to' })
-    .check(z.regex(/^arn:[^:]+:sns:/, { error: 'TOPIC_ARN expects an SNS topic ARN (arn:aws:sns:...)' })),
-  STATE_TABLE: z
-    .string({ error: 'STATE_TABLE is required: the name of the DynamoDB state table' })
-    .check(z.minLength(3, { error: 'STATE_TABLE expects a DynamoDB table name' })),
-  REPEAT_INTERVAL: variable((v, fail) => {
-    if (v === undefined || v === '') return DEFAULT_REPEAT_INTERVAL_MS;
+  [E.topicArn.name]: z
+    .string({ error: `${E.topicArn.name} is required: the ARN of the SNS topic to publish to` })
+    .check(z.regex(/^arn:[^:]+:sns:/, { error: `${E.topicArn.name} expects an SNS topic ARN (arn:aws:sns:...)` })),
+  [E.stateTable.name]: z
+    .string({ error: `${E.stateTable.name} is required: the name of the DynamoDB state table` })
+    .check(z.minLength(3, { error: `${E.stateTable.name} expects a DynamoDB table name` })),
+  [E.repeatInterval.name]: variable((v, fail) => {
+    if (v === undefined || v === '') return E.repeatInterval.defaultMs;
     const ms = parseDuration(v);
-    if (ms === null || ms <= 0) fail(`REPEAT_INTERVAL expects a duration like 4h or 30m, found "${v}"`);
+    if (ms === null || ms <= 0) fail(`${E.repeatInterval.name} expects a duration like 4h or 30m, found "${v}"`);
     return ms as number;
   }),
-  DOWN_AFTER_FAILURES: integer('DOWN_AFTER_FAILURES', 1, 100, DEFAULT_DOWN_AFTER_FAILURES),
-  CONFIG_MAX_AGE_SECONDS: integer('CONFIG_MAX_AGE_SECONDS', 0, 86_400, DEFAULT_CONFIG_MAX_AGE_SECONDS),
-  FETCH_CONCURRENCY: integer('FETCH_CONCURRENCY', 1, 1000, DEFAULT_FETCH_CONCURRENCY),
-  CHATBOT_FORMAT: z.optional(z.enum(['true', 'false', ''], { error: 'CHATBOT_FORMAT expects true or false' })),
-  CHATBOT_TOPIC_ARN: variable((v, fail) => {
+  [E.downAfterFailures.name]: integer(E.downAfterFailures),
+  [E.configMaxAgeSeconds.name]: integer(E.configMaxAgeSeconds),
+  [E.fetchConcurrency.name]: integer(E.fetchConcurrency),
+  [E.chatbotFormat.name]: z.optional(
+    z.enum(['true', 'false', ''], { error: `${E.chatbotFormat.name} expects true or false` }),
+  ),
+  [E.chatbotTopicArn.name]: variable((v, fail) => {
     if (v === undefined || v === '') return null;
-    if (!/^arn:[^:]+:sns:/.test(v)) fail(`CHATBOT_TOPIC_ARN expects an SNS topic ARN (arn:aws:sns:...), found "${v}"`);
+    if (!/^arn:[^:]+:sns:/.test(v))
+      fail(`${E.chatbotTopicArn.name} expects an SNS topic ARN (arn:aws:sns:...), found "${v}"`);
     return v;
   }),
-  SHARD_MODE: z.optional(z.enum(['none', 'sqs', ''], { error: 'SHARD_MODE expects none or sqs' })),
-  SHARD_QUEUE_URL: z.optional(z.string()),
-  TARGETS_PER_SHARD: integer('TARGETS_PER_SHARD', 10, 1000, 500),
-  SHARD_MAX_AGE_SECONDS: integer('SHARD_MAX_AGE_SECONDS', 10, 86_400, 60),
+  [E.shardMode.name]: z.optional(z.enum(['none', 'sqs', ''], { error: `${E.shardMode.name} expects none or sqs` })),
+  [E.shardQueueUrl.name]: z.optional(z.string()),
+  [E.targetsPerShard.name]: integer(E.targetsPerShard),
+  [E.shardMaxAgeSeconds.name]: integer(E.shardMaxAgeSeconds),
   // Custom metrics cost per metric and month: opt-in, per target (the dashboard reads the logs).
-  TARGET_METRICS: variable((v) => {
+  [E.targetMetrics.name]: variable((v) => {
     const t = (v ?? '').trim();
     if (t === 'all') return 'all' as const;
     if (t === '' || t === 'none') return 'none' as const;
@@ -139,25 +121,25 @@ const ENV_SCHEMA = z.object({
 function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConfig {
   const parsed = ENV_SCHEMA.safeParse(env);
   const problems = parsed.success ? [] : parsed.error.issues.map((issue) => issue.message);
-  if (env.SHARD_MODE === 'sqs' && !env.SHARD_QUEUE_URL)
-    problems.push('SHARD_QUEUE_URL is required when SHARD_MODE is sqs');
+  if (env[E.shardMode.name] === 'sqs' && !env[E.shardQueueUrl.name])
+    problems.push(`${E.shardQueueUrl.name} is required when ${E.shardMode.name} is sqs`);
   if (!parsed.success || problems.length > 0) throw new EnvironmentError(problems);
   const v = parsed.data;
   return {
-    ssmPrefix: v.SSM_PREFIX,
-    topicArn: v.TOPIC_ARN,
-    stateTable: v.STATE_TABLE,
-    repeatIntervalMs: v.REPEAT_INTERVAL,
-    downAfterFailures: v.DOWN_AFTER_FAILURES,
-    configMaxAgeSeconds: v.CONFIG_MAX_AGE_SECONDS,
-    fetchConcurrency: v.FETCH_CONCURRENCY,
-    chatbotFormat: v.CHATBOT_FORMAT === 'true',
-    chatbotTopicArn: v.CHATBOT_TOPIC_ARN,
-    shardMode: v.SHARD_MODE === 'sqs' ? 'sqs' : 'none',
-    shardQueueUrl: v.SHARD_QUEUE_URL || null,
-    targetsPerShard: v.TARGETS_PER_SHARD,
-    shardMaxAgeSeconds: v.SHARD_MAX_AGE_SECONDS,
-    targetMetrics: v.TARGET_METRICS,
+    ssmPrefix: v[E.ssmPrefix.name],
+    topicArn: v[E.topicArn.name],
+    stateTable: v[E.stateTable.name],
+    repeatIntervalMs: v[E.repeatInterval.name],
+    downAfterFailures: v[E.downAfterFailures.name],
+    configMaxAgeSeconds: v[E.configMaxAgeSeconds.name],
+    fetchConcurrency: v[E.fetchConcurrency.name],
+    chatbotFormat: v[E.chatbotFormat.name] === 'true',
+    chatbotTopicArn: v[E.chatbotTopicArn.name],
+    shardMode: v[E.shardMode.name] === 'sqs' ? 'sqs' : 'none',
+    shardQueueUrl: v[E.shardQueueUrl.name] || null,
+    targetsPerShard: v[E.targetsPerShard.name],
+    shardMaxAgeSeconds: v[E.shardMaxAgeSeconds.name],
+    targetMetrics: v[E.targetMetrics.name],
   };
 }
 
@@ -168,12 +150,4 @@ function wantsTargetMetrics(setting: RuntimeConfig['targetMetrics'], target: str
   return setting === 'all' || (Array.isArray(setting) && setting.includes(target));
 }
 
-export {
-  configMaxAgeFor,
-  DEFAULT_CONFIG_MAX_AGE_SECONDS,
-  DEFAULT_FETCH_CONCURRENCY,
-  DEFAULT_SSM_PREFIX,
-  EnvironmentError,
-  readRuntimeConfig,
-  wantsTargetMetrics,
-};
+export { EnvironmentError, readRuntimeConfig, wantsTargetMetrics };

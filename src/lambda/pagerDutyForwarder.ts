@@ -1,22 +1,46 @@
 /**
- * The PagerDuty forwarder's environment and its one job: every alert of every SNS record becomes
- * an Events API v2 event. Kept apart from the entry (src/lambda/pagerDutyHandler.ts) so tests can give it
- * a routing key and a sender of their own.
+ * The PagerDuty forwarder's environment and its one job: the alerts of every SNS record become
+ * Events API v2 events (one per group, or one per alert), each sent only when it is newer than
+ * what PagerDuty last accepted for its `dedup_key`, at a pace the Events API accepts. Kept apart
+ * from the entry (src/lambda/pagerDutyHandler.ts) so tests can give it a clock, a routing key, a
+ * sender and a ledger of their own.
  */
+import { createHash } from 'node:crypto';
 import type { SNSEvent } from 'aws-lambda';
-import type { PagerDutySender } from '../adapters/pagerDutyEventsClient.ts';
-import { DEFAULT_PAGERDUTY_EVENTS_URL } from '../core/constants.ts';
-import { pagerDutyEvents } from '../core/notify/pagerDuty.ts';
+import { PagerDutyDeliveryError, type PagerDutySender } from '../adapters/pagerDutyEventsClient.ts';
+import type { PagerDutyLedger } from '../adapters/pagerDutyLedger.ts';
+import { PAGERDUTY_EVENTS_PER_WINDOW, PAGERDUTY_PACE_WINDOW_MS } from '../core/constants.ts';
+import {
+  EVENTS_PER,
+  type EventsPer,
+  eventsOfPage,
+  forwardDecision,
+  type OrderedEvent,
+  PagerDutyMessageError,
+  readAlertPage,
+} from '../core/notify/pagerDuty.ts';
 import { EnvironmentError } from './environment.ts';
+import { FORWARDER_ENVIRONMENT as E } from './environmentContract.ts';
 
 /** How long a decrypted routing key is reused by a warm function before SSM is asked again. */
-const DEFAULT_ROUTING_KEY_MAX_AGE_SECONDS = 300;
+const DEFAULT_ROUTING_KEY_MAX_AGE_SECONDS = E.routingKeyMaxAgeSeconds.default;
+/** Time kept back from the invocation's budget when waiting for the next pacing window. */
+const PACE_MARGIN_MS = 15_000;
+/** The log lines a person or an alarm looks for (the stack's metric filter matches the second). */
+const LOG_MESSAGES = {
+  refused: 'refused a message that is not an alert message',
+  keyRefused: 'PagerDuty routing key missing or refused',
+  dropped: 'dropped an event older than one accepted',
+} as const;
 
 interface PagerDutyConfig {
   /** SSM parameter (SecureString) holding the integration's routing key. */
   routingKeyParameter: string;
   eventsUrl: string;
   routingKeyMaxAgeSeconds: number;
+  eventsPer: EventsPer;
+  /** The monitor's state table: last order accepted per dedup_key, pacing windows, key problems. */
+  stateTable: string;
 }
 
 /**
@@ -25,27 +49,52 @@ interface PagerDutyConfig {
  */
 function readPagerDutyConfig(env: Record<string, string | undefined>): PagerDutyConfig {
   const problems: string[] = [];
-  const parameter = env.PAGERDUTY_ROUTING_KEY_PARAMETER ?? '';
+  const parameter = env[E.routingKeyParameter.name] ?? '';
   if (!/^[A-Za-z0-9_.\-/]{1,2048}$/.test(parameter))
     problems.push(
-      `PAGERDUTY_ROUTING_KEY_PARAMETER expects the name of an SSM SecureString, found ${JSON.stringify(parameter)}`,
+      `${E.routingKeyParameter.name} expects the name of an SSM SecureString, found ${JSON.stringify(parameter)}`,
     );
-  const eventsUrl = env.PAGERDUTY_EVENTS_URL || DEFAULT_PAGERDUTY_EVENTS_URL;
+  const eventsUrl = env[E.eventsUrl.name] || E.eventsUrl.default;
   if (!URL.canParse(eventsUrl) || !/^https?:$/.test(new URL(eventsUrl).protocol))
-    problems.push(`PAGERDUTY_EVENTS_URL expects an http(s) URL, found ${JSON.stringify(eventsUrl)}`);
-  const maxAge = Number(env.ROUTING_KEY_MAX_AGE_SECONDS || DEFAULT_ROUTING_KEY_MAX_AGE_SECONDS);
-  if (!Number.isInteger(maxAge) || maxAge < 0 || maxAge > 86_400)
+    problems.push(`${E.eventsUrl.name} expects an http(s) URL, found ${JSON.stringify(eventsUrl)}`);
+  const { name, min, max, default: fallback } = E.routingKeyMaxAgeSeconds;
+  const maxAge = Number(env[name] || fallback);
+  if (!Number.isInteger(maxAge) || maxAge < min || maxAge > max)
+    problems.push(`${name} expects a whole number from ${min} to ${max}, found ${JSON.stringify(env[name])}`);
+  const eventsPerText = env[E.eventsPer.name] || E.eventsPer.default;
+  const eventsPer = Object.values(EVENTS_PER).find((p) => p === eventsPerText);
+  if (eventsPer === undefined)
+    problems.push(`${E.eventsPer.name} expects group or alert, found ${JSON.stringify(env[E.eventsPer.name])}`);
+  const stateTable = env[E.stateTable.name] ?? '';
+  if (!/^[A-Za-z0-9_.-]{3,255}$/.test(stateTable))
     problems.push(
-      `ROUTING_KEY_MAX_AGE_SECONDS expects a whole number from 0 to 86400, found ${JSON.stringify(env.ROUTING_KEY_MAX_AGE_SECONDS)}`,
+      `${E.stateTable.name} expects the name of the DynamoDB state table, found ${JSON.stringify(stateTable)}`,
     );
-  if (problems.length > 0) throw new EnvironmentError(problems);
-  return { routingKeyParameter: parameter, eventsUrl, routingKeyMaxAgeSeconds: maxAge };
+  if (problems.length > 0 || eventsPer === undefined) throw new EnvironmentError(problems);
+  return { routingKeyParameter: parameter, eventsUrl, routingKeyMaxAgeSeconds: maxAge, eventsPer, stateTable };
 }
 
 interface ForwarderDeps {
   /** The routing key, decrypted (cached by the caller). */
   routingKey: () => Promise<string>;
   sender: PagerDutySender;
+  ledger: PagerDutyLedger;
+  eventsPer: EventsPer;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  /** What is left of the invocation's time. */
+  remainingMs: () => number;
+  /** One structured log line. */
+  log: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
+}
+
+interface ForwardResult {
+  /** Events PagerDuty accepted. */
+  sent: number;
+  /** Events older than (or the same as) one accepted for their dedup_key, not sent. */
+  dropped: number;
+  /** Records that were not alert messages, refused without a retry. */
+  refused: number;
 }
 
 /** Some events of an invocation were not accepted; the invocation fails so Lambda retries it. */
@@ -59,29 +108,135 @@ class ForwardError extends Error {
   }
 }
 
-/**
- * Sends every alert of every record; the rest are still sent when one fails, then the invocation
- * fails. A retried invocation sends its events again, which PagerDuty deduplicates by `dedup_key`.
- *
- * @example await forwardToPagerDuty(snsEvent, { routingKey: async () => key, sender }) // { sent: 1 }
- * @throws PagerDutyMessageError for a record that is not an alert message; ForwardError for rejected events
- */
-async function forwardToPagerDuty(event: SNSEvent, deps: ForwarderDeps): Promise<{ sent: number }> {
-  const records = event.Records ?? [];
-  if (records.length === 0) return { sent: 0 };
-  const routingKey = await deps.routingKey();
-  const events = records.flatMap((record) => pagerDutyEvents(record.Sns.Message, routingKey));
-  const failures: Error[] = [];
-  for (const e of events) {
-    try {
-      await deps.sender.send(e);
-    } catch (error) {
-      failures.push(error as Error);
-    }
+/** The invocation would run out of time waiting for the pace to allow the rest. */
+class PaceDeadlineError extends Error {
+  constructor(left: number, remainingMs: number) {
+    super(
+      `expected time to send ${left} more event(s) at ${PAGERDUTY_EVENTS_PER_WINDOW} per ${PAGERDUTY_PACE_WINDOW_MS} ms, found ${remainingMs} ms left in the invocation`,
+    );
+    this.name = 'PaceDeadlineError';
   }
-  if (failures.length > 0) throw new ForwardError(failures);
-  return { sent: events.length };
 }
 
-export type { ForwarderDeps, PagerDutyConfig };
-export { DEFAULT_ROUTING_KEY_MAX_AGE_SECONDS, ForwardError, forwardToPagerDuty, readPagerDutyConfig };
+/** What identifies the routing key in the table and the logs, never the key itself. */
+const keyIdOf = (routingKey: string) => createHash('sha256').update(routingKey).digest('hex').slice(0, 16);
+
+/** 400 or 403: the routing key is wrong, most likely (an invalid event is a 400 too: the others still go). */
+const keyRefused = (error: unknown) =>
+  error instanceof PagerDutyDeliveryError && (error.status === 400 || error.status === 403);
+
+/** The events of the records that are alert messages; each other record is logged once and skipped. */
+function eventsOfRecords(
+  event: SNSEvent,
+  routingKey: string,
+  deps: ForwarderDeps,
+): { events: OrderedEvent[]; refused: number } {
+  const events: OrderedEvent[] = [];
+  let refused = 0;
+  for (const record of event.Records ?? []) {
+    try {
+      events.push(...eventsOfPage(readAlertPage(record.Sns?.Message ?? ''), routingKey, deps.eventsPer));
+    } catch (error) {
+      if (!(error instanceof PagerDutyMessageError)) throw error;
+      // Why: a retry cannot make it an alert message; failing would only retry it into the DLQ.
+      refused++;
+      deps.log('error', LOG_MESSAGES.refused, { messageId: record.Sns?.MessageId, error: error.message });
+    }
+  }
+  return { events, refused };
+}
+
+/**
+ * Waits until the routing key's pacing window has room.
+ * @returns whether it had to wait (then what was accepted meanwhile is worth reading again)
+ * @throws PaceDeadlineError when the invocation's time would run out first
+ */
+async function takePace(keyId: string, left: number, deps: ForwarderDeps): Promise<boolean> {
+  for (let waited = false; ; waited = true) {
+    const windowStart = Math.floor(deps.now() / PAGERDUTY_PACE_WINDOW_MS) * PAGERDUTY_PACE_WINDOW_MS;
+    if (await deps.ledger.takeSlot(keyId, windowStart, PAGERDUTY_EVENTS_PER_WINDOW, PAGERDUTY_PACE_WINDOW_MS))
+      return waited;
+    const wait = windowStart + PAGERDUTY_PACE_WINDOW_MS - deps.now();
+    if (deps.remainingMs() - wait < PACE_MARGIN_MS) throw new PaceDeadlineError(left, deps.remainingMs());
+    await deps.sleep(Math.max(wait, 1));
+  }
+}
+
+/** Whether the event is newer than what was accepted for its key, logging it when it is not. */
+async function worthSending(e: OrderedEvent, deps: ForwarderDeps): Promise<boolean> {
+  const decision = forwardDecision(e, e.order === null ? null : await deps.ledger.accepted(e.event.dedup_key));
+  if (!decision.send)
+    deps.log('info', LOG_MESSAGES.dropped, {
+      dedupKey: e.event.dedup_key,
+      action: e.event.event_action,
+      order: e.order,
+      reason: decision.reason,
+    });
+  return decision.send;
+}
+
+/** Logs a missing or refused routing key the first time in its TTL (the table remembers), for the alarm. */
+async function noteKeyProblem(keyId: string, error: Error, deps: ForwarderDeps): Promise<void> {
+  if (await deps.ledger.noteKeyProblem(keyId, deps.now()))
+    deps.log('error', LOG_MESSAGES.keyRefused, { keyId, error: error.message });
+}
+
+/**
+ * Sends the events of every alert message of the event, in order: each only when newer than the
+ * order last accepted for its `dedup_key` (then remembered), each after taking a place in the
+ * routing key's pace. A record that is not an alert message is logged and skipped. A failed event
+ * does not stop the others, then the invocation fails so Lambda retries it; the retry finds the
+ * accepted events remembered and sends only the rest. A 400 or 403 (the routing key, most likely)
+ * is logged for the alarm once an hour.
+ *
+ * @example await forwardToPagerDuty(snsEvent, deps) // { sent: 1, dropped: 0, refused: 0 }
+ * @throws ForwardError for events not accepted; PaceDeadlineError; the routing key's read error
+ */
+async function forwardToPagerDuty(event: SNSEvent, deps: ForwarderDeps): Promise<ForwardResult> {
+  if ((event.Records ?? []).length === 0) return { sent: 0, dropped: 0, refused: 0 };
+  let routingKey: string;
+  try {
+    routingKey = await deps.routingKey();
+  } catch (error) {
+    await noteKeyProblem('missing', error as Error, deps);
+    throw error;
+  }
+  const keyId = keyIdOf(routingKey);
+  const { events, refused } = eventsOfRecords(event, routingKey, deps);
+  const failures: Error[] = [];
+  let sent = 0;
+  let dropped = 0;
+  for (const [i, e] of events.entries()) {
+    // Checked before taking a place (a retry's accepted events cost no pace), and again after a
+    // wait: a newer page of the same key may have been accepted meanwhile by another invocation.
+    const fresh =
+      (await worthSending(e, deps)) &&
+      (!(await takePace(keyId, events.length - i, deps)) || (await worthSending(e, deps)));
+    if (!fresh) {
+      dropped++;
+      continue;
+    }
+    try {
+      await deps.sender.send(e.event);
+    } catch (error) {
+      if (keyRefused(error)) await noteKeyProblem(keyId, error as Error, deps);
+      failures.push(error as Error);
+      continue;
+    }
+    sent++;
+    if (e.order !== null) await deps.ledger.recordAccepted(e.event.dedup_key, e.order, e.part, deps.now());
+  }
+  if (failures.length > 0) throw new ForwardError(failures);
+  return { sent, dropped, refused };
+}
+
+export type { ForwarderDeps, ForwardResult, PagerDutyConfig };
+export {
+  DEFAULT_ROUTING_KEY_MAX_AGE_SECONDS,
+  ForwardError,
+  forwardToPagerDuty,
+  keyIdOf,
+  LOG_MESSAGES,
+  PaceDeadlineError,
+  readPagerDutyConfig,
+};

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FetchTarget, fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
+import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
+import type { FetchTarget } from '../../src/app/ports.ts';
 import { type ApacheInstance, apacheSkipReason, startApache } from '../support/apache.ts';
 import {
   idleKeepAlive,
@@ -399,7 +400,7 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
     });
     const result = await fetchStatusPage({ name: 'prefork', url: `${prefork.httpUrl}/server-status?auto` });
     // Assess
-    expect([hits.resumed, misses.resumed]).toEqual([5, 0]);
+    expect({ hitsResumed: hits.resumed, missesResumed: misses.resumed }).toEqual({ hitsResumed: 5, missesResumed: 0 });
     const counter = (key: string) => Number(result.ok && new RegExp(`^${key}: (\\d+)$`, 'm').exec(result.body)?.[1]);
     expect(counter('CacheRetrieveHitCount')).toBeGreaterThanOrEqual(5);
     expect(counter('CacheRetrieveMissCount')).toBeGreaterThanOrEqual(3);

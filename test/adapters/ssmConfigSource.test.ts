@@ -3,7 +3,7 @@ import { GetParameterCommand, GetParametersByPathCommand, ParameterNotFound, SSM
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSsmConfigSource, SecretNotFoundError } from '../../src/adapters/ssmConfigSource.ts';
-import { configMaxAgeFor } from '../../src/lambda/environment.ts';
+import { configMaxAgeFor } from '../../src/lambda/environmentContract.ts';
 
 const ssm = mockClient(SSMClient);
 afterEach(() => ssm.reset());

@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FetchResult, fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
+import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import { createLatencyMemory, FetchAllError, fetchAll, inStartOrder } from '../../src/app/concurrency.ts';
+import type { FetchResult } from '../../src/app/ports.ts';
 
 describe('fetchAll', () => {
   it.each([
@@ -85,7 +86,10 @@ describe('createLatencyMemory', () => {
     expect(memory.priority('web-1')).toBe(Number.POSITIVE_INFINITY);
     memory.record('web-1', 1200);
     memory.record('web-2', 15);
-    expect([memory.priority('web-1'), memory.priority('web-2')]).toEqual([1200, 15]);
+    expect({ 'web-1': memory.priority('web-1'), 'web-2': memory.priority('web-2') }).toEqual({
+      'web-1': 1200,
+      'web-2': 15,
+    });
     memory.record('web-1', 20); // fast once: still remembered as slow-prone
     expect(memory.priority('web-1')).toBe(600);
     memory.record('web-1', 20);

@@ -3,7 +3,7 @@
  * everything written captured.
  */
 import { readFile } from 'node:fs/promises';
-import type { FetchResult, FetchTarget } from '../../src/adapters/httpStatusSource.ts';
+import type { FetchResult, FetchTarget } from '../../src/app/ports.ts';
 import { type CliIo, InputTooLargeError } from '../../src/cli/command.ts';
 import { main } from '../../src/cli/main.ts';
 

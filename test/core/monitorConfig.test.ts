@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { buildMonitorConfig, ConfigurationError } from '../../src/core/monitorConfig.ts';
+import { readConfig } from '../../infra/config.ts';
+import { resolvePrefix } from '../../src/cli/commandSupport.ts';
+import { buildMonitorConfig, ConfigurationError, SSM_PREFIX } from '../../src/core/monitorConfig.ts';
 import { DEFAULT_RULES } from '../../src/core/rules/document.ts';
+import { readRuntimeConfig } from '../../src/lambda/environment.ts';
 
 const target = (value: unknown) => ({ '/p/targets/web-1': JSON.stringify(value) });
 
@@ -118,5 +121,34 @@ describe('buildMonitorConfig', () => {
       ['/p/rules/a', 'x.threshold'],
       ['/p/silences/s', '#1.until'],
     ]);
+  });
+});
+
+describe('SSM_PREFIX: one pattern for the stack, the Lambda and the CLI', () => {
+  const REQUIRED = { TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:alerts', STATE_TABLE: 'alerts' };
+  /** Whether each reader accepts `prefix` as it is given (the Lambda and the CLI drop a trailing `/` first). */
+  const accepted = (prefix: string) => ({
+    pattern: SSM_PREFIX.test(prefix),
+    stack: attempt(() => readConfig((key) => (key === 'prefix' ? prefix : undefined))),
+    lambda: attempt(() => readRuntimeConfig({ ...REQUIRED, SSM_PREFIX: prefix })),
+    cli: attempt(() => resolvePrefix(prefix, {})),
+  });
+  const attempt = (read: () => unknown) => {
+    try {
+      read();
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it.each([
+    { prefix: '/httpd-status-alerts', expected: true },
+    { prefix: '/team/apache_2.4', expected: true },
+    { prefix: '/a//b', expected: false },
+    { prefix: 'no-slash', expected: false },
+    { prefix: '/with space', expected: false },
+  ])('$prefix: accepted $expected everywhere', ({ prefix, expected }) => {
+    expect(accepted(prefix)).toEqual({ pattern: expected, stack: expected, lambda: expected, cli: expected });
   });
 });

@@ -80,7 +80,7 @@ describe('readConfig', () => {
       emails: ['a@example.com'],
       targets: { w: { url: 'http://w/server-status' } },
     });
-    expect([config.scheduleMinutes, config.emails, config.dashboardTargets]).toEqual([2, ['a@example.com'], ['w']]);
+    expect(config).toMatchObject({ scheduleMinutes: 2, emails: ['a@example.com'], dashboardTargets: ['w'] });
   });
 
   it('rejects a bad context listing every problem with its key', () => {

@@ -174,7 +174,7 @@ describe('infra/app.ts as cdk runs it', () => {
     });
     expect(result.status).toBe(1);
     expect(result.stderr).toBe(
-      'invalid deploy configuration: context (cdk.json or -c): email: unknown option, did you mean emails? (known: see docs/deploy.md); memoryMb: expected an integer from 128 to 10240, found "64"\n',
+      'invalid deploy configuration: context (cdk.json or -c): email: unknown option, did you mean emails? (known: see docs/deploy.md); memoryMb: expected auto or an integer from 128 to 10240, found "64"\n',
     );
   }, 120_000);
 });

@@ -46,9 +46,10 @@ describe('PagerDuty forwarder in the stack', () => {
       logs: idOf(resources, 'AWS::Logs::LogGroup', 'PagerDuty'),
       alertTopic: idOf(resources, 'AWS::SNS::Topic', 'AlertTopic'),
       opsTopic: idOf(resources, 'AWS::SNS::Topic', 'OpsTopic'),
+      table: idOf(resources, 'AWS::DynamoDB::GlobalTable', 'StateTable'),
     };
 
-    it('adds exactly the forwarder, its role, logs, dead-letter queue, subscription and alarm; cdk-nag finds nothing', () => {
+    it('adds exactly the forwarder, its role, logs, dead-letter queue, subscription, key metric filter and two alarms; cdk-nag finds nothing', () => {
       const { template: plain } = synth();
       const count = (r: Resources) => {
         const counts: Record<string, number> = {};
@@ -63,13 +64,14 @@ describe('PagerDuty forwarder in the stack', () => {
           .filter(([, n]) => n !== 0),
       );
       expect(added).toEqual({
-        'AWS::CloudWatch::Alarm': 1,
+        'AWS::CloudWatch::Alarm': 2,
         'AWS::IAM::Policy': 1,
         'AWS::IAM::Role': 1,
         'AWS::Lambda::EventInvokeConfig': 1,
         'AWS::Lambda::Function': 1,
         'AWS::Lambda::Permission': 1,
         'AWS::Logs::LogGroup': 1,
+        'AWS::Logs::MetricFilter': 1,
         'AWS::SNS::Subscription': 1,
         'AWS::SQS::Queue': 1,
         'AWS::SQS::QueuePolicy': 1,
@@ -77,29 +79,33 @@ describe('PagerDuty forwarder in the stack', () => {
       expect(findings).toEqual([]);
     });
 
-    it('runs the bundled forwarder on Node 24, arm64, with the routing key parameter and the Events API URL', () => {
+    it('runs the bundled forwarder on Node 24, arm64, 15 minutes, with the routing key parameter, the Events API URL, one incident per group and the state table', () => {
       template.hasResourceProperties('AWS::Lambda::Function', {
         Handler: 'index.handler',
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         MemorySize: 128,
-        Timeout: 60,
+        Timeout: 900,
         Role: { 'Fn::GetAtt': [ids.role, 'Arn'] },
         LoggingConfig: { LogGroup: { Ref: ids.logs } },
         Environment: {
           Variables: {
             PAGERDUTY_ROUTING_KEY_PARAMETER: PARAMETER,
             PAGERDUTY_EVENTS_URL: 'https://events.pagerduty.com/v2/enqueue',
+            PAGERDUTY_EVENTS_PER: 'group',
+            STATE_TABLE: { Ref: ids.table },
             NODE_OPTIONS: '--enable-source-maps',
           },
         },
       });
       // The environment is one the forwarder's own reader accepts.
       const fn = resources[ids.fn]?.Properties as { Environment: { Variables: Record<string, string> } };
-      expect(readPagerDutyConfig(fn.Environment.Variables)).toEqual({
+      expect(readPagerDutyConfig({ ...fn.Environment.Variables, STATE_TABLE: 'hsa-StateTable-1' })).toEqual({
         routingKeyParameter: PARAMETER,
         eventsUrl: 'https://events.pagerduty.com/v2/enqueue',
         routingKeyMaxAgeSeconds: 300,
+        eventsPer: 'group',
+        stateTable: 'hsa-StateTable-1',
       });
     });
 
@@ -144,7 +150,26 @@ describe('PagerDuty forwarder in the stack', () => {
       });
     });
 
-    it('grants the forwarder its logs, the one parameter and its decryption through SSM, the queue; never sns:Publish', () => {
+    it('pages the ops topic once when the forwarder logs a missing or refused routing key', () => {
+      template.hasResourceProperties('AWS::Logs::MetricFilter', {
+        LogGroupName: { Ref: ids.logs },
+        FilterPattern: '{ $.message = "PagerDuty routing key missing or refused" }',
+        MetricTransformations: [
+          { MetricNamespace: 'HttpdStatusAlerts', MetricName: 'PagerDutyRoutingKeyRefused', MetricValue: '1' },
+        ],
+      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'HttpdStatusAlerts',
+        MetricName: 'PagerDutyRoutingKeyRefused',
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 1,
+        AlarmActions: [{ Ref: ids.opsTopic }],
+        OKActions: Match.absent(),
+      });
+    });
+
+    it('grants the forwarder its items of the state table, its logs, the one parameter and its decryption through SSM, the queue; never sns:Publish', () => {
       // Prepare
       const statements = new Capture();
       // Act
@@ -159,6 +184,13 @@ describe('PagerDuty forwarder in the stack', () => {
           Effect: 'Allow',
           Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
           Resource: { 'Fn::GetAtt': [ids.queue, 'Arn'] },
+        },
+        {
+          Sid: 'KeepForwarderState',
+          Effect: 'Allow',
+          Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] },
+          Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['pagerduty-*'] } },
         },
         {
           Sid: 'WriteOwnLogs',
@@ -200,7 +232,13 @@ describe('PagerDuty forwarder in the stack', () => {
       filter: undefined,
       url: 'https://events.eu.pagerduty.com/v2/enqueue',
     },
-  ])('honours $context', ({ context, filter, url }) => {
+    {
+      context: { pagerDutyEventsPer: 'alert' },
+      filter: undefined,
+      url: 'https://events.pagerduty.com/v2/enqueue',
+      per: 'alert',
+    },
+  ])('honours $context', ({ context, filter, url, per }) => {
     // Act
     const { template } = synth({ pagerDutyRoutingKeyParameter: PARAMETER, ...context });
 
@@ -210,7 +248,7 @@ describe('PagerDuty forwarder in the stack', () => {
       FilterPolicy: filter ?? Match.absent(),
     });
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ PAGERDUTY_EVENTS_URL: url }) },
+      Environment: { Variables: Match.objectLike({ PAGERDUTY_EVENTS_URL: url, PAGERDUTY_EVENTS_PER: per ?? 'group' }) },
     });
   });
 
@@ -263,6 +301,11 @@ describe('Function: readPagerDutySettings', () => {
       context: { pagerDutySeverities: 'critical,error' },
       problem: 'pagerDutySeverities: expected some of critical,warning,info, found "critical,error"',
     },
+    {
+      context: { pagerDutyEventsPer: 'incident' },
+      problem:
+        'pagerDutyEventsPer: expected group (one incident per alert group) or alert (one per alert), found "incident"',
+    },
   ])('rejects $context naming the key', ({ context, problem }) => {
     const get = (key: string) => (context as Record<string, unknown>)[key];
     expect(() => readPagerDutySettings(get)).toThrow(`invalid PagerDuty context:\n- ${problem}`);
@@ -276,17 +319,18 @@ describe('bundled PagerDuty forwarder', () => {
   )?.[1] as { Properties: { Code: { S3Key: string } } };
   const bundle = join(outdir, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`, 'index.mjs');
 
-  it('is one ESM file importing only Node built-ins, without the monitor’s DynamoDB or SNS clients', () => {
+  it('is one ESM file importing only Node built-ins, with its own DynamoDB items but without the monitor’s batch reads or SNS client', () => {
     expect([existsSync(bundle), findings]).toEqual([true, []]);
     const code = readFileSync(bundle, 'utf8');
     const specifiers = [...code.matchAll(/(?:^|[;}\n])import\s*(?:[\w$*{},\s]+?from\s*)?["']([^"']+)["']/g)].map(
       (m) => m[1] ?? '',
     );
     expect(specifiers.filter((s) => !isBuiltin(s))).toEqual([]);
-    expect({ dynamo: code.includes('BatchGetItem'), sns: code.includes('PublishCommand') }).toEqual({
-      dynamo: false,
-      sns: false,
-    });
+    expect({
+      ownItems: code.includes('pagerduty-order#'),
+      dynamo: code.includes('BatchGetItem'),
+      sns: code.includes('PublishCommand'),
+    }).toEqual({ ownItems: true, dynamo: false, sns: false });
     console.info(`PagerDuty forwarder bundle: ${code.length} bytes`);
   });
 });

@@ -5,11 +5,11 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_SHARD_CONCURRENCY,
-  DEFAULT_TARGETS_PER_SHARD,
   readShardingSettings,
   Sharding,
   ShardingConfigError,
 } from '../../infra/constructs/sharding.ts';
+import { DEFAULT_TARGETS_PER_SHARD } from '../../src/core/constants.ts';
 import { synth } from './synth.ts';
 
 /** A tiny stack: an inline-code function reserved to 1, like the monitor, plus the construct. */
@@ -26,6 +26,7 @@ function tinyStack(context: Record<string, unknown>, withDlq = false) {
   const failures = withDlq ? new sqs.Queue(stack, 'FailedRuns') : undefined;
   const sharding = new Sharding(stack, 'Sharding', {
     fn,
+    settings: readShardingSettings((key) => context[key]),
     scheduleMinutes: 1,
     ...(failures ? { deadLetterQueue: failures } : {}),
   });

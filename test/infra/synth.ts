@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { readConfig } from '../../infra/config.ts';
+import { readDeployOptions } from '../../infra/deployOptions.ts';
 import { HttpdStatusAlertsStack } from '../../infra/stack.ts';
 
 interface Finding {
@@ -40,8 +40,9 @@ function synth(context: Record<string, unknown> = {}, options: SynthOptions = {}
     outdir,
     context: { ...context, ...(options.bundle === true ? {} : { 'aws:cdk:bundling-stacks': [] }) },
   });
+  // The stack takes its options as the app gives them: read and checked whole, unknown keys refused.
   const stack = new HttpdStatusAlertsStack(app, 'HttpdStatusAlerts', {
-    config: readConfig((key) => app.node.tryGetContext(key)),
+    options: readDeployOptions(null, app.node.getAllContext() as Record<string, unknown>),
   });
   options.extend?.(stack);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

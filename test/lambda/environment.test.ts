@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  configMaxAgeFor,
-  EnvironmentError,
-  readRuntimeConfig,
-  wantsTargetMetrics,
-} from '../../src/lambda/environment.ts';
+import { EnvironmentError, readRuntimeConfig, wantsTargetMetrics } from '../../src/lambda/environment.ts';
+import { configMaxAgeFor } from '../../src/lambda/environmentContract.ts';
 
 const REQUIRED = { TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:alerts', STATE_TABLE: 'alerts' };
 

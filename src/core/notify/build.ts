@@ -4,8 +4,10 @@
  * and the text (`cleanReportText`, use `page`) and kept as data in the payload (use `data`); every
  * part is built within its SNS budget (`src/core/constants.ts`), whatever the input.
  */
+import { resolvesAt } from '../alerts/elapsed.ts';
 import type { AlertRecord, Notification, NotifyReason } from '../alerts/types.ts';
 import { MAX_LABELS_SHOWN, MAX_PAYLOAD_BYTES, MAX_SUBJECT_CHARS, MAX_TEXT_MESSAGE_BYTES } from '../constants.ts';
+import type { DownReason } from '../downReasons.ts';
 import { formatDuration } from '../rules/duration.ts';
 import { BUSY_MODES, metricSpec } from '../rules/metrics.ts';
 import type { Observation, Rule } from '../rules/types.ts';
@@ -29,8 +31,8 @@ interface NotificationInput {
 
 type Status = 'firing' | 'resolved';
 
-/** Subject words for each fetch failure reason (`src/adapters/httpStatusSource.ts`, `not-a-report` from the run). */
-const FAILURE_LABELS: Readonly<Record<string, string>> = {
+/** Subject words for each down reason (`src/core/downReasons.ts`); `http-status` names its status (`failureLabel`). */
+const FAILURE_LABELS: Readonly<Record<Exclude<DownReason, 'http-status'>, string>> = {
   timeout: 'timeout',
   refused: 'refused',
   dns: 'DNS',
@@ -54,13 +56,7 @@ function failureLabel(reason: string, detail: string): string {
     const digits = code.length === 3 && [...code].every((c) => c >= '0' && c <= '9');
     return detail.startsWith('HTTP ') && digits ? `HTTP ${code}` : 'HTTP error';
   }
-  return FAILURE_LABELS[reason] ?? cleanSubjectText(reason).slice(0, 20);
-}
-
-/** When a kept-firing alert resolves unless its condition returns; null when it is not kept firing. */
-function resolvesAt(alert: AlertRecord, rule: Rule): string | null {
-  const since = alert.keepFiringSince ?? null;
-  return since === null ? null : new Date(Date.parse(since) + rule.keepFiringForMs).toISOString();
+  return (FAILURE_LABELS as Readonly<Record<string, string>>)[reason] ?? cleanSubjectText(reason).slice(0, 20);
 }
 
 /** `[FIRING critical] web-1: idle-slots-low (0.031 < 0.05)`, under 100 ASCII characters. */
@@ -166,7 +162,7 @@ function statusLines(input: NotificationInput, status: Status): string[] {
     // Kept firing (keepFiringFor): the value no longer meets the condition; saying so keeps the page true.
     lines.push(`Condition cleared at ${clearedAt}: ${condition} no longer holds (value now ${value})`);
     lines.push(
-      `Still firing for keepFiringFor ${formatDuration(rule.keepFiringForMs)}: resolves at ${resolvesAt(alert, rule)} unless the condition returns`,
+      `Still firing for keepFiringFor ${formatDuration(rule.keepFiringForMs)}: resolves at ${resolvesAt(alert.keepFiringSince, rule.keepFiringForMs)} unless the condition returns`,
     );
   }
   lines.push(`Active since ${alert.activeAt ?? 'n/a'}, firing since ${alert.firedAt ?? 'n/a'}`);
@@ -230,7 +226,7 @@ function buildPayload(input: NotificationInput, status: Status, offenders: Offen
     firedAt: alert.firedAt,
     resolvedAt: alert.resolvedAt,
     keepFiringSince: status === 'firing' ? (alert.keepFiringSince ?? null) : null,
-    resolvesAt: status === 'firing' ? resolvesAt(alert, rule) : null,
+    resolvesAt: status === 'firing' ? resolvesAt(alert.keepFiringSince, rule.keepFiringForMs) : null,
     evaluatedAt: input.now.toISOString(),
     summary:
       rule.summary === null

@@ -18,7 +18,7 @@ import {
 } from '../alerts/group.ts';
 import type { Notification } from '../alerts/types.ts';
 import { MAX_PAYLOAD_BYTES, MAX_SUBJECT_CHARS, MAX_TEXT_MESSAGE_BYTES } from '../constants.ts';
-import type { Severity } from '../rules/types.ts';
+import { SEVERITY_NAMES, type Severity } from '../rules/types.ts';
 import { withOrder } from './build.ts';
 import { formatValue } from './format.ts';
 import { fitLines, payloadBytes } from './limits.ts';
@@ -56,7 +56,10 @@ interface PageFacts {
   counts: { firing: number; resolved: number; new: number };
 }
 
-const SEVERITY_RANK: Readonly<Record<Severity, number>> = { critical: 0, warning: 1, info: 2 };
+/** Most urgent first, in the order `SEVERITY_NAMES` lists them. */
+const SEVERITY_RANK = Object.fromEntries(SEVERITY_NAMES.map((s, rank) => [s, rank])) as Readonly<
+  Record<Severity, number>
+>;
 const STATUS_RANK: Readonly<Record<AlertStatus, number>> = { firing: 0, resolved: 1 };
 /** Subject characters kept for the target list however long the rule name: the start of a name at least. */
 const SUBJECT_TARGETS_MIN_CHARS = 16;

@@ -1,13 +1,17 @@
 /**
  * PagerDuty Events API v2 events from the JSON variant of a published message (what SNS hands an
- * SQS or Lambda subscriber). Keyed off fields of each alert only (fingerprint, status, target,
- * rule, severity), so a message carrying one alert (today) and a grouped message carrying
- * `alerts: [...]` (Alertmanager-style grouping) map the same way: one event per alert, its
- * fingerprint the `dedup_key`, so a resolve closes exactly the incident its trigger opened.
+ * SQS or Lambda subscriber). Two mappings, chosen at deploy time (`pagerDutyEventsPer`):
+ * - `group` (the default, as Alertmanager): one incident per alert group. A grouped page
+ *   (`kind: "group"`) is one event keyed by its group (`group-<id>`); a page about one alert of a
+ *   group is keyed by that group too, so the group's later updates and its resolve reach the
+ *   incident its first page opened. An alert outside any group is keyed by its fingerprint.
+ * - `alert`: one event per alert of the message, its fingerprint the `dedup_key`.
+ * Either way a resolve closes exactly the incident its trigger opened. Each event carries the
+ * page's `order` (when the page has one) so the forwarder can drop what is older than accepted.
  */
 
 import { describeInput } from '../errors.ts';
-import { SEVERITIES, type Severity } from '../rules/types.ts';
+import { SEVERITY_NAMES, type Severity } from '../rules/types.ts';
 import { formatValue } from './format.ts';
 import { cleanSubjectText } from './sanitize.ts';
 
@@ -15,11 +19,16 @@ import { cleanSubjectText } from './sanitize.ts';
 const PAGERDUTY_ACTIONS = { trigger: 'trigger', resolve: 'resolve' } as const;
 type PagerDutyAction = (typeof PAGERDUTY_ACTIONS)[keyof typeof PAGERDUTY_ACTIONS];
 
+/** One PagerDuty event per alert group (the default), or per alert (`-c pagerDutyEventsPer=alert`). */
+const EVENTS_PER = { group: 'group', alert: 'alert' } as const;
+type EventsPer = (typeof EVENTS_PER)[keyof typeof EVENTS_PER];
+
 /** The Events API's limits: `payload.summary` and `dedup_key` lengths. */
 const MAX_SUMMARY_CHARS = 1024;
 const MAX_DEDUP_KEY_CHARS = 255;
 /** What the events name as their sender (`client`). */
 const PAGERDUTY_CLIENT = 'httpd-status-alerts';
+const MORE_TARGETS = ', ...';
 
 /** The per-alert facts the mapping reads; everything else of the alert rides in `custom_details`. */
 interface AlertFacts {
@@ -30,6 +39,32 @@ interface AlertFacts {
   severity: Severity;
   /** The whole alert object as published (labels, offenders, runbook, down, ...). */
   details: Record<string, unknown>;
+}
+
+/** What a grouped page (`kind: "group"`) says about the whole page. */
+interface GroupFacts {
+  /** `group-<id>`: the page's own fingerprint. */
+  fingerprint: string;
+  status: 'firing' | 'resolved';
+  severity: Severity;
+  /** The rule when every alert has the same one, else null. */
+  rule: string | null;
+  counts: { firing: number; resolved: number };
+  part: { index: number; count: number };
+  details: Record<string, unknown>;
+}
+
+/** One message read: its alerts, and what the forwarder needs to key and order its events. */
+interface AlertPage {
+  alerts: AlertFacts[];
+  /** Present on a grouped page only. */
+  group: GroupFacts | null;
+  /** `group-<id>` of the group the page belongs to (grouped or one alert's own page), else null. */
+  groupKey: string | null;
+  /** The page's order (epoch ms, strictly increasing per alert or group); null on older messages. */
+  order: number | null;
+  /** The part of a grouped page (1 otherwise): parts of one page share their order. */
+  part: number;
 }
 
 interface PagerDutyEvent {
@@ -49,6 +84,13 @@ interface PagerDutyEvent {
   links?: { href: string; text: string }[];
 }
 
+/** An event with what the forwarder orders it by. */
+interface OrderedEvent {
+  event: PagerDutyEvent;
+  order: number | null;
+  part: number;
+}
+
 /** The SNS message is not the JSON variant of an alert message. */
 class PagerDutyMessageError extends Error {
   constructor(problem: string, options?: ErrorOptions) {
@@ -66,21 +108,36 @@ function text(alert: Record<string, unknown>, field: string, where: string): str
   return value;
 }
 
-function readAlert(alert: unknown, where: string): AlertFacts {
-  if (!isObject(alert)) throw new PagerDutyMessageError(`${where}: expected an object, found ${JSON.stringify(alert)}`);
-  const fingerprint = text(alert, 'fingerprint', where);
-  if (fingerprint.length > MAX_DEDUP_KEY_CHARS)
+function dedupKeyText(object: Record<string, unknown>, field: string, where: string): string {
+  const value = text(object, field, where);
+  if (value.length > MAX_DEDUP_KEY_CHARS)
     throw new PagerDutyMessageError(
-      `${where}.fingerprint: expected at most ${MAX_DEDUP_KEY_CHARS} characters, found ${fingerprint.length}`,
+      `${where}.${field}: expected at most ${MAX_DEDUP_KEY_CHARS} characters, found ${value.length}`,
     );
-  const status = alert.status;
+  return value;
+}
+
+function statusOf(object: Record<string, unknown>, where: string): 'firing' | 'resolved' {
+  const status = object.status;
   if (status !== 'firing' && status !== 'resolved')
     throw new PagerDutyMessageError(`${where}.status: expected firing or resolved, found ${JSON.stringify(status)}`);
-  const severity = Object.values(SEVERITIES).find((s) => s === alert.severity);
+  return status;
+}
+
+function severityOf(object: Record<string, unknown>, where: string): Severity {
+  const severity = SEVERITY_NAMES.find((s) => s === object.severity);
   if (severity === undefined)
     throw new PagerDutyMessageError(
-      `${where}.severity: expected one of ${Object.values(SEVERITIES).join(', ')}, found ${JSON.stringify(alert.severity)}`,
+      `${where}.severity: expected one of ${SEVERITY_NAMES.join(', ')}, found ${JSON.stringify(object.severity)}`,
     );
+  return severity;
+}
+
+function readAlert(alert: unknown, where: string): AlertFacts {
+  if (!isObject(alert)) throw new PagerDutyMessageError(`${where}: expected an object, found ${JSON.stringify(alert)}`);
+  const fingerprint = dedupKeyText(alert, 'fingerprint', where);
+  const status = statusOf(alert, where);
+  const severity = severityOf(alert, where);
   return {
     fingerprint,
     status,
@@ -91,12 +148,56 @@ function readAlert(alert: unknown, where: string): AlertFacts {
   };
 }
 
+function wholeAtLeast(value: unknown, min: number, where: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)
+    throw new PagerDutyMessageError(`${where}: expected a whole number from ${min}, found ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** The page's `order`: absent (an older message) or a whole number of milliseconds. */
+function orderOf(page: Record<string, unknown>): number | null {
+  return page.order === undefined ? null : wholeAtLeast(page.order, 0, 'message.order');
+}
+
+function readGroupFacts(page: Record<string, unknown>): GroupFacts {
+  const counts = isObject(page.counts) ? page.counts : {};
+  const part = isObject(page.part) ? page.part : { index: 1, count: 1 };
+  const rule = page.rule;
+  if (rule !== null && (typeof rule !== 'string' || rule === ''))
+    throw new PagerDutyMessageError(`message.rule: expected a rule name or null, found ${JSON.stringify(rule)}`);
+  return {
+    fingerprint: dedupKeyText(page, 'fingerprint', 'message'),
+    status: statusOf(page, 'message'),
+    severity: severityOf(page, 'message'),
+    rule,
+    counts: {
+      firing: wholeAtLeast(counts.firing, 0, 'message.counts.firing'),
+      resolved: wholeAtLeast(counts.resolved, 0, 'message.counts.resolved'),
+    },
+    part: {
+      index: wholeAtLeast(part.index, 1, 'message.part.index'),
+      count: wholeAtLeast(part.count, 1, 'message.part.count'),
+    },
+    details: page,
+  };
+}
+
+/** `group-<id>` of the group a page about one alert went to, when it names one. */
+function groupKeyOf(page: Record<string, unknown>): string | null {
+  const group = page.group;
+  if (!isObject(group)) return null;
+  const id = dedupKeyText(group, 'id', 'message.group');
+  return `group-${id}`.slice(0, MAX_DEDUP_KEY_CHARS);
+}
+
 /**
- * The alerts of one message: `{ alerts: [...] }` (a group) or the alert object itself.
+ * One message: `{ kind: "group", alerts: [...] }` (a grouped page), `{ alerts: [...] }` (alerts
+ * without a group's facts) or one alert's own object.
  *
+ * @example readAlertPage('{"fingerprint":"3f2a...","status":"firing",...,"order":1764000000000}').order // 1764000000000
  * @throws PagerDutyMessageError saying which field was wrong and what it held
  */
-function alertsOfMessage(message: string): AlertFacts[] {
+function readAlertPage(message: string): AlertPage {
   let parsed: unknown;
   try {
     parsed = JSON.parse(message);
@@ -104,10 +205,16 @@ function alertsOfMessage(message: string): AlertFacts[] {
     throw new PagerDutyMessageError(`found ${describeInput(message)}`, { cause: error });
   }
   if (!isObject(parsed)) throw new PagerDutyMessageError(`found ${describeInput(message)}`);
-  if (!('alerts' in parsed)) return [readAlert(parsed, 'message')];
+  const order = orderOf(parsed);
+  if (!('alerts' in parsed)) {
+    const alert = readAlert(parsed, 'message');
+    return { alerts: [alert], group: null, groupKey: groupKeyOf(parsed), order, part: 1 };
+  }
   if (!Array.isArray(parsed.alerts))
     throw new PagerDutyMessageError(`message.alerts: expected an array, found ${JSON.stringify(parsed.alerts)}`);
-  return parsed.alerts.map((alert, i) => readAlert(alert, `message.alerts[${i}]`));
+  const alerts = parsed.alerts.map((alert, i) => readAlert(alert, `message.alerts[${i}]`));
+  const group = parsed.kind === 'group' ? readGroupFacts(parsed) : null;
+  return { alerts, group, groupKey: group?.fingerprint ?? null, order, part: group?.part.index ?? 1 };
 }
 
 /** Cuts to `max` UTF-16 units without leaving half a surrogate pair. */
@@ -139,8 +246,8 @@ function summaryOf(alert: AlertFacts): string {
   return cut(typeof summary === 'string' && summary !== '' ? `${head}: ${summary}` : head, MAX_SUMMARY_CHARS);
 }
 
-function linksOf(alert: AlertFacts): { href: string; text: string }[] {
-  const runbook = alert.details.runbook;
+function linksOf(details: Record<string, unknown>): { href: string; text: string }[] {
+  const runbook = details.runbook;
   return typeof runbook === 'string' && /^https?:\/\//.test(runbook) ? [{ href: runbook, text: 'Runbook' }] : [];
 }
 
@@ -149,44 +256,178 @@ function timestampOf(alert: AlertFacts): string | undefined {
   return typeof at === 'string' && at !== '' ? at : undefined;
 }
 
+const actionOf = (status: 'firing' | 'resolved'): PagerDutyAction =>
+  status === 'resolved' ? PAGERDUTY_ACTIONS.resolve : PAGERDUTY_ACTIONS.trigger;
+
+/** The alert's own event: `trigger` while firing (a repeat adds to the open incident), `resolve` when resolved. */
+function alertEvent(alert: AlertFacts, routingKey: string, dedupKey: string): PagerDutyEvent {
+  const timestamp = timestampOf(alert);
+  const links = linksOf(alert.details);
+  return {
+    routing_key: routingKey,
+    event_action: actionOf(alert.status),
+    dedup_key: dedupKey,
+    client: PAGERDUTY_CLIENT,
+    payload: {
+      summary: summaryOf(alert),
+      source: alert.target,
+      severity: alert.severity,
+      ...(timestamp === undefined ? {} : { timestamp }),
+      component: alert.target,
+      class: alert.rule,
+      custom_details: alert.details,
+    },
+    ...(links.length > 0 ? { links } : {}),
+  };
+}
+
+/** `6 firing, 1 resolved`. */
+function countsText(counts: GroupFacts['counts']): string {
+  const parts: string[] = [];
+  if (counts.firing > 0) parts.push(`${counts.firing} firing`);
+  if (counts.resolved > 0) parts.push(`${counts.resolved} resolved`);
+  return parts.join(', ');
+}
+
+/** `web-1, web-2, ...` in `room` characters: whole names while they fit, at least the start of the first. */
+function targetList(targets: readonly string[], room: number): string {
+  let shown = '';
+  for (const [i, target] of targets.entries()) {
+    const next = i === 0 ? target : `${shown}, ${target}`;
+    const last = i === targets.length - 1;
+    if (next.length + (last ? 0 : MORE_TARGETS.length) > room)
+      return i === 0 ? cut(target, room) : `${shown}${MORE_TARGETS}`;
+    shown = next;
+  }
+  return shown;
+}
+
 /**
- * One Events API v2 event per alert of the message: `trigger` while firing (a repeat adds to the
- * open incident), `resolve` when resolved, both with the alert's fingerprint as `dedup_key`.
+ * A grouped page's title: `[FIRING critical] idle-slots-low: 6 firing, 1 resolved: web-1, web-2, ...`,
+ * the targets those of the page's status in this part, within 1,024 characters.
+ */
+function groupSummaryOf(group: GroupFacts, alerts: readonly AlertFacts[]): string {
+  const rule = group.rule === null ? `${new Set(alerts.map((a) => a.rule)).size} rules` : group.rule;
+  const ofParts = group.part.count > 1 ? ` (part ${group.part.index} of ${group.part.count})` : '';
+  const head = `[${group.status.toUpperCase()} ${group.severity}] ${cut(cleanSubjectText(rule), 200)}: ${countsText(group.counts)}${ofParts}: `;
+  const targets = [...new Set(alerts.filter((a) => a.status === group.status).map((a) => cleanSubjectText(a.target)))];
+  return `${head}${targetList(targets, MAX_SUMMARY_CHARS - head.length)}`;
+}
+
+/** One event for a grouped page, keyed by its group; `custom_details` is the page (every alert of the part). */
+function groupEvent(group: GroupFacts, alerts: readonly AlertFacts[], routingKey: string): PagerDutyEvent {
+  const targets = new Set(alerts.map((a) => a.target));
+  const source = targets.size === 1 ? (alerts[0]?.target ?? '') : `${targets.size} targets`;
+  const evaluatedAt = group.details.evaluatedAt;
+  const links = linksOf(group.details);
+  return {
+    routing_key: routingKey,
+    event_action: actionOf(group.status),
+    dedup_key: group.fingerprint,
+    client: PAGERDUTY_CLIENT,
+    payload: {
+      summary: groupSummaryOf(group, alerts),
+      source,
+      severity: group.severity,
+      ...(typeof evaluatedAt === 'string' && evaluatedAt !== '' ? { timestamp: evaluatedAt } : {}),
+      component: source,
+      class: group.rule ?? `${new Set(alerts.map((a) => a.rule)).size} rules`,
+      custom_details: group.details,
+    },
+    ...(links.length > 0 ? { links } : {}),
+  };
+}
+
+/**
+ * The events of one page read by `readAlertPage`, with its order.
+ *
+ * @example eventsOfPage(readAlertPage(message), key, EVENTS_PER.group)[0]?.event.dedup_key // 'group-5f1c...'
+ */
+function eventsOfPage(page: AlertPage, routingKey: string, per: EventsPer): OrderedEvent[] {
+  const ordered = (event: PagerDutyEvent): OrderedEvent => ({ event, order: page.order, part: page.part });
+  if (per === EVENTS_PER.group && page.group !== null)
+    return page.alerts.length === 0 ? [] : [ordered(groupEvent(page.group, page.alerts, routingKey))];
+  if (per === EVENTS_PER.group && page.group === null && page.groupKey !== null && page.alerts.length === 1) {
+    const [only] = page.alerts as [AlertFacts];
+    return [ordered(alertEvent(only, routingKey, page.groupKey))];
+  }
+  return page.alerts.map((alert) => ordered(alertEvent(alert, routingKey, alert.fingerprint)));
+}
+
+/**
+ * The Events API v2 events of one message (see the file's head for the two mappings).
  *
  * @example
- * pagerDutyEvents('{"fingerprint":"3f2a...","status":"resolved","target":"web-1",...}', key)[0].event_action
+ * pagerDutyEvents('{"fingerprint":"3f2a...","status":"resolved","target":"web-1",...}', key, EVENTS_PER.alert)[0].event_action
  * // 'resolve'
  * @throws PagerDutyMessageError when the message is not an alert message
  */
-function pagerDutyEvents(message: string, routingKey: string): PagerDutyEvent[] {
-  return alertsOfMessage(message).map((alert) => {
-    const timestamp = timestampOf(alert);
-    const links = linksOf(alert);
-    return {
-      routing_key: routingKey,
-      event_action: alert.status === 'resolved' ? PAGERDUTY_ACTIONS.resolve : PAGERDUTY_ACTIONS.trigger,
-      dedup_key: alert.fingerprint,
-      client: PAGERDUTY_CLIENT,
-      payload: {
-        summary: summaryOf(alert),
-        source: alert.target,
-        severity: alert.severity,
-        ...(timestamp === undefined ? {} : { timestamp }),
-        component: alert.target,
-        class: alert.rule,
-        custom_details: alert.details,
-      },
-      ...(links.length > 0 ? { links } : {}),
-    };
-  });
+function pagerDutyEvents(message: string, routingKey: string, per: EventsPer): PagerDutyEvent[] {
+  return eventsOfPage(readAlertPage(message), routingKey, per).map((e) => e.event);
 }
 
-export type { AlertFacts, PagerDutyAction, PagerDutyEvent };
+/** What the forwarder remembers per `dedup_key`: the last order accepted and the parts of that page accepted. */
+interface AcceptedOrder {
+  order: number;
+  parts: number[];
+}
+
+/** Why an event is sent or dropped. */
+const FORWARD_REASONS = {
+  /** The page has no order (a message from before orders): sent unchecked. */
+  unordered: 'unordered',
+  /** Nothing accepted for its key yet. */
+  first: 'first',
+  /** Newer than what was accepted. */
+  newer: 'newer',
+  /** Another part of the page accepted last. */
+  otherPart: 'other-part',
+  /** Older than what was accepted: a retry or a late delivery; sending it could re-open a resolved incident. */
+  stale: 'stale',
+  /** This very event was accepted already. */
+  duplicate: 'duplicate',
+} as const;
+type ForwardReason = (typeof FORWARD_REASONS)[keyof typeof FORWARD_REASONS];
+
+/**
+ * Whether to send an event, given what was accepted for its `dedup_key`: only what is newer, or a
+ * part of the accepted page not yet accepted.
+ *
+ * @example forwardDecision({ order: 5, part: 1 }, { order: 7, parts: [1] }) // { send: false, reason: 'stale' }
+ */
+function forwardDecision(
+  event: Pick<OrderedEvent, 'order' | 'part'>,
+  accepted: AcceptedOrder | null,
+): { send: boolean; reason: ForwardReason } {
+  if (event.order === null) return { send: true, reason: FORWARD_REASONS.unordered };
+  if (accepted === null) return { send: true, reason: FORWARD_REASONS.first };
+  if (event.order > accepted.order) return { send: true, reason: FORWARD_REASONS.newer };
+  if (event.order < accepted.order) return { send: false, reason: FORWARD_REASONS.stale };
+  return accepted.parts.includes(event.part)
+    ? { send: false, reason: FORWARD_REASONS.duplicate }
+    : { send: true, reason: FORWARD_REASONS.otherPart };
+}
+
+export type {
+  AcceptedOrder,
+  AlertFacts,
+  AlertPage,
+  EventsPer,
+  ForwardReason,
+  GroupFacts,
+  OrderedEvent,
+  PagerDutyAction,
+  PagerDutyEvent,
+};
 export {
-  alertsOfMessage,
+  EVENTS_PER,
+  eventsOfPage,
+  FORWARD_REASONS,
+  forwardDecision,
   MAX_DEDUP_KEY_CHARS,
   MAX_SUMMARY_CHARS,
   PAGERDUTY_ACTIONS,
   PagerDutyMessageError,
   pagerDutyEvents,
+  readAlertPage,
 };

@@ -136,15 +136,15 @@ function readKeyValue(state: AutoState, key: string, value: string): void {
 }
 
 /** A line without `": "`: a section marker, the server name, an empty value, or something odd. */
-function readBareLine(state: AutoState, bare: string, lineNumber: number, isFirst: boolean): void {
-  const section = SECTION_MARKERS[bare];
+function readBareLine(state: AutoState, line: string, lineNumber: number, isFirst: boolean): void {
+  const section = SECTION_MARKERS[line];
   if (section !== undefined) {
     state.section = section;
     return;
   }
   // "ServerUptime:" at 0 s has an empty value; the server name (2.4.13+) is one word on the first line.
-  if (bare.endsWith(':') || KNOWN_BARE_LINES.has(bare) || (isFirst && !bare.includes(' '))) return;
-  state.warnings.push(`line ${lineNumber} is not "Key: value": ${JSON.stringify(bare.slice(0, 80))}`);
+  if (line.endsWith(':') || KNOWN_BARE_LINES.has(line) || (isFirst && !line.includes(' '))) return;
+  state.warnings.push(`line ${lineNumber} is not "Key: value": ${JSON.stringify(line.slice(0, 80))}`);
 }
 
 /**

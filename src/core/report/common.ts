@@ -37,15 +37,15 @@ function modeIndexOf(code: number): number {
 
 /** Count each of the 11 mode characters; characters outside them are reported in `warnings`. */
 function countModes(scoreboard: string, warnings: string[]): ModeCounts {
-  const tally = new Array<number>(MODE_CHARS.length).fill(0);
+  const countAtModeIndex = new Array<number>(MODE_CHARS.length).fill(0);
   // A set, not a string searched per character: a hostile scoreboard may hold thousands of distinct ones.
   const unknown = new Set<string>();
   for (let i = 0; i < scoreboard.length; i++) {
     const k = modeIndexOf(scoreboard.charCodeAt(i));
-    if (k >= 0) tally[k] = (tally[k] as number) + 1;
+    if (k >= 0) countAtModeIndex[k] = (countAtModeIndex[k] as number) + 1;
     else unknown.add(scoreboard[i] as string);
   }
-  const counts = Object.fromEntries(MODE_CHARS.map((c, k) => [c, tally[k]])) as ModeCounts;
+  const counts = Object.fromEntries(MODE_CHARS.map((c, k) => [c, countAtModeIndex[k]])) as ModeCounts;
   if (unknown.size > 0) {
     const shown = [...unknown].slice(0, MAX_UNKNOWN_SHOWN).join('');
     const more = unknown.size > MAX_UNKNOWN_SHOWN ? ` and ${unknown.size - MAX_UNKNOWN_SHOWN} more` : '';
@@ -233,9 +233,55 @@ function finishSslCache(draft: SslCacheDraft, warnings: string[]): SslCache | nu
 
 const PROTOCOL_TAIL = /\s(?:HTTP|HTTPS|RTSP)\/\d+(?:\.\d+)?$/;
 
+/** The start of the run of ASCII digits ending just before `end` in `text` (`end` when there is none). */
+function digitsBefore(text: string, end: number): number {
+  let i = end;
+  while (i > 0) {
+    const c = text.charCodeAt(i - 1);
+    if (c < 0x30 || c > 0x39) break;
+    i--;
+  }
+  return i;
+}
+
+/**
+ * Whether `request` ends in `PROTOCOL_TAIL`, read backwards from its end (a request is in every
+ * slot row: a regex run per row costs more than the row's numbers).
+ */
+function endsWithProtocol(request: string): boolean {
+  let slash = digitsBefore(request, request.length);
+  if (slash === request.length) return false;
+  if (request.charCodeAt(slash - 1) === 0x2e) {
+    const major = digitsBefore(request, slash - 1);
+    if (major === slash - 1) return false;
+    slash = major;
+  }
+  if (request.charCodeAt(slash - 1) !== 0x2f) return false;
+  // The name before "/": HTTPS ends in S; HTTP and RTSP in P.
+  const last = request.charCodeAt(slash - 2);
+  const name =
+    last === 0x53 ? 'HTTPS' : last === 0x50 ? (request.charCodeAt(slash - 5) === 0x52 ? 'RTSP' : 'HTTP') : '';
+  const start = slash - 1 - name.length;
+  if (name === '' || start < 1 || !request.startsWith(name, start)) return false;
+  const blank = request.charCodeAt(start - 1);
+  return blank === 0x20 || blank === 0x09 || /\s/.test(request.charAt(start - 1));
+}
+
 /** The 63-character cut-off removed the protocol token: a non-empty request without one at its end. */
 function isRequestTruncated(request: string): boolean {
-  return request !== '' && request !== 'NULL' && !PROTOCOL_TAIL.test(request);
+  return request !== '' && request !== 'NULL' && !endsWithProtocol(request);
+}
+
+/** The scoreboard position `Number.parseInt(srv, 10)` reads, without its cost on plain digits. */
+function srvPosition(srv: string): number {
+  let n = 0;
+  let i = 0;
+  for (; i < srv.length; i++) {
+    const c = srv.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) break;
+    n = n * 10 + (c - 0x30);
+  }
+  return i > 0 && i <= 15 ? n : Number.parseInt(srv, 10);
 }
 
 /**
@@ -250,7 +296,7 @@ function checkModesAgainstScoreboard(
 ): void {
   if (mpm !== 'prefork') return;
   for (const slot of slots) {
-    const index = Number.parseInt(slot.srv, 10);
+    const index = srvPosition(slot.srv);
     const char = scoreboard[index];
     if (char !== undefined && char !== slot.mode) {
       warnings.push(`slot ${slot.srv}: column M is "${slot.mode}" but scoreboard position ${index} is "${char}"`);
@@ -282,6 +328,7 @@ export {
   finishSslCache,
   isRequestTruncated,
   modeIndexOf,
+  PROTOCOL_TAIL,
   parseAprNumber,
   readHeaderSentence,
   readSslCacheText,

@@ -47,12 +47,17 @@ const MARKUP_DECLARATION = 5; // after "<!" or "<?"
 const MAX_NAME = 10;
 const UNKNOWN_TAG = -1;
 
-/** 1-26 for letters (any case), 27-36 for digits, 0 for anything else. */
-function nameCode(c: number): number {
+/** For each character code below 128: 1-26 for letters (any case), 27-36 for digits, 0 for anything else. */
+const NAME_CODES = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
   const lower = c | 0x20;
-  if (lower >= Char.LowerA && lower <= Char.LowerZ) return lower - Char.LowerA + 1;
-  if (c >= Char.Zero && c <= Char.Nine) return c - Char.Zero + 27;
-  return 0;
+  if (lower >= Char.LowerA && lower <= Char.LowerZ) NAME_CODES[c] = lower - Char.LowerA + 1;
+  else if (c >= Char.Zero && c <= Char.Nine) NAME_CODES[c] = c - Char.Zero + 27;
+}
+
+/** 1-26 for letters (any case), 27-36 for digits, 0 for anything else (a table: it runs per tag character). */
+function nameCode(c: number): number {
+  return c < 128 ? (NAME_CODES[c] as number) : 0;
 }
 
 function isLetter(c: number): boolean {
@@ -61,7 +66,8 @@ function isLetter(c: number): boolean {
 }
 
 function isWhitespace(c: number): boolean {
-  return c === Char.Space || c === Char.Lf || c === Char.Tab || c === Char.Cr || c === Char.Ff;
+  // One comparison for the usual character; the five whitespace codes are all <= space.
+  return c <= Char.Space && (c === Char.Space || c === Char.Lf || c === Char.Tab || c === Char.Cr || c === Char.Ff);
 }
 
 /** The numeric id `scanHtml` reports for a tag name (case-insensitive): `tagId('td')`. */
@@ -99,7 +105,42 @@ function scanHtml(text: string, handler: ScanHandler): void {
         if (end > sectionStart) handler.onText(sectionStart, end);
         sectionStart = end;
         i = end + 1;
-        state = TAG_OPEN;
+        // The usual tag (`<td>`, `</td>`: a name straight after "<" or "</") is read here, without
+        // a trip through the states; anything else goes on in TAG_OPEN.
+        let c = text.charCodeAt(i);
+        closing = c === Char.Slash;
+        if (closing) c = text.charCodeAt(++i);
+        let code = nameCode(c);
+        if (code === 0 || code > 26) {
+          if (closing) i--;
+          state = TAG_OPEN;
+          break;
+        }
+        tag = 0;
+        let nameLength = 0;
+        do {
+          tag = tag * 37 + code;
+          nameLength++;
+          c = text.charCodeAt(++i);
+          code = nameCode(c);
+        } while (code !== 0);
+        if (nameLength > MAX_NAME) tag = UNKNOWN_TAG;
+        if (c === Char.Gt) {
+          i++;
+          if (closing) handler.onCloseTag(tag, sectionStart, i);
+          else {
+            handler.onOpenTag(tag, sectionStart, i);
+            if (tag === SCRIPT || tag === STYLE) i = rawTextEnd(text, tag, i);
+          }
+          sectionStart = i;
+        } else if (c === Char.Lt) {
+          // "</td</tr>": the cut tag ends here and a new one starts.
+          emit(text, handler, closing, tag, sectionStart, i);
+          sectionStart = i++;
+          state = TAG_OPEN;
+        } else {
+          state = IN_TAG;
+        }
         break;
       }
       case TAG_OPEN: {

@@ -97,28 +97,61 @@ function connectionMetrics(report: StatusReport, out: Map<string, MetricResult>)
   } else out.set('connections_closing', value(closing + async));
 }
 
-/** `busy`: the busy slots of the per-slot table, or null when the report has none. */
-function topShare(busy: readonly Slot[] | null, key: 'client' | 'vhost', out: Map<string, MetricResult>): void {
-  if (busy === null) {
+/** What the per-slot table says, read in one pass over its slots. */
+interface SlotFigures {
+  /** Slots in a busy mode. */
+  busy: number;
+  /** Busy slots of the single busiest client, and of the single busiest vhost. */
+  topClient: number;
+  topVhost: number;
+  /** The longest `ss` of a slot sending a reply (W); 0 when none is. */
+  oldestSending: number;
+}
+
+/** Add one to `key`'s count; the new count. */
+function bump(counts: Map<string, number>, key: string): number {
+  const n = (counts.get(key) ?? 0) + 1;
+  counts.set(key, n);
+  return n;
+}
+
+/**
+ * One walk over the slots for every figure the table gives: no busy-slot array, no second walk.
+ * Slots still reading a request have no vhost yet: they count as busy but belong to no vhost.
+ */
+function slotFigures(slots: readonly Slot[]): SlotFigures {
+  const clients = new Map<string, number>();
+  const vhosts = new Map<string, number>();
+  const figures: SlotFigures = { busy: 0, topClient: 0, topVhost: 0, oldestSending: 0 };
+  for (const s of slots) {
+    if (s.mode === 'W' && s.ss > figures.oldestSending) figures.oldestSending = s.ss;
+    if (!countsMode(BUSY_MODES, s.mode)) continue;
+    figures.busy++;
+    if (s.client !== '') figures.topClient = Math.max(figures.topClient, bump(clients, s.client));
+    if (s.vhost !== '') figures.topVhost = Math.max(figures.topVhost, bump(vhosts, s.vhost));
+  }
+  return figures;
+}
+
+/** `top_<key>_busy_slots` and its ratio to the busy slots, or why not (no slot table). */
+function topShare(figures: SlotFigures | null, key: 'client' | 'vhost', out: Map<string, MetricResult>): void {
+  if (figures === null) {
     out.set(`top_${key}_busy_slots`, missing(NO_SLOT_TABLE));
     out.set(`top_${key}_busy_ratio`, missing(NO_SLOT_TABLE));
     return;
   }
-  const perKey = new Map<string, number>();
-  // Slots still reading a request have no vhost yet: they count as busy but belong to no vhost.
-  for (const s of busy) if (s[key] !== '') perKey.set(s[key], (perKey.get(s[key]) ?? 0) + 1);
-  const top = Math.max(0, ...perKey.values());
+  const top = key === 'client' ? figures.topClient : figures.topVhost;
   out.set(`top_${key}_busy_slots`, value(top));
   out.set(
     `top_${key}_busy_ratio`,
-    busy.length > 0 ? value(top / busy.length, busy.length) : missing('no busy slots in the per-slot table'),
+    figures.busy > 0 ? value(top / figures.busy, figures.busy) : missing('no busy slots in the per-slot table'),
   );
 }
 
-function oldestRequest(report: StatusReport): MetricResult {
-  if (report.slots === null) return missing(NO_SLOT_TABLE);
+function oldestRequest(figures: SlotFigures | null): MetricResult {
+  if (figures === null) return missing(NO_SLOT_TABLE);
   // No slot in W means no request is stuck: 0 is a measured value here, not a stand-in.
-  return value(report.slots.reduce((max, s) => (s.mode === 'W' && s.ss > max ? s.ss : max), 0));
+  return value(figures.oldestSending);
 }
 
 function sslMissRatio(report: StatusReport, now: Counters, before: Counters | null): MetricResult {
@@ -184,10 +217,10 @@ function computeMetrics(input: MetricInput): Map<string, MetricResult> {
   out.set('target_up', value(1));
   slotMetrics(report, input.maxRequestWorkers ?? null, out);
   connectionMetrics(report, out);
-  const busy = report.slots === null ? null : report.slots.filter((s) => countsMode(BUSY_MODES, s.mode));
-  topShare(busy, 'client', out);
-  topShare(busy, 'vhost', out);
-  out.set('oldest_busy_request_seconds', oldestRequest(report));
+  const figures = report.slots === null ? null : slotFigures(report.slots);
+  topShare(figures, 'client', out);
+  topShare(figures, 'vhost', out);
+  out.set('oldest_busy_request_seconds', oldestRequest(figures));
   out.set('ssl_cache_miss_ratio', sslMissRatio(report, now, input.previous));
   out.set(
     'ssl_cache_usage_ratio',

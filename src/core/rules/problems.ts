@@ -2,7 +2,9 @@
  * Shared by the rules and silences documents: JSON reading and zod issues turned into problems
  * that name source, rule and field, with what was expected and what was found.
  */
+
 import type * as z from 'zod/mini';
+import { ProblemListError } from '../errors.ts';
 import { RULE_NAME } from './schema.ts';
 import type { ValidationProblem } from './types.ts';
 
@@ -122,15 +124,13 @@ function formatProblems(problems: readonly ValidationProblem[]): string {
  * A set of documents (`what`: rules, silences) is invalid; `problems` lists every problem, each
  * with source, rule and field. Subclasses name the kind of document.
  */
-class DocumentsValidationError extends Error {
-  readonly problems: ValidationProblem[];
-
+class DocumentsValidationError extends ProblemListError<ValidationProblem> {
   constructor(what: string, problems: ValidationProblem[], options?: ErrorOptions) {
     super(
       `expected valid ${what} documents, found ${problems.length} problem(s):\n${formatProblems(problems)}`,
+      problems,
       options,
     );
-    this.problems = problems;
   }
 }
 

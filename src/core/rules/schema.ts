@@ -3,7 +3,7 @@
  */
 
 import type { output } from 'zod/mini';
-import { SEVERITIES } from '../rules/types.ts';
+import { SEVERITY_EXPECTED, SEVERITY_NAMES } from '../rules/types.ts';
 import { z } from '../zod.ts';
 import { parseDuration } from './duration.ts';
 import { GROUP_FIELDS, LABEL_PREFIX } from './groupFields.ts';
@@ -61,9 +61,7 @@ const ruleSchema = z.strictObject(
       .check(z.refine((n) => Number.isFinite(n), { error: 'expected a finite number' })),
     for: z.optional(duration),
     keepFiringFor: z.optional(duration),
-    severity: z.optional(
-      z.enum(Object.values(SEVERITIES) as [string, ...string[]], { error: 'expected critical, warning or info' }),
-    ),
+    severity: z.optional(z.enum(SEVERITY_NAMES, { error: SEVERITY_EXPECTED })),
     summary: z.optional(
       z
         .string({ error: 'expected a string' })

@@ -6,6 +6,10 @@ import type { StatusReport } from '../report/types.ts';
 /** How urgent an alert of a rule is. */
 const SEVERITIES = { critical: 'critical', warning: 'warning', info: 'info' } as const;
 type Severity = (typeof SEVERITIES)[keyof typeof SEVERITIES];
+/** The severities in order of urgency, as a list (schemas, option checks, messages). */
+const SEVERITY_NAMES = Object.values(SEVERITIES) as [Severity, ...Severity[]];
+/** What a schema says when a severity is none of them: `expected critical, warning or info`. */
+const SEVERITY_EXPECTED = `expected ${SEVERITY_NAMES.slice(0, -1).join(', ')} or ${SEVERITY_NAMES.at(-1)}`;
 
 /** Counter values of the previous good report, for deltas. */
 type Counters = {
@@ -20,7 +24,7 @@ type Observation =
   | { kind: 'report'; report: StatusReport }
   | {
       kind: 'down';
-      /** timeout, refused, dns, tls, http-status, too-large, redirect, not-a-report, network */
+      /** One of `DOWN_REASONS` (src/core/downReasons.ts); the CLI adds `read`. */
       reason: string;
       /** One line for a person: what was expected and what was found (escaped). */
       detail: string;
@@ -66,4 +70,4 @@ interface ValidationProblem {
 }
 
 export type { Counters, Observation, Op, Rule, Severity, ValidationProblem };
-export { OPS, SEVERITIES };
+export { OPS, SEVERITIES, SEVERITY_EXPECTED, SEVERITY_NAMES };

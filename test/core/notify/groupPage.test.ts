@@ -7,7 +7,7 @@ import type { Notification } from '../../../src/core/alerts/types.ts';
 import { MAX_PAYLOAD_BYTES, MAX_SNS_PUBLISH_BYTES, MAX_SUBJECT_CHARS } from '../../../src/core/constants.ts';
 import { buildGroupPages } from '../../../src/core/notify/groupPage.ts';
 import { jsonStringBytes } from '../../../src/core/notify/limits.ts';
-import { pagerDutyEvents } from '../../../src/core/notify/pagerDuty.ts';
+import { EVENTS_PER, pagerDutyEvents } from '../../../src/core/notify/pagerDuty.ts';
 
 const FIRED_AT = '2026-11-22T12:00:00.000Z';
 const RESOLVED_AT = '2026-11-22T12:08:00.000Z';
@@ -724,13 +724,13 @@ describe('Function: buildGroupPages, the payload', () => {
     expect(pages[2]).toEqual(pages[0]);
   });
 
-  it('maps, in the PagerDuty forwarder, to one event per alert keyed by its fingerprint', () => {
+  it('maps, in the PagerDuty forwarder with -c pagerDutyEventsPer=alert, to one event per alert keyed by its fingerprint', () => {
     // Prepare: what SNS hands the forwarder, the JSON variant of a grouped page.
     const group = groupOf(sixFiring, latestOf(joined('web-6')));
     const [page] = buildGroupPages({ group, paged: pagedOf(group), reason: 'update', now: NOW });
 
     // Act
-    const events = pagerDutyEvents(JSON.stringify(page?.payload), KEY);
+    const events = pagerDutyEvents(JSON.stringify(page?.payload), KEY, EVENTS_PER.alert);
 
     // Assess
     expect(events.map((e) => [e.event_action, e.dedup_key, e.payload.summary])).toEqual([

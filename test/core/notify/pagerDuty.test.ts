@@ -1,9 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../../src/core/alerts/fingerprint.ts';
+import { addToGroup, type GroupState, groupRefOf, markPaged, pagedOf } from '../../../src/core/alerts/group.ts';
 import { stepAlert } from '../../../src/core/alerts/step.ts';
 import type { Notification } from '../../../src/core/alerts/types.ts';
+import { MAX_GROUP_MEMBERS } from '../../../src/core/constants.ts';
 import { buildNotification } from '../../../src/core/notify/build.ts';
-import { MAX_SUMMARY_CHARS, PagerDutyMessageError, pagerDutyEvents } from '../../../src/core/notify/pagerDuty.ts';
+import { buildGroupPages } from '../../../src/core/notify/groupPage.ts';
+import {
+  EVENTS_PER,
+  eventsOfPage,
+  forwardDecision,
+  MAX_SUMMARY_CHARS,
+  PagerDutyMessageError,
+  pagerDutyEvents,
+  readAlertPage,
+} from '../../../src/core/notify/pagerDuty.ts';
 import { parseRulesDocuments } from '../../../src/core/rules/document.ts';
 import type { Observation, Rule } from '../../../src/core/rules/types.ts';
 import { loadReport } from '../support/reports.ts';
@@ -99,7 +110,7 @@ describe('Function: pagerDutyEvents', () => {
     },
   ])('maps the message when $case', ({ n, action, severity, summary, timestamp, links }) => {
     // Act
-    const events = pagerDutyEvents(jsonVariant(n), KEY);
+    const events = pagerDutyEvents(jsonVariant(n), KEY, EVENTS_PER.alert);
 
     // Assess
     expect(events).toEqual([
@@ -129,7 +140,7 @@ describe('Function: pagerDutyEvents', () => {
 
     // Act
     const keys = [idle.firing, idle.resolved, closing.firing, closing.resolved].map(
-      (n) => pagerDutyEvents(jsonVariant(n), KEY)[0]?.dedup_key,
+      (n) => pagerDutyEvents(jsonVariant(n), KEY, EVENTS_PER.alert)[0]?.dedup_key,
     );
 
     // Assess
@@ -150,7 +161,7 @@ describe('Function: pagerDutyEvents', () => {
     });
 
     // Act
-    const events = pagerDutyEvents(message, KEY);
+    const events = pagerDutyEvents(message, KEY, EVENTS_PER.alert);
 
     // Assess
     expect(events.map((e) => [e.event_action, e.dedup_key, e.payload.source, e.payload.summary])).toEqual([
@@ -178,7 +189,7 @@ describe('Function: pagerDutyEvents', () => {
     };
 
     // Act
-    const summary = pagerDutyEvents(JSON.stringify(payload), KEY)[0]?.payload.summary ?? '';
+    const summary = pagerDutyEvents(JSON.stringify(payload), KEY, EVENTS_PER.alert)[0]?.payload.summary ?? '';
 
     // Assess
     expect(summary.length).toBeLessThanOrEqual(MAX_SUMMARY_CHARS);
@@ -227,9 +238,189 @@ describe('Function: pagerDutyEvents', () => {
     },
   ])('rejects $message saying what it expected', ({ message, error }) => {
     // Act / Assess
-    expect(() => pagerDutyEvents(message, KEY)).toThrow(
+    expect(() => pagerDutyEvents(message, KEY, EVENTS_PER.alert)).toThrow(
       new PagerDutyMessageError(error.replace(/^expected the JSON variant of an httpd-status-alerts message, /, '')),
     );
-    expect(() => pagerDutyEvents(message, KEY)).toThrow(error);
+    expect(() => pagerDutyEvents(message, KEY, EVENTS_PER.alert)).toThrow(error);
+  });
+});
+
+const T2 = new Date('2026-11-22T12:10:00Z');
+
+/** The alert's own page, joined to its rule's group (the default `groupBy`). */
+function grouped(n: Notification): Notification {
+  return {
+    ...n,
+    group: groupRefOf(
+      IDLE.groupBy,
+      { rule: n.rule, severity: n.severity, target: n.target, labels: {} },
+      IDLE.groupIntervalMs,
+    ),
+  };
+}
+
+/** The group after `pages` were handed over (as the monitor's group inbox does). */
+function handOver(group: GroupState | null, pages: readonly Notification[], now: Date): GroupState {
+  let next = group;
+  for (const page of pages) {
+    if (page.group == null) throw new Error('expected a grouped page');
+    const { fingerprint: fp, status, subject, message, payload } = page;
+    next = addToGroup(
+      next,
+      page.group,
+      page,
+      { fingerprint: fp, status, subject, message, payload },
+      now,
+      MAX_GROUP_MEMBERS,
+    );
+  }
+  if (next === null) throw new Error('expected a group');
+  return next;
+}
+
+/** The group's pages as the monitor sends them: web-1 alone first, then web-1..web-3, then all resolved. */
+function groupStory(): { first: Notification; update: Notification; resolve: Notification } {
+  const targets = ['web-1', 'web-2', 'web-3'];
+  const fired = targets.map((t, i) => notifications(IDLE, 0.01 * (i + 1), REPORT, t));
+  let group = handOver(null, [grouped(fired[0]?.firing as Notification)], T0);
+  const [first] = buildGroupPages({ group, paged: pagedOf(group), reason: 'first', now: T0 });
+  group = markPaged(group, pagedOf(group), T0.toISOString());
+  group = handOver(group, [grouped(fired[1]?.firing as Notification), grouped(fired[2]?.firing as Notification)], T0);
+  const [update] = buildGroupPages({ group, paged: pagedOf(group), reason: 'update', now: T1 });
+  group = markPaged(group, pagedOf(group), T1.toISOString());
+  group = handOver(
+    group,
+    fired.map((f) => grouped(f.resolved)),
+    T1,
+  );
+  const [resolve] = buildGroupPages({ group, paged: pagedOf(group), reason: 'resolved', now: T2 });
+  if (first === undefined || update === undefined || resolve === undefined) throw new Error('expected three pages');
+  return { first, update, resolve };
+}
+
+describe('Function: eventsOfPage, one incident per group (the default)', () => {
+  const story = groupStory();
+  const groupKey = String(story.update.payload.fingerprint);
+
+  it('keys the first page (one alert), the update and the resolve by the group, so one incident opens and closes', () => {
+    // Act
+    const events = [story.first, story.update, story.resolve].flatMap((n) =>
+      eventsOfPage(readAlertPage(jsonVariant(n)), KEY, EVENTS_PER.group),
+    );
+
+    // Assess
+    expect(groupKey).toMatch(/^group-[0-9a-f]{32}$/);
+    expect(events.map((e) => [e.event.event_action, e.event.dedup_key, e.event.payload.summary, e.part])).toEqual([
+      [
+        'trigger',
+        groupKey,
+        '[FIRING critical] web-1: idle-slots-low (0.01 < 0.05): only 0.01 of the slots are free on web-1',
+        1,
+      ],
+      ['trigger', groupKey, '[FIRING critical] idle-slots-low: 3 firing: web-1, web-2, web-3', 1],
+      ['resolve', groupKey, '[RESOLVED critical] idle-slots-low: 3 resolved: web-1, web-2, web-3', 1],
+    ]);
+  });
+
+  it("lists every alert of the page in custom_details, with the page's severity, source and class", () => {
+    // Act
+    const [update] = eventsOfPage(readAlertPage(jsonVariant(story.update)), KEY, EVENTS_PER.group);
+
+    // Assess
+    expect(update?.event.payload).toMatchObject({
+      source: '3 targets',
+      component: '3 targets',
+      class: 'idle-slots-low',
+      severity: 'critical',
+      timestamp: T1.toISOString(),
+    });
+    const details = update?.event.payload.custom_details as { alerts: { target: string; status: string }[] };
+    expect(details.alerts.map((a) => [a.target, a.status])).toEqual([
+      ['web-1', 'firing'],
+      ['web-2', 'firing'],
+      ['web-3', 'firing'],
+    ]);
+  });
+
+  it('with -c pagerDutyEventsPer=alert, keys each alert by its fingerprint, the first page included', () => {
+    // Act
+    const keys = [story.first, story.update].flatMap((n) =>
+      pagerDutyEvents(jsonVariant(n), KEY, EVENTS_PER.alert).map((e) => e.dedup_key),
+    );
+
+    // Assess
+    expect(keys).toEqual(['web-1', 'web-1', 'web-2', 'web-3'].map((t) => fingerprint(t, 'idle-slots-low')));
+  });
+
+  it('keeps an ungrouped alert (groupBy []) keyed by its fingerprint', () => {
+    // Act
+    const [event] = pagerDutyEvents(jsonVariant(notifications(CLOSING, 23).firing), KEY, EVENTS_PER.group);
+
+    // Assess
+    expect(event?.dedup_key).toBe(fingerprint('web-1', 'closing-pileup'));
+  });
+
+  it.each([
+    { parts: { index: 1, count: 1 }, order: undefined, expected: { order: null, part: 1 } },
+    { parts: { index: 2, count: 3 }, order: 1_764_000_000_123, expected: { order: 1_764_000_000_123, part: 2 } },
+  ])('reads order $order and part $parts.index of the page', ({ parts, order, expected }) => {
+    // Prepare
+    const message = JSON.stringify({ ...story.update.payload, part: parts, order });
+
+    // Act
+    const [event] = eventsOfPage(readAlertPage(message), KEY, EVENTS_PER.group);
+
+    // Assess
+    expect({ order: event?.order, part: event?.part }).toEqual(expected);
+    expect(event?.event.payload.summary).toBe(
+      parts.count > 1
+        ? '[FIRING critical] idle-slots-low: 3 firing (part 2 of 3): web-1, web-2, web-3'
+        : '[FIRING critical] idle-slots-low: 3 firing: web-1, web-2, web-3',
+    );
+  });
+
+  it('names the first targets of a fleet within 1,024 characters', () => {
+    // Prepare: 1,000 alerts of 60-character names.
+    const alerts = Array.from({ length: 1000 }, (_, i) => ({
+      ...(story.update.payload.alerts as Record<string, unknown>[])[0],
+      target: `web-${String(i).padStart(4, '0')}`.padEnd(60, 'x'),
+      fingerprint: `fp-${i}`,
+    }));
+    const message = JSON.stringify({ ...story.update.payload, counts: { firing: 1000, resolved: 0, new: 0 }, alerts });
+
+    // Act
+    const [event] = pagerDutyEvents(message, KEY, EVENTS_PER.group);
+
+    // Assess
+    const summary = event?.payload.summary ?? '';
+    expect(summary.length).toBeLessThanOrEqual(MAX_SUMMARY_CHARS);
+    expect(summary.startsWith(`[FIRING critical] idle-slots-low: 1000 firing: ${alerts[0]?.target}, `)).toBe(true);
+    expect(summary.endsWith(', ...')).toBe(true);
+    expect(event?.payload.custom_details.alerts).toHaveLength(1000);
+  });
+
+  it.each([
+    { order: -1, error: 'message.order: expected a whole number from 0, found -1' },
+    { order: '5', error: 'message.order: expected a whole number from 0, found "5"' },
+  ])('refuses order $order', ({ order, error }) => {
+    // Act / Assess
+    expect(() => readAlertPage(JSON.stringify({ ...story.update.payload, order }))).toThrow(error);
+  });
+});
+
+describe('Function: forwardDecision', () => {
+  it.each([
+    { event: { order: null, part: 1 }, accepted: { order: 9, parts: [1] }, expected: [true, 'unordered'] },
+    { event: { order: 5, part: 1 }, accepted: null, expected: [true, 'first'] },
+    { event: { order: 6, part: 1 }, accepted: { order: 5, parts: [1] }, expected: [true, 'newer'] },
+    { event: { order: 5, part: 2 }, accepted: { order: 5, parts: [1] }, expected: [true, 'other-part'] },
+    { event: { order: 5, part: 1 }, accepted: { order: 5, parts: [1, 2] }, expected: [false, 'duplicate'] },
+    { event: { order: 4, part: 3 }, accepted: { order: 5, parts: [1] }, expected: [false, 'stale'] },
+  ])('order $event.order part $event.part against $accepted: $expected', ({ event, accepted, expected }) => {
+    // Act
+    const decision = forwardDecision(event, accepted);
+
+    // Assess
+    expect([decision.send, decision.reason]).toEqual(expected);
   });
 });

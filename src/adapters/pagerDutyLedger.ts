@@ -1,0 +1,124 @@
+/**
+ * What the PagerDuty forwarder remembers, in the monitor's state table (partition key `pk`, TTL
+ * attribute `expiresAt`), shared by every container of the forwarder:
+ * - `pagerduty-order#<dedup_key>`: the last `order` accepted for that key, and the parts of that
+ *   page accepted (parts of one grouped page share its order);
+ * - `pagerduty-pace#<key id>#<window start>`: events sent in one pacing window for one routing key;
+ * - `pagerduty-key#<key id>`: a refused or missing routing key was already reported.
+ * The routing key itself is never stored: `<key id>` is the start of its SHA-256.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PAGERDUTY_KEY_PROBLEM_TTL_SECONDS, PAGERDUTY_ORDER_TTL_SECONDS } from '../core/constants.ts';
+import type { AcceptedOrder } from '../core/notify/pagerDuty.ts';
+
+interface PagerDutyLedger {
+  /** The last order accepted for `dedupKey`, or null when none is remembered. */
+  accepted(dedupKey: string): Promise<AcceptedOrder | null>;
+  /** Remembers that `part` of the page of `order` was accepted; false when a newer order is already there. */
+  recordAccepted(dedupKey: string, order: number, part: number, nowMs: number): Promise<boolean>;
+  /** Takes one of `limit` events of the window starting at `windowStartMs`; false when all are taken. */
+  takeSlot(keyId: string, windowStartMs: number, limit: number, windowMs: number): Promise<boolean>;
+  /** True the first time a key problem is noted within its TTL (so it is reported once). */
+  noteKeyProblem(keyId: string, nowMs: number): Promise<boolean>;
+}
+
+const epochSeconds = (ms: number) => Math.floor(ms / 1000);
+
+/** A failed condition is an answer (someone else got there first), not an error. */
+async function conditional(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')
+      return false;
+    throw error;
+  }
+}
+
+/**
+ * @example
+ * const ledger = createDynamoPagerDutyLedger(DynamoDBDocumentClient.from(new DynamoDBClient({})), process.env.STATE_TABLE);
+ * await ledger.accepted('group-5f1c...'); // { order: 1764000000000, parts: [1] }
+ */
+function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: string): PagerDutyLedger {
+  const orderKey = (dedupKey: string) => `pagerduty-order#${dedupKey}`;
+  return {
+    async accepted(dedupKey) {
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: tableName, Key: { pk: orderKey(dedupKey) }, ConsistentRead: true }),
+      );
+      if (Item === undefined || typeof Item.order !== 'number') return null;
+      const parts = Item.parts instanceof Set ? [...(Item.parts as Set<number>)] : [];
+      return { order: Item.order, parts: parts.sort((a, b) => a - b) };
+    },
+
+    async recordAccepted(dedupKey, order, part, nowMs) {
+      const expiresAt = epochSeconds(nowMs) + PAGERDUTY_ORDER_TTL_SECONDS;
+      // A newer order replaces the record; the same order gains the part.
+      const newer = await conditional(() =>
+        doc.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { pk: orderKey(dedupKey), order, parts: new Set([part]), expiresAt },
+            ConditionExpression: 'attribute_not_exists(pk) OR #order < :order',
+            ExpressionAttributeNames: { '#order': 'order' },
+            ExpressionAttributeValues: { ':order': order },
+          }),
+        ),
+      );
+      if (newer) return true;
+      return conditional(() =>
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: orderKey(dedupKey) },
+            UpdateExpression: 'ADD parts :part SET expiresAt = :expiresAt',
+            ConditionExpression: '#order = :order',
+            ExpressionAttributeNames: { '#order': 'order' },
+            ExpressionAttributeValues: { ':order': order, ':part': new Set([part]), ':expiresAt': expiresAt },
+          }),
+        ),
+      );
+    },
+
+    takeSlot(keyId, windowStartMs, limit, windowMs) {
+      return conditional(() =>
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: `pagerduty-pace#${keyId}#${windowStartMs}` },
+            UpdateExpression: 'ADD sent :one SET expiresAt = :expiresAt',
+            ConditionExpression: 'attribute_not_exists(sent) OR sent < :limit',
+            ExpressionAttributeValues: {
+              ':one': 1,
+              ':limit': limit,
+              ':expiresAt': epochSeconds(windowStartMs + windowMs) + 3_600,
+            },
+          }),
+        ),
+      );
+    },
+
+    noteKeyProblem(keyId, nowMs) {
+      return conditional(() =>
+        doc.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              pk: `pagerduty-key#${keyId}`,
+              notedAt: new Date(nowMs).toISOString(),
+              expiresAt: epochSeconds(nowMs) + PAGERDUTY_KEY_PROBLEM_TTL_SECONDS,
+            },
+            // DynamoDB deletes expired items late: an expired one counts as gone.
+            ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
+            ExpressionAttributeValues: { ':now': epochSeconds(nowMs) },
+          }),
+        ),
+      );
+    },
+  };
+}
+
+export { createDynamoPagerDutyLedger, type PagerDutyLedger };
