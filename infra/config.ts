@@ -12,6 +12,7 @@ import {
 } from '../src/core/constants.ts';
 import { ProblemListError, problemLines } from '../src/core/errors.ts';
 import { type ConfigProblem, readTarget, SSM_PREFIX, TARGET_NAME } from '../src/core/monitorConfig.ts';
+import { redactCredentials, urlHasCredentials } from '../src/core/notify/sanitize.ts';
 import { formatDuration, parseDuration } from '../src/core/rules/duration.ts';
 import {
   configMaxAgeFor,
@@ -147,7 +148,15 @@ function readSeedTargets(raw: unknown, prefix: string, problems: string[]): Reco
   }
   for (const [name, target] of Object.entries(parsed)) {
     const found: ConfigProblem[] = [];
-    if (readTarget(`${prefix}/targets/${name}`, name, JSON.stringify(target), found) !== null)
+    const url = (target as { url?: unknown } | null)?.url;
+    // A seeded target is a plain String parameter: no password in it, whatever its form.
+    if (typeof url === 'string' && urlHasCredentials(url))
+      found.push({
+        parameter: name,
+        field: 'url',
+        message: `expected no credentials in the URL (seed the target without them and give it an authParameter), found ${redactCredentials(url)}`,
+      });
+    else if (readTarget(`${prefix}/targets/${name}`, name, JSON.stringify(target), found) !== null)
       out[name] = target as SeedTarget;
     for (const p of found) problems.push(`targets.${name}${p.field === null ? '' : `.${p.field}`}: ${p.message}`);
   }

@@ -1,48 +1,98 @@
 /**
  * A StateStore in one JSON file holding every target (`check --state`). Writes go to a temporary
- * file that is then renamed over the old one, so a crash never leaves half a file.
+ * file that is then renamed over the old one, so a crash never leaves half a file. The file is
+ * the user's: created mode 600 (it names servers and their alerts), its mode kept on every
+ * rewrite, read only when it is a regular file and under a size cap (a wrong path such as
+ * /dev/zero or a FIFO is refused, not read until killed), and every error names the user's path,
+ * not the temporary one.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chmod, type FileHandle, open, rename, rm, writeFile } from 'node:fs/promises';
 import type { StateStore } from '../core/alerts/store.ts';
 import type { TargetState } from '../core/alerts/types.ts';
+
+/** Far above a real state file (a few KiB per target); a larger file is a wrong path. */
+const STATE_FILE_MAX_BYTES = 64 * 1024 * 1024;
+/** A new state file is readable by its owner only. */
+const NEW_FILE_MODE = 0o600;
 
 interface StateFile {
   version: 1;
   targets: Record<string, TargetState>;
 }
 
-/** The state file exists but is not one this store wrote. */
+/** The state file cannot be used: not one this store wrote, not a regular file, too large, unreadable or unwritable. */
 class StateFileError extends Error {
-  constructor(path: string, found: string, options?: ErrorOptions) {
-    super(`expected a state file { "version": 1, "targets": {...} } at ${path}, found ${found}`, options);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'StateFileError';
   }
 }
 
-async function readStateFile(path: string): Promise<StateFile> {
-  let text: string;
+const expected = (path: string, found: string, options?: ErrorOptions) =>
+  new StateFileError(`expected a state file { "version": 1, "targets": {...} } at ${path}, found ${found}`, options);
+
+/** What a path that is not a regular file is, for the message. */
+function kindOf(stats: { isDirectory(): boolean; isFIFO(): boolean; isCharacterDevice(): boolean }): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isCharacterDevice()) return 'a character device';
+  return 'not a regular file';
+}
+
+const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? String(error);
+
+/** The file's text and mode, or null when it does not exist. */
+async function readCapped(path: string): Promise<{ text: string; mode: number } | null> {
+  let handle: FileHandle;
   try {
-    text = await readFile(path, 'utf8');
+    // Non-blocking: opening a FIFO must not wait for a writer.
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, targets: {} };
-    throw error;
+    if (codeOf(error) === 'ENOENT') return null;
+    throw new StateFileError(`cannot read the state file ${path}: ${codeOf(error)}`, { cause: error });
   }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw expected(path, kindOf(stats));
+    if (stats.size > STATE_FILE_MAX_BYTES)
+      throw expected(path, `${stats.size} bytes (more than the ${STATE_FILE_MAX_BYTES}-byte cap)`);
+    // Read at most one byte past the cap: a file growing meanwhile is still refused.
+    const buffer = Buffer.alloc(Math.min(stats.size, STATE_FILE_MAX_BYTES) + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length === buffer.length) throw expected(path, 'a file that grew while it was read');
+    }
+    return { text: buffer.toString('utf8', 0, length), mode: stats.mode & 0o777 };
+  } catch (error) {
+    if (error instanceof StateFileError) throw error;
+    throw new StateFileError(`cannot read the state file ${path}: ${codeOf(error)}`, { cause: error });
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readStateFile(path: string): Promise<{ file: StateFile; mode: number }> {
+  const read = await readCapped(path);
+  if (read === null) return { file: { version: 1, targets: {} }, mode: NEW_FILE_MODE };
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(read.text);
   } catch (error) {
-    throw new StateFileError(path, 'invalid JSON', { cause: error });
+    throw expected(path, 'invalid JSON', { cause: error });
   }
   const file = parsed as Partial<StateFile> | null;
-  if (file?.version !== 1 || typeof file.targets !== 'object' || file.targets === null) {
-    throw new StateFileError(path, text.length === 0 ? 'an empty file' : 'another shape');
-  }
-  return file as StateFile;
+  if (file?.version !== 1 || typeof file.targets !== 'object' || file.targets === null)
+    throw expected(path, read.text.length === 0 ? 'an empty file' : 'another shape');
+  return { file: file as StateFile, mode: read.mode };
 }
 
 /**
- * A store over the JSON file at `path` (created on the first save).
+ * A store over the JSON file at `path` (created on the first save, mode 600).
  *
  * @example
  * const store = createFileStateStore('/var/tmp/httpd-alerts.json');
@@ -51,21 +101,23 @@ async function readStateFile(path: string): Promise<StateFile> {
 function createFileStateStore(path: string): StateStore {
   return {
     async load(target) {
-      return (await readStateFile(path)).targets[target] ?? null;
+      return (await readStateFile(path)).file.targets[target] ?? null;
     },
     async save(state) {
-      const file = await readStateFile(path);
+      const { file, mode } = await readStateFile(path);
       file.targets[state.target] = state;
       const temp = `${path}.${randomUUID()}.tmp`;
       try {
-        await writeFile(temp, `${JSON.stringify(file, null, 2)}\n`, 'utf8');
+        await writeFile(temp, `${JSON.stringify(file, null, 2)}\n`, { encoding: 'utf8', mode, flag: 'wx' });
+        // The umask may have taken bits off: the mode is the old file's (or 600), exactly.
+        await chmod(temp, mode);
         await rename(temp, path);
       } catch (error) {
         await rm(temp, { force: true });
-        throw error;
+        throw new StateFileError(`cannot write the state file ${path}: ${codeOf(error)}`, { cause: error });
       }
     },
   };
 }
 
-export { createFileStateStore, StateFileError };
+export { createFileStateStore, STATE_FILE_MAX_BYTES, StateFileError };

@@ -4,11 +4,7 @@
  * and decide what to remember warm. The decisions are small pure functions, tested one by one.
  */
 import type { AlertRecord, TargetState } from '../core/alerts/types.ts';
-import {
-  DEFAULT_CHECKPOINT_INTERVAL_MS,
-  DEFAULT_DOWN_AFTER_FAILURES,
-  DEFAULT_SCHEDULE_INTERVAL_MS,
-} from '../core/constants.ts';
+import { DEFAULT_CHECKPOINT_INTERVAL_MS, DEFAULT_DOWN_AFTER_FAILURES } from '../core/constants.ts';
 import { type EvaluateResult, evaluateTarget } from '../core/evaluate.ts';
 import type { MonitorConfig, TargetConfig } from '../core/monitorConfig.ts';
 import type { Observation } from '../core/rules/types.ts';
@@ -45,21 +41,24 @@ function spreadOffsetMs(name: string, intervalMs: number): number {
  * version alone is not enough: an item deleted and created again restarts its versions.
  */
 function evaluateFrom(item: StoredState | null, warm: WarmEntry | undefined): TargetState | null {
-  if (warm !== undefined && warm.version === (item?.version ?? 0) && warm.generation === item?.generation)
-    return warm.state;
-  return item?.state ?? null;
+  const base =
+    warm !== undefined && warm.version === (item?.version ?? 0) && warm.generation === item?.generation
+      ? warm.state
+      : (item?.state ?? null);
+  // The forecast's samples and the last report live only in the warm container, whatever the item.
+  return base === null || warm?.carried === undefined ? base : { ...base, ...warm.carried };
 }
 
 /**
- * The state to evaluate this tick's observation on: when `previous` was evaluated within this
- * schedule tick (less than half an interval ago: an overlapping run, a retry), the failure it
- * counted is this tick's, so it is taken back before the evaluation counts this tick's outcome.
- * Two runs of one tick thus count one failed fetch, not two (target-down pages after two ticks).
+ * The state to evaluate this tick's observation on. A run's time is its schedule tick's (the
+ * scheduled event's time: a retry of the event, or another container's run of the same event,
+ * has the same); when `previous` was evaluated at that very time, the failure it counted is this
+ * tick's, so it is taken back before the evaluation counts this tick's outcome. Two runs of one
+ * tick thus count one failed fetch, not two (`target-down` pages after two ticks, not one).
  */
-function forThisTick(previous: TargetState | null, now: Date, scheduleIntervalMs: number): TargetState | null {
+function forThisTick(previous: TargetState | null, now: Date): TargetState | null {
   if (previous?.evaluatedAt == null || previous.consecutiveFailures === 0) return previous;
-  const sinceMs = now.getTime() - Date.parse(previous.evaluatedAt);
-  if (sinceMs < 0 || sinceMs >= scheduleIntervalMs / 2) return previous;
+  if (Date.parse(previous.evaluatedAt) !== now.getTime()) return previous;
   return { ...previous, consecutiveFailures: previous.consecutiveFailures - 1 };
 }
 
@@ -143,7 +142,7 @@ async function checkTarget(deps: CycleDeps, check: TargetCheck): Promise<Evaluat
     item = recovered.stored;
   }
   const warm = deps.warm.get(target.name);
-  const previous = forThisTick(evaluateFrom(item, warm), now, deps.scheduleIntervalMs ?? DEFAULT_SCHEDULE_INTERVAL_MS);
+  const previous = forThisTick(evaluateFrom(item, warm), now);
   if (previous?.evaluatedAt && Date.parse(previous.evaluatedAt) > now.getTime()) {
     deps.logger.warn('target evaluated later than this run: skipped', { target: target.name });
     report({ sent: [], failed: [], conflict: true, stored: item, writes: 0 });
@@ -160,11 +159,14 @@ async function checkTarget(deps: CycleDeps, check: TargetCheck): Promise<Evaluat
     now,
     options: deps.evaluate,
   });
+  // The forecast's samples and the last report stay in this container: the table never holds them.
+  const { samples, lastReport, ...tableState } = result.state;
+  const carried = { samples, lastReport };
   const firstSeenMs = firstSeenOf(warm, now);
   const write = shouldWrite({
     name: target.name,
     item,
-    next: result.state,
+    next: tableState,
     now,
     firstSeenMs,
     checkpointMs: deps.checkpointIntervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS,
@@ -173,14 +175,14 @@ async function checkTarget(deps: CycleDeps, check: TargetCheck): Promise<Evaluat
   const outcome = await commitTarget(
     deps.table,
     deps.notifier,
-    { key, loaded: item, next: result.state, notifications: result.notifications, deleteAfter: false, write },
+    { key, loaded: item, next: tableState, notifications: result.notifications, deleteAfter: false, write },
     now,
     options,
   );
   report(outcome);
-  const remembered = warmAfter(item, outcome, result.state, firstSeenMs);
+  const remembered = warmAfter(item, outcome, tableState, firstSeenMs);
   if (remembered === null) deps.warm.delete(target.name);
-  else deps.warm.set(target.name, remembered);
+  else deps.warm.set(target.name, { ...remembered, carried });
   return result.metrics;
 }
 

@@ -110,6 +110,11 @@ interface WarmEntry {
   state: TargetState;
   /** For a target not stored yet (version 0): when this container first evaluated it. */
   firstSeenMs?: number;
+  /**
+   * The forecast's free-slot samples and the last report in brief: kept in the warm container
+   * only, never in the table (no write per run for them), whatever `version` says.
+   */
+  carried?: Pick<TargetState, 'samples' | 'lastReport'>;
 }
 
 /** Per-container memory between invocations: target name -> what the last run of it left. */
@@ -166,11 +171,6 @@ interface CycleDeps {
   warm: WarmStates;
   /** A target's counters are written at least this often even when nothing changed (default 15 min). */
   checkpointIntervalMs?: number;
-  /**
-   * The schedule's interval: two runs less than half of it apart belong to one tick (overlapping
-   * runs, a retry), and a failed fetch counts once per tick (default one minute).
-   */
-  scheduleIntervalMs?: number;
   /** Start order: higher first (`LatencyMemory.priority`); default name order. */
   fetchPriority?(target: string): number;
 }

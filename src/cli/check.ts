@@ -1,8 +1,8 @@
 /**
  * The `check` command: one evaluation cycle on one report, sending nothing. Prints the alerts and
  * the notifications that would be published; exits as a monitoring plugin (0 ok, 1 warning,
- * 2 critical, 3 unknown: the report could not be fetched or parsed before target-down fires, or
- * a rules, silences, CA or credentials file is unusable). Bad usage exits 2 with the usage line.
+ * 2 critical, 3 unknown: bad usage, an unusable rules, silences, CA or credentials file, or with
+ * `--state` a report not read before target-down fires). Without `--state` a stateless plugin.
  * The work is in checkRun.ts, loaded when the command runs, so `--help` starts fast.
  */
 import type { Command } from './command.ts';
@@ -12,16 +12,25 @@ const checkCommand: Command = {
   name: 'check',
   summary: 'run the alert rules on one report, as a Nagios/Icinga plugin (sends nothing)',
   usage: 'check (--file <path|-> | --url <url>) [options]',
+  plugin: true,
   help: `Runs one evaluation cycle on one report and prints the alerts pending or firing and the
 notifications that would be published, sending nothing. The first line is a plugin's status line
-with performance data after "|" (idle, busy, closing, free_ratio, ssl_miss_ratio).
+naming the worst alerts, with performance data after "|" (idle, busy, free_ratio, closing,
+graceful_ratio, stopping, oldest_request, top_client, ssl_miss_ratio; the rules' thresholds as
+Nagios ranges).
+
+Without --state it is a stateless plugin, as Nagios and Icinga run one (they do the retries with
+max_check_attempts): a rule whose condition holds is reported at its severity on this run ("for"
+and "keepFiringFor" not waited for), and a report that cannot be read is target-down at once.
+With --state the alert lifecycle is the monitor's (pending, "for", repeats, resolves), to step
+through with --now.
 
 Options:
   --file <path|->             the report from a file, or standard input (-)
   --url <url>                 the report from a URL
   --rules <file>              a rules document (docs/rules-and-cli.md); may repeat; default: built-in rules
   --silences <file>           a silences document; may repeat
-  --state <file>              keep the alert state in this JSON file between runs (created when missing)
+  --state <file>              keep the alert state in this JSON file between runs (created when missing, mode 600)
   --now <ISO-8601>            evaluate at this time instead of the clock, to step through "for" durations
   --target <name>             the target's name (default: the file name, or the URL's host)
   --json                      print { target, evaluatedAt, alerts, notifications }
@@ -32,9 +41,9 @@ Options:
 ${SOURCE_HELP}
 
 Exit status: 0 nothing firing, 1 the worst firing alert is a warning, 2 critical (including
-target-down once it fires) or bad usage, 3 the report could not be fetched or parsed before
-target-down fires, or a rules, silences, CA or credentials file is unusable (one line on
-standard error).`,
+target-down), 3 unknown: bad usage, an unusable rules, silences, CA or credentials file, or with
+--state a report not read before target-down fires (the reason on the first line of standard
+output and on standard error).`,
 
   async run(argv, io) {
     const { runCheck } = await import('./checkRun.ts');

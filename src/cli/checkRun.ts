@@ -3,22 +3,22 @@
  * report, sending nothing, exit status as a monitoring plugin's.
  */
 import { basename } from 'node:path';
-import { createFileStateStore } from '../adapters/fileStateStore.ts';
 import { createMemoryStateStore } from '../adapters/memoryStateStore.ts';
-import { parseSilencesDocuments, type Silence } from '../core/alerts/silences.ts';
+import type { Silence } from '../core/alerts/silences.ts';
 import type { AlertView } from '../core/alerts/types.ts';
 import { type EvaluateResult, evaluateTarget } from '../core/evaluate.ts';
 import { formatValue } from '../core/notify/format.ts';
-import { DEFAULT_RULES, parseRulesDocuments } from '../core/rules/document.ts';
+import type { MetricResult } from '../core/rules/compute.ts';
+import { DEFAULT_RULES } from '../core/rules/defaultRules.ts';
 import { formatDuration, parseDuration } from '../core/rules/duration.ts';
 import type { Observation, Rule } from '../core/rules/types.ts';
-import { type CliIo, DOCUMENT_MAX_BYTES, oneLine, parseOptions, UsageError } from './command.ts';
+import { type CliIo, DOCUMENT_MAX_BYTES, oneLine, parseOptions, UsageError, unknownLine } from './command.ts';
 import { perfdata } from './perfdata.ts';
 import { isUrl, readReport } from './source.ts';
 import { SOURCE_OPTIONS } from './sourceOptions.ts';
+import { statusLine } from './statusLine.ts';
 
 const EXIT = { ok: 0, warning: 1, critical: 2, unknown: 3 } as const;
-const STATUS_WORDS = ['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'] as const;
 
 const OPTIONS = {
   file: { type: 'string' },
@@ -71,8 +71,15 @@ async function loadConfig(values: { rules?: string[]; silences?: string[] }, io:
   let rules: Rule[] = DEFAULT_RULES;
   let silences: Silence[] = [];
   try {
-    if (values.rules !== undefined) rules = parseRulesDocuments(await readDocs(values.rules, io));
-    if (values.silences !== undefined) silences = parseSilencesDocuments(await readDocs(values.silences, io));
+    // The schemas load only when there is a document to check: a plain check starts without them.
+    if (values.rules !== undefined) {
+      const { parseRulesDocuments } = await import('../core/rules/document.ts');
+      rules = parseRulesDocuments(await readDocs(values.rules, io));
+    }
+    if (values.silences !== undefined) {
+      const { parseSilencesDocuments } = await import('../core/alerts/silences.ts');
+      silences = parseSilencesDocuments(await readDocs(values.silences, io));
+    }
   } catch (error) {
     if (error instanceof CheckConfigError) throw error;
     throw new CheckConfigError(oneLine(error, '; '), { cause: error });
@@ -117,12 +124,19 @@ function alertLine(a: AlertView): string {
   return `${head} ${formatValue(a.value)} ${a.op} ${formatValue(a.threshold)}`;
 }
 
-function renderText(target: string, now: Date, result: EvaluateResult, code: number, perf: string): string {
-  const status = STATUS_WORDS[code] ?? 'UNKNOWN';
-  const lines = [
-    `${status} - ${target} at ${isoTime(now)}: ${result.alerts.length} alert(s) pending or firing | ${perf}`,
-  ];
+/** `check` shows the forecast where it has one (the `--state` file carries its samples). */
+function forecastLine(now: Date, result: MetricResult | undefined): string | null {
+  if (result === undefined || !result.ok) return null;
+  if (result.value === 0) return 'Forecast: no worker slot is free now';
+  const at = isoTime(new Date(now.getTime() + result.value * 60_000));
+  return `Forecast: at the current trend no worker slot is free in ${formatValue(result.value)} minutes (${at}), from ${result.samples} samples`;
+}
+
+function renderText(firstLine: string, now: Date, result: EvaluateResult): string {
+  const lines = [firstLine];
   for (const a of result.alerts) lines.push(alertLine(a));
+  const forecast = forecastLine(now, result.metrics.get('minutes_to_exhaustion'));
+  if (forecast !== null) lines.push(forecast);
   if (result.unevaluated.length > 0) {
     lines.push('Not evaluated:');
     for (const u of result.unevaluated) lines.push(`  ${u.rule}: ${u.reason}`);
@@ -130,6 +144,15 @@ function renderText(target: string, now: Date, result: EvaluateResult, code: num
   lines.push(`Notifications that would be published: ${result.notifications.length}`);
   for (const n of result.notifications) lines.push('', `Subject: ${n.subject}`, n.message);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Without `--state`, a stateless plugin (Nagios and Icinga do the waiting, with
+ * `max_check_attempts`): a condition that holds fires now at its severity (`for` and
+ * `keepFiringFor` not waited for), and one failed fetch is `target-down`.
+ */
+function statelessRules(rules: readonly Rule[]): Rule[] {
+  return rules.map((r) => ({ ...r, forMs: 0, keepFiringForMs: 0 }));
 }
 
 /** Worst firing severity; while the report is missing, 3 unless a critical alert (target-down) fires. */
@@ -170,24 +193,36 @@ async function check(argv: string[], io: CliIo): Promise<number> {
   if (maxRequestWorkers !== null && !(Number.isInteger(maxRequestWorkers) && maxRequestWorkers >= 1))
     throw new UsageError(`--max-request-workers expects a whole number of 1 or more, found "${capacity}"`);
   const target = values.target ?? defaultTarget(source);
-  const { rules, silences } = await loadConfig(values, io);
-  const store = values.state !== undefined ? createFileStateStore(values.state) : createMemoryStateStore();
+  const config = await loadConfig(values, io);
+  const stateless = values.state === undefined;
+  const rules = stateless ? statelessRules(config.rules) : config.rules;
+  const store = stateless
+    ? createMemoryStateStore()
+    : (await import('../adapters/fileStateStore.ts')).createFileStateStore(values.state as string);
   const previous = await store.load(target);
   const observation: Observation = await readReport(source, values, io);
+  const options = {
+    ...(repeatIntervalMs === undefined ? {} : { repeatIntervalMs }),
+    ...(stateless ? { downAfterFailures: 1 } : {}),
+  };
   const result = evaluateTarget({
     target,
     observation,
     rules,
-    silences,
+    silences: config.silences,
     previous,
     now,
-    options: repeatIntervalMs === undefined ? {} : { repeatIntervalMs },
+    options,
     maxRequestWorkers,
   });
   await store.save(result.state);
   const code = exitCode(observation, result);
-  if (values.json) io.stdout(renderJson(target, now, result));
-  else io.stdout(renderText(target, now, result, code, perfdata(result.metrics)));
+  if (values.json) io.json(renderJson(target, now, result));
+  else {
+    const perf = perfdata(result.metrics, rules);
+    const { alerts, metrics } = result;
+    io.stdout(renderText(statusLine({ target, code, alerts, observation, metrics, perfdata: perf }), now, result));
+  }
   if (observation.kind === 'down') io.stderr(`check: ${target}: ${observation.reason}: ${observation.detail}\n`);
   return code;
 }
@@ -203,7 +238,10 @@ async function runCheck(argv: string[], io: CliIo): Promise<number> {
     return await check(argv, io);
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    io.stderr(`check: ${oneLine(error, '; ')}\n`);
+    // Nagios shows standard output: the reason goes on its first line too.
+    const reason = `check: ${oneLine(error, '; ')}`;
+    io.stdout(`${unknownLine(reason)}\n`);
+    io.stderr(`${reason}\n`);
     return EXIT.unknown;
   }
 }

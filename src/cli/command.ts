@@ -5,11 +5,23 @@
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { FetchResult, FetchTarget } from '../app/ports.ts';
+import { didYouMean } from '../core/nearest.ts';
 
-/** Everything a command may touch of the outside world; tests pass their own. */
+/**
+ * A piece of output for a person: plain text, or text in an ANSI SGR style (`'31;1'`) shown when
+ * standard output is a colour terminal. The style is the CLI's own; the text is filtered.
+ */
+type Styled = string | { text: string; sgr: string };
+
+/** Everything a command may touch of the outside world; tests pass their own (`SystemIo`). */
 interface CliIo {
+  /** Text for a person: terminal controls filtered out, URL credentials redacted (main.ts). */
   stdout(text: string): void;
   stderr(text: string): void;
+  /** `--json` output: credentials redacted, otherwise as is (JSON escapes what it needs to). */
+  json(text: string): void;
+  /** Styled pieces for a person, each filtered as `stdout`; styles only on a colour terminal. */
+  styled(parts: readonly Styled[]): void;
   /**
    * The text of a file, or of standard input when `path` is `-`. Rejects with `InputTooLargeError`
    * as soon as more than `maxBytes` bytes arrive (or the file is known to be larger), before
@@ -28,6 +40,9 @@ interface CliIo {
   version: string;
 }
 
+/** The outside world as a process or a test gives it; main.ts adds the filtered `json` and `styled`. */
+type SystemIo = Omit<CliIo, 'json' | 'styled'>;
+
 /** Rules, silences and rules-test files are small JSON documents: read under a cap far above any real one. */
 const DOCUMENT_MAX_BYTES = 4 * 1024 * 1024;
 
@@ -44,6 +59,11 @@ interface Command {
   usage: string;
   /** The rest of `--help`: what it does, options, exit statuses. */
   help: string;
+  /**
+   * A monitoring plugin (`check`): bad usage exits 3 (UNKNOWN, as the Monitoring Plugins
+   * guidelines ask; Nagios reads 2 as CRITICAL) with the reason on standard output's first line.
+   */
+  plugin?: boolean;
   /**
    * Run with the arguments after the command name; resolves to the exit status. `--help`/`-h` are
    * handled before `run` is called. Throw `UsageError` for a bad argument: `main` prints it with
@@ -73,6 +93,11 @@ class InputTooLargeError extends Error {
   }
 }
 
+/** The first line of a plugin that could not run (bad usage, an unusable file): `UNKNOWN - <why>`. */
+function unknownLine(reason: string): string {
+  return `UNKNOWN - ${reason}`;
+}
+
 /** An error's message on one line, for standard error (split and trimmed: no regex on untrusted text). */
 function oneLine(error: unknown, separator = ' '): string {
   const text = error instanceof Error ? error.message : String(error);
@@ -97,10 +122,23 @@ function parseOptions<T extends NonNullable<ParseArgsConfig['options']>>(
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (error) {
-    // Node's messages are the clearest available ("Unknown option '--x'", "Option '--rules <value>' argument missing").
-    throw new UsageError(oneLine(error), { cause: error });
+    throw new UsageError(optionsMessage(error, Object.keys(options)), { cause: error });
   }
 }
 
-export type { CliIo, Command };
-export { DOCUMENT_MAX_BYTES, EXIT, InputTooLargeError, oneLine, parseOptions, UsageError };
+/**
+ * A `parseArgs` complaint in the project's words: an unknown option names the nearest known
+ * ones; the others keep Node's message ("Option '--rules <value>' argument missing").
+ */
+function optionsMessage(error: unknown, known: readonly string[]): string {
+  const code = (error as { code?: string }).code;
+  const message = oneLine(error);
+  if (code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return message;
+  const quoted = message.split("'")[1] ?? '';
+  const typed = quoted.startsWith('--') ? (quoted.split('=')[0] ?? quoted) : quoted;
+  const names = known.map((k) => `--${k}`);
+  return `expected one of the options of --help, found unknown option ${typed}${didYouMean(typed, names)}`;
+}
+
+export type { CliIo, Command, Styled, SystemIo };
+export { DOCUMENT_MAX_BYTES, EXIT, InputTooLargeError, oneLine, optionsMessage, parseOptions, UsageError, unknownLine };

@@ -8,7 +8,7 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { createSsmAdmin, type ParameterAdmin } from '../adapters/ssmAdmin.ts';
 import { DEFAULT_SSM_PREFIX } from '../core/constants.ts';
 import { SSM_PREFIX } from '../core/monitorConfig.ts';
-import { EXIT, oneLine as oneLineWith, UsageError } from './command.ts';
+import { EXIT, oneLine as oneLineWith, optionsMessage, UsageError } from './command.ts';
 
 const oneLine = (error: unknown) => oneLineWith(error, '; ');
 
@@ -60,7 +60,7 @@ function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options']>>(arg
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(oneLine(error), { cause: error });
+    throw new UsageError(optionsMessage(error, Object.keys(options)), { cause: error });
   }
 }
 

@@ -1,44 +1,90 @@
 /**
- * The command line: a table of commands, `--help` and `--version`, usage errors (exit 2), and
- * credentials in URLs redacted from everything written. All I/O goes through `io`.
+ * The command line: a table of commands, `--help` and `--version`, usage errors (exit 2; 3 for a
+ * plugin), and one filter on everything written for a person: terminal controls removed, then
+ * URL credentials redacted (`--json` output: redacted only). All I/O goes through `io`. Each
+ * command loads only what it uses: the configuration commands (the SSM client, the schemas) on
+ * first use.
  */
-import { redactCredentials } from '../core/notify/sanitize.ts';
+
+import { didYouMean } from '../core/nearest.ts';
+import { redactCredentials } from '../core/notify/redact.ts';
+import { cleanTerminalText } from '../core/notify/terminalText.ts';
 import { checkCommand } from './check.ts';
-import { type CliIo, type Command, DOCUMENT_MAX_BYTES, EXIT, oneLine, UsageError } from './command.ts';
-import { type CliCommand, createAdminIo } from './commandSupport.ts';
+import {
+  type CliIo,
+  type Command,
+  DOCUMENT_MAX_BYTES,
+  EXIT,
+  oneLine,
+  type Styled,
+  type SystemIo,
+  UsageError,
+  unknownLine,
+} from './command.ts';
+import type { CliCommand } from './commandSupport.ts';
 import { parseCommand } from './parseCommand.ts';
-import { rulesCommand } from './rulesCommand.ts';
-import { silenceCommand } from './silenceCommand.ts';
-import { targetsCommand } from './targetsCommand.ts';
 
 const PROGRAM = 'httpd-status-alerts';
+/** A plugin's UNKNOWN: its exit for bad usage. */
+const PLUGIN_UNKNOWN = 3;
+
+/** A command whose module loads when it runs (or shows its help). */
+interface CommandEntry {
+  name: string;
+  summary: string;
+  load(): Promise<Command>;
+}
+
+const eager = (command: Command): CommandEntry => ({
+  name: command.name,
+  summary: command.summary,
+  load: async () => command,
+});
 
 /**
- * A configuration command (commandSupport.ts) in the table: its io gains the SSM parameter store
- * (made on first use) and capped document reads.
+ * A configuration command (commandSupport.ts) in the table, loaded on first use: its io gains
+ * the SSM parameter store (made on first use) and capped document reads.
  */
-function configCommand<Io>(command: CliCommand<Io>, subcommands: string): Command {
+function configCommand<Io>(
+  name: string,
+  summary: string,
+  subcommands: string,
+  load: () => Promise<CliCommand<Io>>,
+): CommandEntry {
   return {
-    name: command.name,
-    summary: command.summary,
-    usage: `${command.name} ${subcommands} [options]`,
-    help: command.help,
-    run: (argv, io) =>
-      command.run(argv, {
-        ...io,
-        ...createAdminIo(io.env),
-        readText: (path: string) => io.readInput(path, DOCUMENT_MAX_BYTES),
-      } as Io),
+    name,
+    summary,
+    load: async () => {
+      const [command, { createAdminIo }] = await Promise.all([load(), import('./commandSupport.ts')]);
+      return {
+        name,
+        summary,
+        usage: `${name} ${subcommands} [options]`,
+        help: command.help,
+        run: (argv, io) =>
+          command.run(argv, {
+            ...io,
+            ...createAdminIo(io.env),
+            readText: (path: string) => io.readInput(path, DOCUMENT_MAX_BYTES),
+          } as Io),
+      };
+    },
   };
 }
 
 /** Every command, in the order `--help` lists them. A new command: a module and one line here. */
-const COMMANDS: readonly Command[] = [
-  parseCommand,
-  checkCommand,
-  configCommand(silenceCommand, '(add|list|expire)'),
-  configCommand(targetsCommand, '(add|list|remove)'),
-  configCommand(rulesCommand, '(validate|test)'),
+const COMMANDS: readonly CommandEntry[] = [
+  eager(parseCommand),
+  eager(checkCommand),
+  configCommand('silence', 'add, list and expire maintenance silences in SSM', '(add|list|expire)', async () => {
+    return (await import('./silenceCommand.ts')).silenceCommand;
+  }),
+  configCommand('targets', 'add, list and remove the monitored servers in SSM', '(add|list|remove)', async () => {
+    return (await import('./targetsCommand.ts')).targetsCommand;
+  }),
+  configCommand('rules', 'validate rules files and run rules unit tests', '(validate|test)', async () => {
+    return (await import('./rulesCommand.ts')).rulesCommand;
+  }),
 ];
 
 function topHelp(): string {
@@ -77,12 +123,26 @@ function asksForHelp(args: readonly string[]): boolean {
   return false;
 }
 
-/** The same io, with `user:password@` in URLs redacted from everything written. */
-function redacting(io: CliIo): CliIo {
+/** Text for a terminal: controls and escape sequences out first, so a redaction sees what is shown. */
+const forPerson = (text: string) => redactCredentials(cleanTerminalText(text));
+
+/**
+ * The io commands get: everything for a person through the one terminal filter and the one
+ * redaction; `--json` through the redaction only; styles added after the filter, on a colour
+ * terminal only.
+ */
+function filtering(io: SystemIo): CliIo {
+  const paint = (part: Styled) => {
+    if (typeof part === 'string') return forPerson(part);
+    const text = forPerson(part.text);
+    return io.colour ? `\x1b[${part.sgr}m${text}\x1b[0m` : text;
+  };
   return {
     ...io,
-    stdout: (text) => io.stdout(redactCredentials(text)),
-    stderr: (text) => io.stderr(redactCredentials(text)),
+    stdout: (text) => io.stdout(forPerson(text)),
+    stderr: (text) => io.stderr(forPerson(text)),
+    json: (text) => io.stdout(redactCredentials(text)),
+    styled: (parts) => io.stdout(parts.map(paint).join('')),
   };
 }
 
@@ -92,25 +152,28 @@ function redacting(io: CliIo): CliIo {
  * @example
  * process.exitCode = await main(['parse', 'web-1.html', '--json'], createNodeIo('0.1.0'));
  */
-async function main(argv: string[], rawIo: CliIo): Promise<number> {
-  const io = redacting(rawIo);
+async function main(argv: string[], rawIo: SystemIo): Promise<number> {
+  const io = filtering(rawIo);
   const [name, ...rest] = argv;
   if (name === '--help' || name === '-h' || name === 'help') {
-    const command = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
-    io.stdout(command === undefined ? topHelp() : commandHelp(command));
+    const entry = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+    io.stdout(entry === undefined ? topHelp() : commandHelp(await entry.load()));
     return EXIT.ok;
   }
   if (name === '--version' || name === '-V') {
     io.stdout(`${io.version}\n`);
     return EXIT.ok;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (command === undefined) {
-    const found = name === undefined ? 'none' : `"${name}"`;
-    const names = COMMANDS.map((c) => c.name).join(', ');
-    io.stderr(`${PROGRAM}: expected a command (${names}), found ${found}\nUsage: ${PROGRAM} <command> [options]\n`);
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (entry === undefined) {
+    const names = COMMANDS.map((c) => c.name);
+    const found = name === undefined ? 'none' : `"${name}"${didYouMean(name, names)}`;
+    io.stderr(
+      `${PROGRAM}: expected a command (${names.join(', ')}), found ${found}\nUsage: ${PROGRAM} <command> [options]\n`,
+    );
     return EXIT.usage;
   }
+  const command = await entry.load();
   if (asksForHelp(rest)) {
     io.stdout(commandHelp(command));
     return EXIT.ok;
@@ -119,8 +182,10 @@ async function main(argv: string[], rawIo: CliIo): Promise<number> {
     return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`${command.name}: ${oneLine(error)}\n${usageLine(command)}`);
-      return EXIT.usage;
+      const reason = `${command.name}: ${oneLine(error)}`;
+      if (command.plugin) io.stdout(`${unknownLine(reason)}\n`);
+      io.stderr(`${reason}\n${usageLine(command)}`);
+      return command.plugin ? PLUGIN_UNKNOWN : EXIT.usage;
     }
     // Not a stack trace: it could carry a URL with credentials past the redaction.
     io.stderr(`${command.name}: ${oneLine(error)}\n`);
@@ -128,5 +193,5 @@ async function main(argv: string[], rawIo: CliIo): Promise<number> {
   }
 }
 
-export type { CliIo, Command };
+export type { CliIo, Command, SystemIo };
 export { COMMANDS, main };

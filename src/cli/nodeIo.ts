@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { type CliIo, InputTooLargeError } from './command.ts';
+import { InputTooLargeError, type SystemIo } from './command.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -41,12 +41,12 @@ async function readCapped(path: string, maxBytes: number, stdin: Readable): Prom
 }
 
 /**
- * The real `CliIo` of this process.
+ * The real `SystemIo` of this process (main.ts adds the output filter).
  *
  * @example
  * process.exitCode = await main(process.argv.slice(2), createNodeIo('0.1.0'));
  */
-function createNodeIo(version: string): CliIo {
+function createNodeIo(version: string): SystemIo {
   const env = process.env;
   return {
     stdout: (text) => process.stdout.write(text),

@@ -31,9 +31,8 @@ async function runParse(argv: string[], io: CliIo): Promise<number> {
       io.stderr(`parse: ${where}: ${result.reason}: ${result.detail}\n`);
       return EXIT.failed;
     }
-    io.stdout(
-      values.json ? `${JSON.stringify(result.report, null, 2)}\n` : renderSummary(result.report, { colour: io.colour }),
-    );
+    if (values.json) io.json(`${JSON.stringify(result.report, null, 2)}\n`);
+    else io.styled(renderSummary(result.report));
     return EXIT.ok;
   } catch (error) {
     if (error instanceof UsageError) throw error;

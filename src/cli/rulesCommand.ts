@@ -6,7 +6,9 @@
 import { dirname, resolve } from 'node:path';
 import { parseSilencesDocuments, type Silence } from '../core/alerts/silences.ts';
 import type { TargetState } from '../core/alerts/types.ts';
+import { TARGET_DOWN_RULE } from '../core/constants.ts';
 import { type EvaluateResult, evaluateTarget } from '../core/evaluate.ts';
+import { didYouMean } from '../core/nearest.ts';
 import { parseReport } from '../core/report/parse.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from '../core/rules/document.ts';
 import { parseDuration } from '../core/rules/duration.ts';
@@ -133,14 +135,37 @@ interface Config {
   repeatIntervalMs?: number;
 }
 
-/** One test: its steps in order, state carried between them. Returns the failure lines (none: passed). */
+/** Expected rules that the configuration does not have: a typo would otherwise read as "found none". */
+function unknownRules(test: RulesTest, config: Config): string[] {
+  const names = [...new Set([...config.rules.map((r) => r.name), TARGET_DOWN_RULE])];
+  const expected = new Set<string>();
+  for (const step of test.steps) {
+    for (const a of step.alerts ?? []) expected.add(a.rule);
+    for (const n of step.notifications ?? []) expected.add(n.rule);
+  }
+  return [...expected]
+    .filter((rule) => !names.includes(rule))
+    .map((rule) => `  expected rule ${rule}: no rule of that name in the rules tested${didYouMean(rule, names)}`);
+}
+
+/**
+ * One test: its steps in order, state carried between them. Returns the failure lines (none:
+ * passed); a report that cannot be read fails the test at its step.
+ */
 async function runTest(test: RulesTest, config: Config, base: string, io: CommandIo): Promise<string[]> {
   let previous: TargetState | null = null;
-  const failures: string[] = [];
+  const failures = unknownRules(test, config);
   for (const [index, step] of test.steps.entries()) {
+    let observation: Observation;
+    try {
+      observation = await observe(step, base, io);
+    } catch (error) {
+      failures.push(`  ${describeStep(index, step)}: ${oneLine(error)}`);
+      break;
+    }
     const result = evaluateTarget({
       target: test.target ?? 'web-1',
-      observation: await observe(step, base, io),
+      observation,
       rules: config.rules,
       silences: config.silences,
       previous,
@@ -166,6 +191,32 @@ async function loadConfig(file: RulesTestFile, base: string, io: CommandIo): Pro
   }
 }
 
+/** The tests of one file; a file that cannot be read or whose rules are invalid fails as one test. */
+async function runFile(path: string, io: CommandIo): Promise<{ passed: number; failed: number }> {
+  let file: RulesTestFile;
+  let config: Config;
+  const base = dirname(path);
+  try {
+    const [doc] = await readDocs([path], io);
+    file = validateTestFile(path, (doc as { text: string }).text);
+    config = await loadConfig(file, base, io);
+  } catch (error) {
+    if (!(error instanceof RefusedError)) throw error;
+    io.stdout(`FAIL ${path}\n  ${oneLine(error)}\n`);
+    return { passed: 0, failed: 1 };
+  }
+  let passed = 0;
+  let failed = 0;
+  for (const t of file.tests) {
+    const failures = await runTest(t, config, base, io);
+    if (failures.length === 0) passed += 1;
+    else failed += 1;
+    io.stdout(`${failures.length === 0 ? 'PASS' : 'FAIL'} ${path}: ${t.name}\n`);
+    if (failures.length > 0) io.stdout(`${failures.join('\n')}\n`);
+  }
+  return { passed, failed };
+}
+
 async function test(args: string[], io: CommandIo): Promise<number> {
   if (args.length === 0) throw new UsageError('expected at least one test file');
   const unknown = args.find((a) => a.startsWith('--'));
@@ -173,18 +224,11 @@ async function test(args: string[], io: CommandIo): Promise<number> {
   let passed = 0;
   let failed = 0;
   for (const path of args) {
-    const [doc] = await readDocs([path], io);
-    const file = validateTestFile(path, (doc as { text: string }).text);
-    const base = dirname(path);
-    const config = await loadConfig(file, base, io);
-    for (const t of file.tests) {
-      const failures = await runTest(t, config, base, io);
-      if (failures.length === 0) passed += 1;
-      else failed += 1;
-      io.stdout(`${failures.length === 0 ? 'PASS' : 'FAIL'} ${path}: ${t.name}\n`);
-      if (failures.length > 0) io.stdout(`${failures.join('\n')}\n`);
-    }
+    const counts = await runFile(path, io);
+    passed += counts.passed;
+    failed += counts.failed;
   }
+  // Always the last line, so a script or a person reading the tail knows how it went.
   io.stdout(`${passed} passed, ${failed} failed\n`);
   return failed === 0 ? EXIT.ok : EXIT.failed;
 }

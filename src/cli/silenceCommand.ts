@@ -4,7 +4,10 @@
  */
 import { createHash } from 'node:crypto';
 import { parseSilencesDocuments, type Silence, silenceActive } from '../core/alerts/silences.ts';
+import { TARGET_DOWN_RULE } from '../core/constants.ts';
+import { didYouMean } from '../core/nearest.ts';
 import { cleanConfigText } from '../core/notify/sanitize.ts';
+import { DEFAULT_RULES, parseRulesDocuments } from '../core/rules/document.ts';
 import { parseDuration } from '../core/rules/duration.ts';
 import { globMatch } from '../core/rules/glob.ts';
 import { DocumentsValidationError } from '../core/rules/problems.ts';
@@ -16,6 +19,7 @@ import {
   leaf,
   oneLine,
   parseCommandArgs,
+  RefusedError,
   removeNamed,
   resolvePrefix,
   runSubcommand,
@@ -36,7 +40,7 @@ const OPTION_OF_FIELD: Record<string, string> = {
 
 const usage = `Usage:
   httpd-status-alerts silence add --target <glob> --rule <glob> (--for <duration> | --until <ISO-8601>)
-                                  [--starts-at <ISO-8601>] --comment <text> [--name <name>] [--prefix <path>]
+                                  [--starts-at <ISO-8601>] --comment <text> [--name <name>] [--force] [--prefix <path>]
   httpd-status-alerts silence list [--all] [--prefix <path>]
   httpd-status-alerts silence expire <name> [--prefix <path>]
 `;
@@ -47,7 +51,9 @@ state still advances: an alert still firing when the silence ends is sent then. 
 one parameter <prefix>/silences/<name> holding { "silences": [ ... ] }.
 
   add      writes one silence; --for counts from --starts-at (default now). A generated name is
-           the start time and a short hash of the silence. Prints the name.
+           the start time and a short hash of the silence. Prints the name. A silence whose
+           target or rule matches nothing configured is refused, naming the nearest names
+           (--force adds it anyway, e.g. for a target about to be added).
   list     active and scheduled silences, with the configured targets they match (--all: also
            the ones that ended)
   expire   deletes the silence's parameter: its alerts page again from the next run
@@ -103,6 +109,40 @@ function describeDocument(parameter: string, text: string): string {
   }
 }
 
+/**
+ * The rule names the monitor evaluates: the rules documents under the prefix (the built-in
+ * defaults when there are none, or when they are invalid: the Lambda then keeps its last valid
+ * rules, which a silence cannot see), and the built-in target-down.
+ */
+function configuredRuleNames(parameters: Record<string, string>): string[] {
+  let rules = DEFAULT_RULES;
+  const docs = Object.entries(parameters).map(([source, text]) => ({ source, text }));
+  if (docs.length > 0) {
+    try {
+      rules = parseRulesDocuments(docs);
+    } catch {
+      rules = DEFAULT_RULES;
+    }
+  }
+  return [...new Set([...rules.map((r) => r.name), TARGET_DOWN_RULE])];
+}
+
+/** Refused: a silence whose target or rule glob matches nothing configured. */
+function refuseMatchingNothing(silence: Silence, targets: readonly string[], rules: readonly string[]): void {
+  const problems: string[] = [];
+  const check = (option: string, glob: string, names: readonly string[], what: string) => {
+    if (names.some((n) => globMatch(glob, n))) return;
+    const none = names.length === 0 ? `there are no ${what}` : `it matches none of the ${names.length} ${what}`;
+    problems.push(`${option} "${glob}": ${none}${didYouMean(glob, names)}`);
+  };
+  check('--target', silence.target, targets, 'configured targets');
+  check('--rule', silence.rule, rules, 'rules');
+  if (problems.length > 0)
+    throw new RefusedError(
+      `expected a silence that matches a configured target and rule, found ${problems.join('; ')} (--force adds it anyway)`,
+    );
+}
+
 async function add(args: string[], io: SilenceIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
     target: { type: 'string' },
@@ -113,6 +153,7 @@ async function add(args: string[], io: SilenceIo): Promise<number> {
     comment: { type: 'string' },
     name: { type: 'string' },
     prefix: { type: 'string' },
+    force: { type: 'boolean' },
   });
   if (positionals.length > 0) throw new UsageError(`expected no positional arguments, found "${positionals[0]}"`);
   const prefix = resolvePrefix(values.prefix, io.env);
@@ -146,9 +187,14 @@ async function add(args: string[], io: SilenceIo): Promise<number> {
     `${isoTime(startMs ?? nowMs).replace(/[-:]/g, '')}-${createHash('sha256').update(JSON.stringify(document)).digest('hex').slice(0, 6)}`;
   const parameter = `${prefix}/silences/${name}`;
   const silence = validated(parameter, document);
-  // Why: a mistyped target glob silences nothing; saying what it matches shows that at once.
-  // Read before writing, so that a failure here leaves nothing written.
-  const targets = Object.keys(await io.ssm().list(`${prefix}/targets`)).map(leaf);
+  // Why: a mistyped target or rule silences nothing while on-call believes it does; refuse it
+  // (naming the nearest names) unless --force. Read before writing: a refusal writes nothing.
+  const [targetParameters, ruleParameters] = await Promise.all([
+    io.ssm().list(`${prefix}/targets`),
+    io.ssm().list(`${prefix}/rules`),
+  ]);
+  const targets = Object.keys(targetParameters).map(leaf);
+  if (values.force !== true) refuseMatchingNothing(silence, targets, configuredRuleNames(ruleParameters));
   await io.ssm().put(parameter, JSON.stringify({ silences: [document] }), { replace: false });
   io.stdout(`silence ${name} added (${parameter}): ${describeSilence(silence)}  ${matchesOf(silence, targets)}\n`);
   return EXIT.ok;

@@ -49,10 +49,16 @@ function parseMaxBytes(text: string | undefined): number {
   return bytes;
 }
 
+/** Whole or decimal seconds, as every check_* plugin takes `--timeout` (`5`, `2.5`). */
+function bareSeconds(text: string): number | null {
+  return /^\d{1,6}(\.\d{1,3})?$/.test(text) ? Math.round(Number(text) * 1000) : null;
+}
+
 function parseTimeout(text: string | undefined): number {
   if (text === undefined) return DEFAULT_TIMEOUT_MS;
-  const ms = parseDuration(text);
-  if (ms === null || ms <= 0) throw new UsageError(`--timeout expects a duration such as 5s or 500ms, found "${text}"`);
+  const ms = bareSeconds(text) ?? parseDuration(text);
+  if (ms === null || ms <= 0)
+    throw new UsageError(`--timeout expects seconds or a duration such as 5, 5s or 500ms, found "${text}"`);
   return ms;
 }
 

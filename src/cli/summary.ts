@@ -1,10 +1,14 @@
 /**
  * The `parse` command's view for a person: scoreboard map, counts per mode, busiest clients and
- * vhosts, SSL cache figures. Pure: takes the report and whether to colour, returns text.
+ * vhosts, the event MPM's connection figures and process table, SSL cache figures. Pure: takes
+ * the report, returns styled pieces (main.ts filters each and colours them on a colour terminal
+ * only).
  */
 import { SCOREBOARD_MAP_WIDTH } from '../core/constants.ts';
-import { MODE_CHARS, type ModeChar, type Slot, type StatusReport } from '../core/report/types.ts';
+import { cleanTerminalText } from '../core/notify/terminalText.ts';
+import { MODE_CHARS, type ModeChar, type ProcessRow, type Slot, type StatusReport } from '../core/report/types.ts';
 import { BUSY_MODES, countsMode } from '../core/rules/metrics.ts';
+import type { Styled } from './command.ts';
 
 const MODE_NAMES: Record<ModeChar, string> = {
   _: 'waiting for connection',
@@ -39,28 +43,72 @@ const TOP_N = 5;
 /** 16,384 positions: more than any real server's; past that the map says how many were left out. */
 const MAP_MAX_LINES = 256;
 
-/** Strip control characters from report text before it reaches a terminal. */
+/** Report text on one line of the view, cut at `max` (the terminal filter runs on all output, main.ts). */
 function printable(text: string, max = 80): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
-  const clean = text.replace(/[\x00-\x1f\x7f-\x9f]/g, '?');
+  const clean = cleanTerminalText(text).split('\n').join(' ');
   return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
 }
 
-function paint(text: string, code: string, colour: boolean): string {
-  return colour ? `\x1b[${code}m${text}\x1b[0m` : text;
+/** One line of the view: plain text, or pieces some of which are styled. */
+type Line = string | Styled[];
+
+function paint(text: string, sgr: string): Styled {
+  return { text, sgr };
 }
 
 /** Appends the scoreboard map to `out`, at most `MAP_MAX_LINES` lines (no spread: it may be huge). */
-function pushScoreboardMap(out: string[], scoreboard: string, colour: boolean): void {
+function pushScoreboardMap(out: Line[], scoreboard: string): void {
   const shown = Math.min(scoreboard.length, SCOREBOARD_MAP_WIDTH * MAP_MAX_LINES);
   for (let start = 0; start < shown; start += SCOREBOARD_MAP_WIDTH) {
     const chunk = scoreboard.slice(start, Math.min(start + SCOREBOARD_MAP_WIDTH, shown));
-    let line = '';
-    for (const c of chunk) line += paint(c, MODE_COLOURS[c as ModeChar] ?? '0', colour);
-    out.push(`  ${String(start).padStart(5)}  ${line}`);
+    const line: Styled[] = [`  ${String(start).padStart(5)}  `];
+    for (const c of chunk) line.push(paint(c, MODE_COLOURS[c as ModeChar] ?? '0'));
+    out.push(line);
   }
   if (shown < scoreboard.length)
     out.push(`  ... ${scoreboard.length - shown} more positions (the counts below include them; --json has all)`);
+}
+
+/** More process rows than any real event server has (ServerLimit 16 by default); past it they are counted. */
+const MAX_PROCESS_ROWS = 64;
+
+const PROCESS_COLUMNS: Array<[string, (p: ProcessRow) => string]> = [
+  ['slot', (p) => num(p.slot)],
+  ['pid', (p) => num(p.pid)],
+  ['stopping', (p) => (p.stopping === null ? 'n/a' : printable(p.stopping, 12))],
+  ['conns', (p) => num(p.connections)],
+  ['accepting', (p) => (p.accepting === null ? 'n/a' : p.accepting ? 'yes' : 'no')],
+  ['busy', (p) => num(p.busyThreads)],
+  ['graceful', (p) => num(p.gracefulThreads)],
+  ['idle', (p) => num(p.idleThreads)],
+  ['wait-io', (p) => num(p.asyncWaitIo)],
+  ['writing', (p) => num(p.asyncWriting)],
+  ['keep-alive', (p) => num(p.asyncKeepAlive)],
+  ['closing', (p) => num(p.asyncClosing)],
+];
+
+/** The event MPM's connection figures and per-process table (listener-held connections are in no slot). */
+function pushEventMpm(out: Line[], report: StatusReport): void {
+  const c = report.connections;
+  if (c !== null) {
+    out.push('', [paint('Connections (event MPM, held by the listener in no worker slot)', '1')]);
+    out.push(
+      `  total ${num(c.total)}; async: closing ${num(c.asyncClosing)}, keep-alive ${num(c.asyncKeepAlive)}, writing ${num(c.asyncWriting)}, wait-io ${num(c.asyncWaitIo)}`,
+    );
+    const { processes, stoppingProcesses } = report.server;
+    if (processes !== null || stoppingProcesses !== null)
+      out.push(`  processes ${num(processes)}, stopping ${num(stoppingProcesses)}`);
+  }
+  const rows = report.processes;
+  if (rows === null || rows.length === 0) return;
+  out.push('', [paint(`Processes (${rows.length})`, '1')]);
+  const cells = rows.slice(0, MAX_PROCESS_ROWS).map((r) => PROCESS_COLUMNS.map(([, cell]) => cell(r)));
+  const widths = PROCESS_COLUMNS.map(([head], i) => Math.max(head.length, ...cells.map((row) => row[i]?.length ?? 0)));
+  const line = (values: string[]) => `  ${values.map((v, i) => v.padStart(widths[i] ?? 0)).join('  ')}`;
+  out.push(line(PROCESS_COLUMNS.map(([head]) => head)));
+  for (const row of cells) out.push(line(row));
+  if (rows.length > MAX_PROCESS_ROWS)
+    out.push(`  ... ${rows.length - MAX_PROCESS_ROWS} more processes (--json has all)`);
 }
 
 function topBy(slots: readonly Slot[], key: (s: Slot) => string): Array<[string, number]> {
@@ -80,38 +128,41 @@ function num(value: number | null): string {
  * Render a report for a terminal.
  *
  * @example
- * process.stdout.write(renderSummary(parseReport(text), { colour: process.stdout.isTTY }));
+ * io.styled(renderSummary(parseReport(text)));
  */
-function renderSummary(report: StatusReport, options: { colour: boolean }): string {
+function renderSummary(report: StatusReport): Styled[] {
   const { server, counts, slots, sslCache } = report;
-  const colour = options.colour;
-  const out: string[] = [];
-  out.push(paint(`Apache server-status (${report.format})`, '1', colour));
-  out.push(`  version       ${server.version ?? 'n/a'}`);
-  out.push(`  MPM           ${server.mpm ?? 'n/a'}`);
-  out.push(`  current time  ${server.currentTime ?? 'n/a'}   (restarted ${server.restartTime ?? 'n/a'})`);
+  const out: Line[] = [];
+  out.push([paint(`Apache server-status (${report.format})`, '1')]);
+  out.push(`  version       ${printable(server.version ?? 'n/a', 200)}`);
+  out.push(`  MPM           ${printable(server.mpm ?? 'n/a')}`);
+  out.push(
+    `  current time  ${printable(server.currentTime ?? 'n/a')}   (restarted ${printable(server.restartTime ?? 'n/a')})`,
+  );
   out.push(`  uptime        ${num(server.uptimeSeconds)} s   total accesses ${num(server.totalAccesses)}`);
   out.push(
     `  workers       ${num(server.busyWorkers)} busy, ${num(server.idleWorkers)} idle, ${num(server.gracefulWorkers)} gracefully restarting`,
   );
-  out.push('', paint(`Scoreboard (${report.scoreboard.length} positions)`, '1', colour));
-  pushScoreboardMap(out, report.scoreboard, colour);
-  out.push('', paint('Slots per mode', '1', colour));
+  out.push('', [paint(`Scoreboard (${report.scoreboard.length} positions)`, '1')]);
+  pushScoreboardMap(out, report.scoreboard);
+  out.push('', [paint('Slots per mode', '1')]);
   for (const mode of MODE_CHARS) {
     if (counts[mode] === 0) continue;
     const share = report.scoreboard.length === 0 ? 0 : (100 * counts[mode]) / report.scoreboard.length;
-    out.push(
-      `  ${paint(mode, MODE_COLOURS[mode], colour)}  ${String(counts[mode]).padStart(6)}  ${share.toFixed(1).padStart(5)}%  ${MODE_NAMES[mode]}`,
-    );
+    out.push([
+      '  ',
+      paint(mode, MODE_COLOURS[mode]),
+      `  ${String(counts[mode]).padStart(6)}  ${share.toFixed(1).padStart(5)}%  ${MODE_NAMES[mode]}`,
+    ]);
   }
   if (slots === null) {
     out.push('', 'No per-slot table in this report (?auto page or ExtendedStatus Off).');
   } else {
     const busy = slots.filter((s) => countsMode(BUSY_MODES, s.mode));
-    out.push('', paint(`Busiest clients (${busy.length} busy slots in the table)`, '1', colour));
+    out.push('', [paint(`Busiest clients (${busy.length} busy slots in the table)`, '1')]);
     for (const [client, n] of topBy(busy, (s) => s.client))
       out.push(`  ${String(n).padStart(6)}  ${printable(client)}`);
-    out.push('', paint('Busiest virtual hosts', '1', colour));
+    out.push('', [paint('Busiest virtual hosts', '1')]);
     for (const [vhost, n] of topBy(busy, (s) => s.vhost)) out.push(`  ${String(n).padStart(6)}  ${printable(vhost)}`);
     const oldest = busy.filter((s) => s.mode === 'W').sort((a, b) => b.ss - a.ss)[0];
     if (oldest) {
@@ -121,10 +172,11 @@ function renderSummary(report: StatusReport, options: { colour: boolean }): stri
       );
     }
   }
+  pushEventMpm(out, report);
   if (sslCache !== null) {
     const retrieves = sslCache.retrieveHits + sslCache.retrieveMisses;
     const missRatio = retrieves === 0 ? 'n/a' : `${((100 * sslCache.retrieveMisses) / retrieves).toFixed(1)}%`;
-    out.push('', paint(`SSL/TLS session cache (${printable(sslCache.type, 20)})`, '1', colour));
+    out.push('', [paint(`SSL/TLS session cache (${printable(sslCache.type, 20)})`, '1')]);
     out.push(
       `  ${sslCache.currentEntries} entries, cache usage ${sslCache.cacheUsagePercent}%, index usage ${sslCache.indexUsagePercent}%`,
     );
@@ -134,10 +186,21 @@ function renderSummary(report: StatusReport, options: { colour: boolean }): stri
     );
   }
   if (report.warnings.length > 0) {
-    out.push('', paint(`Warnings (${report.warnings.length})`, '1', colour));
+    out.push('', [paint(`Warnings (${report.warnings.length})`, '1')]);
     for (const w of report.warnings) out.push(`  - ${printable(w, 200)}`);
   }
-  return `${out.join('\n')}\n`;
+  const parts: Styled[] = [];
+  for (const line of out) {
+    if (typeof line === 'string') parts.push(line);
+    else parts.push(...line);
+    parts.push('\n');
+  }
+  return parts;
 }
 
-export { renderSummary };
+/** Styled pieces as plain text (what a pipe or NO_COLOR shows). */
+function plainText(parts: readonly Styled[]): string {
+  return parts.map((p) => (typeof p === 'string' ? p : p.text)).join('');
+}
+
+export { plainText, renderSummary };

@@ -3,7 +3,7 @@
  * `<prefix>/targets/<name>`, validated by the Lambda's own target schema before anything is written.
  */
 import { type ConfigProblem, readTarget, TARGET_NAME, type TargetConfig } from '../core/monitorConfig.ts';
-import { redactCredentials } from '../core/notify/sanitize.ts';
+import { redactCredentials, urlHasCredentials } from '../core/notify/sanitize.ts';
 import { parseDuration } from '../core/rules/duration.ts';
 import {
   type AdminIo,
@@ -97,7 +97,7 @@ async function add(args: string[], io: TargetsIo): Promise<number> {
   const prefix = resolvePrefix(values.prefix, io.env);
   if (values.url === undefined) throw new UsageError('--url is required');
   // Why: a target parameter is a plain String; a password in its URL would sit there unencrypted.
-  if (redactCredentials(values.url) !== values.url)
+  if (urlHasCredentials(values.url))
     throw new UsageError(
       `--url: expected no credentials in the URL (use --auth-parameter), found ${redactCredentials(values.url)}`,
     );

@@ -18,8 +18,6 @@ const DEFAULT_EVALUATE_OPTIONS: EvaluateOptions = {
 
 /** A target's counters reach the state table at least this often when nothing else changes (issue 16: steady runs write almost nothing). */
 const DEFAULT_CHECKPOINT_INTERVAL_MS = 15 * 60 * 1000;
-/** The stack's default schedule: runs of one monitor less than half of it apart share one tick (one failure counted). */
-const DEFAULT_SCHEDULE_INTERVAL_MS = 60 * 1000;
 /** How long a claim keeps other runs off a state item; longer than the function's 60 s timeout. */
 const DEFAULT_CLAIM_LEASE_MS = 5 * 60 * 1000;
 
@@ -34,6 +32,26 @@ const DEFAULT_GROUP_INTERVAL_MS = 5 * 60 * 1000;
  * own, so none is lost.
  */
 const MAX_GROUP_MEMBERS = 600;
+
+/**
+ * `minutes_to_exhaustion`: a least-squares line through the free-slot counts of the target's
+ * successful evaluations in the last 10 minutes, from at least 3 of them spanning at least 2
+ * minutes; a forecast past 120 minutes is no forecast. The cap bounds a state file stepped every
+ * second; a 1-minute schedule keeps 11 samples.
+ */
+const FORECAST_WINDOW_MS = 10 * 60 * 1000;
+const FORECAST_MIN_SAMPLES = 3;
+const FORECAST_MIN_SPAN_MS = 2 * 60 * 1000;
+const FORECAST_MAX_MINUTES = 120;
+const MAX_FORECAST_SAMPLES = 120;
+
+/**
+ * A fetch that times out is "likely saturated" when the target's last successful report, at most
+ * 10 minutes old, had at most 10 % of its slots free or a forecast of at most 5 minutes.
+ */
+const SATURATION_LAST_SEEN_MAX_AGE_MS = 10 * 60 * 1000;
+const SATURATION_FREE_RATIO = 0.1;
+const SATURATION_FORECAST_MINUTES = 5;
 
 /** Name and metric of the built-in alert raised when the report cannot be fetched or parsed. */
 const TARGET_DOWN_RULE = 'target-down';
@@ -111,11 +129,15 @@ export {
   DEFAULT_PAGERDUTY_TIMEOUT_MS,
   DEFAULT_REPEAT_INTERVAL_MS,
   DEFAULT_RESOLVED_RETENTION_MS,
-  DEFAULT_SCHEDULE_INTERVAL_MS,
   DEFAULT_SSM_PREFIX,
   DEFAULT_TARGETS_PER_SHARD,
+  FORECAST_MAX_MINUTES,
+  FORECAST_MIN_SAMPLES,
+  FORECAST_MIN_SPAN_MS,
+  FORECAST_WINDOW_MS,
   MAX_ATTRIBUTE_CHARS,
   MAX_CHATBOT_BYTES,
+  MAX_FORECAST_SAMPLES,
   MAX_GROUP_MEMBERS,
   MAX_LABELS_SHOWN,
   MAX_PAGERDUTY_BACKOFF_MS,
@@ -129,6 +151,9 @@ export {
   PAGERDUTY_KEY_PROBLEM_TTL_SECONDS,
   PAGERDUTY_ORDER_TTL_SECONDS,
   PAGERDUTY_PACE_WINDOW_MS,
+  SATURATION_FORECAST_MINUTES,
+  SATURATION_FREE_RATIO,
+  SATURATION_LAST_SEEN_MAX_AGE_MS,
   SCOREBOARD_MAP_MAX_LINES,
   SCOREBOARD_MAP_WIDTH,
   SERVICE_NAME,

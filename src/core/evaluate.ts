@@ -15,17 +15,19 @@ import { decideNotification } from './alerts/decide.ts';
 import { elapsedMs, resolvesAt } from './alerts/elapsed.ts';
 import { fingerprint } from './alerts/fingerprint.ts';
 import { groupRefOf, groupRefOfKey } from './alerts/group.ts';
-import { findSilence, type Silence } from './alerts/silences.ts';
+import { findSilence, type Silence } from './alerts/silenceMatch.ts';
 import { stepAlert } from './alerts/step.ts';
 import type { AlertRecord, AlertView, EvaluateOptions, Notification, TargetState } from './alerts/types.ts';
 import { DEFAULT_EVALUATE_OPTIONS, DEFAULT_GROUP_INTERVAL_MS, TARGET_DOWN_RULE } from './constants.ts';
 import { buildNotification } from './notify/build.ts';
 import { buildRemovalNotification, REMOVAL_CAUSES, type RemovalCause } from './notify/removal.ts';
-import { computeMetrics, countersOf, type MetricResult } from './rules/compute.ts';
-import { DEFAULT_RULES } from './rules/document.ts';
+import { computeMetrics, countersOf, forecastMetric, type MetricResult } from './rules/compute.ts';
+import { DEFAULT_RULES } from './rules/defaultRules.ts';
 import { evaluateRule } from './rules/evaluate.ts';
+import { type ForecastResult, type FreeSlotSample, forecastExhaustion, freeSlotSamples } from './rules/forecast.ts';
 import { anyGlobMatch } from './rules/glob.ts';
 import { metricSpec } from './rules/metrics.ts';
+import { type LastReport, likelySaturated } from './rules/saturation.ts';
 import type { Observation, Rule } from './rules/types.ts';
 
 interface EvaluateInput {
@@ -188,6 +190,34 @@ function view(alert: AlertRecord, rule: Rule): AlertView {
 }
 
 /**
+ * The free-slot samples after this evaluation, the forecast they give (null without a report) and
+ * the last report in brief; `minutes_to_exhaustion` joins `metrics`.
+ */
+function forecastStep(
+  observation: Observation,
+  previous: TargetState | null,
+  metrics: Map<string, MetricResult>,
+  now: Date,
+): { samples: FreeSlotSample[]; forecast: ForecastResult | null; lastReport: LastReport | null } {
+  const free = metrics.get('slots_free');
+  const ratio = metrics.get('slots_free_ratio');
+  // A report without slots (an empty scoreboard) gives no sample: 0 free of 0 is not exhaustion.
+  const counted = observation.kind === 'report' && free?.ok === true && ratio?.ok === true;
+  const samples = freeSlotSamples(previous?.samples, counted ? free.value : null, now);
+  if (!counted) return { samples, forecast: null, lastReport: previous?.lastReport ?? null };
+  const forecast = forecastExhaustion(samples, now);
+  metrics.set('minutes_to_exhaustion', forecastMetric(forecast));
+  const total = ratio.samples ?? 0;
+  const lastReport = {
+    at: now.toISOString(),
+    busy: Math.max(0, total - free.value),
+    total,
+    minutesToExhaustion: forecast.ok ? forecast.forecast.minutes : null,
+  };
+  return { samples, forecast, lastReport };
+}
+
+/**
  * Evaluates every rule for one target at `now` and returns the next state and what to publish.
  *
  * @param input.options - `repeatIntervalMs` (default 4 h), `downAfterFailures` (default 2),
@@ -208,6 +238,8 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
     downAfterFailures: options.downAfterFailures,
     maxRequestWorkers: input.maxRequestWorkers ?? null,
   });
+  const { samples, forecast, lastReport } = forecastStep(observation, previous, metrics, now);
+  const saturation = likelySaturated(observation, previous?.lastReport, now);
   const absentReason =
     observation.kind === 'down'
       ? `target is down (${observation.reason}); the report is needed`
@@ -225,14 +257,23 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
     const id = fingerprint(target, rule.name);
     const prev = previous?.alerts[id] ?? null;
     const outcome = evaluateRule(rule, metrics, absentReason);
-    if (outcome.kind === 'unevaluated') unevaluated.push({ rule: rule.name, reason: outcome.reason });
+    if (outcome.kind !== 'value') unevaluated.push({ rule: rule.name, reason: outcome.reason });
     const next = stepAlert(prev, rule, target, outcome, now, id);
     const reason = decideNotification(prev, next, now, options.repeatIntervalMs);
     // While down, alerts that need the report are held back: one page per outage, not one per rule.
     const inhibited = observation.kind === 'down' && metricSpec(rule.metric)?.needsReport !== false;
     // A silence holds back firing pages, never the resolve of one that went out.
-    const silenced = reason !== 'resolved' && findSilence(input.silences, target, rule.name, now) !== undefined;
+    const silence = reason === 'resolved' ? undefined : findSilence(input.silences, target, rule.name, now);
+    const silenced = silence !== undefined;
+    // The silence that held this alert's page back, named by the page sent once it ends; records
+    // without one carry no `heldBy` key, so a steady run's records compare equal to the stored ones.
+    const heldBy = next.state === 'firing' ? (next.heldBy ?? null) : null;
+    delete next.heldBy;
+    if (heldBy !== null) next.heldBy = heldBy;
+    if (reason !== 'none' && silence !== undefined && next.state === 'firing')
+      next.heldBy = { source: silence.source, comment: silence.comment, until: silence.until };
     if (reason !== 'none' && !inhibited && !silenced) {
+      delete next.heldBy;
       next.lastSentAt = now.toISOString();
       next.lastSentStatus = reason === 'resolved' ? 'resolved' : 'firing';
       // An alert's pages go to one group, so they keep their order: its repeats and resolve go
@@ -255,6 +296,9 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
         observation,
         consecutiveFailures: failures,
         now,
+        forecast: rule.metric === 'minutes_to_exhaustion' && forecast?.ok === true ? forecast.forecast : null,
+        saturation: rule.metric === 'target_up' ? saturation : null,
+        heldBy,
       });
       notifications.push({ ...notification, group });
     }
@@ -272,6 +316,8 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
       observation.kind === 'report' ? countersOf(observation.report) : (previous?.counters ?? null),
     ),
     alerts,
+    samples,
+    lastReport,
   };
   return { state, alerts: views, notifications, unevaluated, metrics };
 }

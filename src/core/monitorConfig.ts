@@ -5,6 +5,7 @@
 
 import { parseSilencesDocuments, type Silence } from './alerts/silences.ts';
 import { ProblemListError } from './errors.ts';
+import { didYouMean } from './nearest.ts';
 import { redactCredentials } from './notify/sanitize.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from './rules/document.ts';
 import { DocumentsValidationError } from './rules/problems.ts';
@@ -75,6 +76,13 @@ const TARGET_SCHEMA = z.strictObject({
   maxRequestWorkers: z.optional(z.int().check(z.gte(1), z.lte(1_000_000))),
 });
 
+const TARGET_FIELDS = Object.keys(TARGET_SCHEMA.shape);
+
+/** `a string`, `an object`: zod's expected type in the project's "expected ..., found ..." words. */
+function article(type: string): string {
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+}
+
 /** A found value for a message: JSON, credentials in URLs redacted before it is shortened. */
 function describe(value: unknown): string {
   const text = redactCredentials(JSON.stringify(value) ?? String(value));
@@ -109,7 +117,17 @@ function readTarget(parameter: string, name: string, text: string, problems: Con
         (v, k) => (v as Record<string, unknown> | undefined)?.[k as string],
         json,
       );
-      problems.push({ parameter, field, message: `${issue.message}, found ${describe(found)}` });
+      if (issue.code === 'unrecognized_keys') {
+        // Named as the user wrote it, with the field meant: `timeout` -> "did you mean timeoutMs?".
+        for (const key of issue.keys) {
+          const prefix = field === null ? '' : `${field}.`;
+          const message = `expected one of the fields ${TARGET_FIELDS.join(', ')}, found "${key}"${didYouMean(key, TARGET_FIELDS)}`;
+          problems.push({ parameter, field: `${prefix}${key}`, message });
+        }
+      } else if (issue.code === 'invalid_type') {
+        const what = found === undefined ? 'nothing (the field is required)' : describe(found);
+        problems.push({ parameter, field, message: `expected ${article(issue.expected)}, found ${what}` });
+      } else problems.push({ parameter, field, message: `${issue.message}, found ${describe(found)}` });
     }
     return null;
   }

@@ -19,7 +19,19 @@ async function check(event: unknown): Promise<unknown> {
     throw new Error(
       'expected a scheduled event, found an SQS event (sharded mode deploys src/lambda/shardedHandler.ts)',
     );
-  return runCycle(deps, new Date());
+  return runCycle(deps, scheduledTime(event) ?? new Date());
+}
+
+/**
+ * The schedule tick a scheduled event stands for (EventBridge's `time`): a run's time. A retry of
+ * the event, or another container's run of it, has the same, so the run counts one failed fetch
+ * for the tick, not two (issue 21). Null for anything else (a manual invocation): now.
+ */
+function scheduledTime(event: unknown): Date | null {
+  const time = (event as { time?: unknown } | null)?.time;
+  if (typeof time !== 'string') return null;
+  const at = new Date(time);
+  return Number.isNaN(at.getTime()) ? null : at;
 }
 
 const handler = asLambdaHandler(check);

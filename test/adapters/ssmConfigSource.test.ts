@@ -57,6 +57,16 @@ describe('ssmConfigSource', () => {
     expect(ssm.commandCalls(GetParametersByPathCommand)).toHaveLength(5);
   });
 
+  it('reads SSM again within maxAge when asked for a fresh copy (another container applied a newer one)', async () => {
+    serveByPath();
+    const source = createSsmConfigSource(new SSMProvider(), '/p', 60);
+    await source.loadRaw();
+    await source.loadRaw({ fresh: true });
+    await source.loadRaw();
+    // Twice five pages: the fresh read bypassed both caches (ours and Powertools'); the third is cached.
+    expect(ssm.commandCalls(GetParametersByPathCommand)).toHaveLength(10);
+  });
+
   // A one-minute schedule's runs, a second or two early or late (seconds since the first).
   const RUNS = [0, 61, 119, 181, 242, 300, 359, 421, 479, 541, 600];
   it.each([

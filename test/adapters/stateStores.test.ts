@@ -1,4 +1,5 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -57,6 +58,66 @@ describe('Function: createFileStateStore', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StateFileError);
     expect((error as Error).message).toBe(message.replace('PATH', path));
+  });
+});
+
+describe('Function: createFileStateStore, the file as the user has it', () => {
+  const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
+
+  it('creates the file mode 600 whatever the umask, and keeps a mode the user chose on every rewrite', async () => {
+    const fresh = join(dir, 'fresh.json');
+    const shared = join(dir, 'shared.json');
+    const previous = process.umask(0o022);
+    try {
+      await createFileStateStore(fresh).save(state('web-1'));
+      await writeFile(shared, '{"version":1,"targets":{}}');
+      await chmod(shared, 0o640);
+      await createFileStateStore(shared).save(state('web-1'));
+      await createFileStateStore(shared).save(state('web-2'));
+    } finally {
+      process.umask(previous);
+    }
+    expect([await modeOf(fresh), await modeOf(shared)]).toEqual([0o600, 0o640]);
+  });
+
+  it.each([
+    ['a character device', () => '/dev/zero', 'found a character device'],
+    [
+      'a directory',
+      async () => {
+        await mkdir(join(dir, 'sub'));
+        return join(dir, 'sub');
+      },
+      'found a directory',
+    ],
+    [
+      'a FIFO (not waited on)',
+      async () => {
+        execFileSync('mkfifo', [join(dir, 'fifo')]);
+        return join(dir, 'fifo');
+      },
+      'found a FIFO',
+    ],
+  ])('refuses %s without reading it, naming the path', async (_, makePath, found) => {
+    const path = await makePath();
+    const error = await createFileStateStore(path)
+      .load('web-1')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateFileError);
+    expect((error as Error).message).toBe(
+      `expected a state file { "version": 1, "targets": {...} } at ${path}, ${found}`,
+    );
+  });
+
+  it("names the user's path when the file cannot be used", async () => {
+    // A path under a regular file: no temporary file can be made there, even by root.
+    await writeFile(join(dir, 'plain'), 'x');
+    const path = join(dir, 'plain', 'state.json');
+    const error = await createFileStateStore(path)
+      .save(state('web-1'))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateFileError);
+    expect((error as Error).message).toBe(`cannot read the state file ${path}: ENOTDIR`);
   });
 });
 

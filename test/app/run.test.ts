@@ -253,6 +253,44 @@ describe('runCycle with dynalite and fauxqs', () => {
     expect(JSON.parse(message?.body as string)).toMatchObject({ rule: 'free-low', value: 1 / 29 });
   });
 
+  it('keeps the forecast samples in the warm container, never in the table, and names a timeout after them "saturated"', async () => {
+    // Prepare: prefork-busy has 28 positions in use; 30 declared workers leave 2 free (6.7 %).
+    const d = deps({
+      raw: {
+        targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, timeoutMs: 300, maxRequestWorkers: 30 }) },
+        rules: { '/hsa/rules/closing': CLOSING_RULES.replace('"threshold":3', '"threshold":100') },
+        silences: {},
+      },
+    });
+
+    // Act: two good runs, then the status page never answers
+    await runCycle(d, at(0));
+    await runCycle(d, at(1));
+    const scanned = await dynamo.doc.send(new ScanCommand({ TableName: tableName }));
+    page.answer = { status: 200, body: '', hang: true };
+    await runCycle(d, at(2));
+    await runCycle(d, at(3));
+
+    // Assess
+    const stored = JSON.stringify(scanned.Items);
+    expect(stored).not.toContain('samples');
+    expect(stored).not.toContain('lastReport');
+    expect(d.warm.get('web-1')?.carried).toEqual({
+      samples: [
+        { at: at(0).toISOString(), free: 2 },
+        { at: at(1).toISOString(), free: 2 },
+      ],
+      lastReport: { at: at(1).toISOString(), busy: 28, total: 30, minutesToExhaustion: null },
+    });
+    const [message] = await sns.drain();
+    expect(message?.subject).toBe('[FIRING critical] web-1: target-down (saturated)');
+    expect(JSON.parse(message?.body as string).failure).toEqual({
+      reason: 'timeout',
+      likelySaturated: true,
+      lastSeen: { busy: 28, total: 30, at: at(1).toISOString() },
+    });
+  });
+
   it('two overlapping runs send one page', async () => {
     const [a, b] = await Promise.all([runCycle(deps(), at(0)), runCycle(deps(), at(0))]);
     expect(a.sent + b.sent).toBe(1);
@@ -505,9 +543,7 @@ describe('runCycle with dynalite and fauxqs', () => {
     const coldAndBroken = deps({ raw: { ...good, targets: { '/hsa/targets/web-1': '{"url": 42}' } } });
     const summary = await runCycle(coldAndBroken, at(1));
     expect(summary.targets).toBe(1);
-    expect(summary.configError).toBe(
-      '/hsa/targets/web-1 (field url): Invalid input: expected string, received number, found 42',
-    );
+    expect(summary.configError).toBe('/hsa/targets/web-1 (field url): expected a string, found 42');
   });
 });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
+import { cleanTerminalText } from '../../src/core/notify/terminalText.ts';
 import { fakeIo, okPage } from './fakeIo.ts';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url);
@@ -137,8 +138,8 @@ describe('check', () => {
     ],
     [
       'an unknown option',
-      ['--file', 'web-1.html', '--verbose'],
-      expect.stringMatching(/^check: Unknown option '--verbose'/),
+      ['--file', 'web-1.html', '--stat', 's.json'],
+      'check: expected one of the options of --help, found unknown option --stat (did you mean --state?)',
     ],
     ['a missing option value', ['--file'], expect.stringMatching(/^check: Option '--file <value>' argument missing/)],
     [
@@ -159,17 +160,18 @@ describe('check', () => {
     [
       'a bad --timeout',
       ['--url', WEB_2, '--timeout', '0s'],
-      'check: --timeout expects a duration such as 5s or 500ms, found "0s"',
+      'check: --timeout expects seconds or a duration such as 5, 5s or 500ms, found "0s"',
     ],
     [
       'a bad --max-bytes',
       ['--file', 'web-1.html', '--max-bytes=0'],
       'check: --max-bytes expects a positive size such as 4194304 or 4MiB, found "0"',
     ],
-  ])('%s is a usage error: exit 2 with the usage line', async (_, args, first) => {
+  ])('%s is a usage error: exit 3 (UNKNOWN), the reason on stdout too, the usage line', async (_, args, first) => {
     const { code, out, err } = await check(args);
-    expect([code, out]).toEqual([2, '']);
+    expect(code).toBe(3);
     const lines = err.split('\n');
+    expect(out).toBe(`UNKNOWN - ${lines[0]}\n`);
     expect(lines[0]).toEqual(first);
     expect(lines.slice(1)).toEqual([
       'Usage: httpd-status-alerts check (--file <path|-> | --url <url>) [options]',
@@ -199,10 +201,11 @@ describe('check', () => {
       ['--url', WEB_2, '--ca-file', 'nope.pem'],
       /^check: cannot read the CA file nope\.pem: ENOENT/,
     ],
-  ])('%s exits 3 with one line', async (_, args, message) => {
+  ])('%s exits 3 with one line, on stdout too', async (_, args, message) => {
     const source = args.includes('--url') ? [] : ['--file', 'web-1.html'];
     const { code, out, err } = await check([...source, ...args]);
-    expect([code, out]).toEqual([3, '']);
+    expect(code).toBe(3);
+    expect(out).toBe(`UNKNOWN - ${err}`);
     expect(err.split('\n')).toHaveLength(2);
     expect(err.trimEnd()).toMatch(message);
   });
@@ -214,7 +217,7 @@ describe('check', () => {
         (a: { rule: string }) => a.rule === 'idle-slots-low',
       );
     expect(await alert([])).toBeUndefined();
-    expect(await alert(['--max-request-workers', '29'])).toMatchObject({ state: 'pending', value: 1 / 29 });
+    expect(await alert(['--max-request-workers', '29'])).toMatchObject({ state: 'firing', value: 1 / 29 });
   });
 
   it('prints no notification while a silence matches', async () => {
@@ -238,7 +241,7 @@ describe('check', () => {
     const { code, out } = await check(['--url', WEB_2, '--rules', 'critical.json']);
     expect(code).toBe(2);
     expect(out.split('\n').slice(0, 6)).toEqual([
-      'CRITICAL - web-2.example:8080 at 2026-11-22T12:00:00Z: 1 alert(s) pending or firing | idle=27;;;0;150 busy=48;;;0;150 closing=0;;;0;150 free_ratio=0.68;;;0;1 ssl_miss_ratio=0;;;0;1',
+      'CRITICAL - web-2.example:8080: busy-high (48 >= 20) | idle=27;;;0;150 busy=48;;19;0;150 free_ratio=0.68;;;0;1 closing=4;;;0 graceful_ratio=0;;;0;1 stopping=0;;;0 oldest_request=9s;;;0 top_client=48;;;0;150 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;;;0',
       '  FIRING   critical busy-high: slots_busy 48 >= 20',
       'Notifications that would be published: 1',
       '',
@@ -288,6 +291,40 @@ describe('check', () => {
     ]);
   });
 
+  it('shows the forecast, its samples carried in the --state file', async () => {
+    // Prepare: free slots 100, 80, 60 a minute apart (rules-tests' ramp reports)
+    const state = join(dir, 'state.json');
+    const ramp = (free: number) =>
+      readFileSync(new URL(`../../rules-tests/reports/ramp-free-${free}.auto.txt`, import.meta.url), 'utf8');
+    const files = { 'r100.txt': ramp(100), 'r80.txt': ramp(80), 'r60.txt': ramp(60) };
+    const at = (file: string, now: string) =>
+      check(['--file', file, '--target', 'web-1', '--state', state, '--now', now], now, files);
+
+    // Act
+    const outs = [
+      await at('r100.txt', '2026-11-22T12:00:00Z'),
+      await at('r80.txt', '2026-11-22T12:01:00Z'),
+      await at('r60.txt', '2026-11-22T12:02:00Z'),
+    ];
+
+    // Assess
+    expect(outs[1]?.out).not.toContain('Forecast:');
+    expect(outs.map((o) => o?.out.split('\n')[0]?.match(/minutes_to_exhaustion=[^ ]*/)?.[0])).toEqual([
+      'minutes_to_exhaustion=U;10:;;0',
+      'minutes_to_exhaustion=U;10:;;0',
+      'minutes_to_exhaustion=3;10:;;0',
+    ]);
+    expect(outs[2]?.out).toContain(
+      'Forecast: at the current trend no worker slot is free in 3 minutes (2026-11-22T12:05:00Z), from 3 samples\n',
+    );
+    const saved = JSON.parse(readFileSync(state, 'utf8'));
+    expect(saved.targets['web-1'].samples).toEqual([
+      { at: '2026-11-22T12:00:00.000Z', free: 100 },
+      { at: '2026-11-22T12:01:00.000Z', free: 80 },
+      { at: '2026-11-22T12:02:00.000Z', free: 60 },
+    ]);
+  });
+
   it('names the fetch failure in target-down (refused), as the Lambda does', async () => {
     const state = join(dir, 'state.json');
     const url = 'http://ops:s3cret@web-3.example/server-status';
@@ -300,9 +337,11 @@ describe('check', () => {
     expect(second.err).toBe(
       'check: web-3.example: refused: connection refused by web-3.example - Apache may be down or saturated\n',
     );
-    expect(second.out.split('\n')[0]).toBe(
-      'CRITICAL - web-3.example at 2026-11-22T12:01:00Z: 1 alert(s) pending or firing | idle=U;;;0 busy=U;;;0 closing=U;;;0 free_ratio=U;;;0;1 ssl_miss_ratio=U;;;0;1',
-    );
+    const down = 'refused: connection refused by web-3.example - Apache may be down or saturated';
+    const perf =
+      'idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0';
+    expect(first.out.split('\n')[0]).toBe(`UNKNOWN - web-3.example: report not read (${down}) | ${perf}`);
+    expect(second.out.split('\n')[0]).toBe(`CRITICAL - web-3.example: target-down (${down}) | ${perf}`);
     expect(second.out).toContain('Subject: [FIRING critical] web-3.example: target-down (refused)\n');
     expect(`${first.out}${first.err}${second.out}${second.err}`).not.toContain('s3cret');
   });
@@ -318,5 +357,73 @@ describe('check', () => {
       await at('2026-11-22T12:29:00Z'),
       await at('2026-11-22T12:30:00Z'),
     ]).toEqual([1, 0, 1]);
+  });
+
+  it.each([
+    [
+      'a saturated server: the condition fires at once at its severity',
+      ['--file', 'web-1.html', '--target', 'web-1', '--max-request-workers', '29'],
+      2,
+      'CRITICAL - web-1: idle-slots-low (free 1/29 slots), client-concentration (28 >= 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.0345;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0',
+    ],
+    [
+      'a warning',
+      ['--file', 'web-1.html', '--target', 'web-1'],
+      1,
+      'WARNING - web-1: client-concentration (28 >= 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.8906;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0',
+    ],
+    [
+      'an idle server',
+      ['--file', 'idle.html', '--target', 'web-1'],
+      0,
+      'OK - web-1: no alert firing | idle=3;;;0;256 busy=2;;;0;256 free_ratio=0.9922;;0.05:;0;1 closing=0;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=0s;300;;0 top_client=2;19;;0;256 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0',
+    ],
+    [
+      'a refused fetch: target-down at once, the cause on the first line',
+      ['--url', 'http://web-3.example/server-status'],
+      2,
+      'CRITICAL - web-3.example: target-down (refused: connection refused by web-3.example - Apache may be down or saturated) | idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0',
+    ],
+  ])('without --state is a stateless plugin: %s', async (_, args, code, first) => {
+    const result = await check(args);
+    expect([result.code, result.out.split('\n')[0]]).toEqual([code, first]);
+  });
+
+  it('takes --timeout in bare seconds, as check_* plugins do', async () => {
+    const { io } = fakeIo({ files: FILES, pages: { [WEB_2]: okPage(WEB_2, FILES['event.html'] as string) } });
+    const fetched: number[] = [];
+    const fetch = io.fetch;
+    io.fetch = (target) => {
+      fetched.push(target.timeoutMs ?? 0);
+      return fetch(target);
+    };
+    for (const timeout of ['5', '2.5', '500ms']) await main(['check', '--url', WEB_2, '--timeout', timeout], io);
+    expect(fetched).toEqual([5000, 2500, 500]);
+  });
+
+  it('prints no terminal control a hostile report or URL carries, --json aside', async () => {
+    const evil = (FILES['web-1.html'] as string).replace(
+      '<dt>Server Version: ',
+      '<dt>Server Version: \u001b]0;owned\u0007\u001b[2J\u001b]8;;https://evil.example\u001b\\x\u202e',
+    );
+    const url = 'http://ops:p#ss@web-9\u001b[31m/server-status';
+    const parsed = await main(['parse', 'evil.html'], fakeIo({ files: { 'evil.html': evil } }).io);
+    const runs = [
+      fakeIo({ files: { 'evil.html': evil } }),
+      fakeIo({ files: { 'evil.html': evil } }),
+      fakeIo({ files: { 'evil.html': evil } }),
+    ];
+    await main(['parse', 'evil.html'], runs[0]?.io as never);
+    await main(['check', '--file', 'evil.html', '--target', 'x\u001b[2Jy'], runs[1]?.io as never);
+    await main(['check', '--url', url], runs[2]?.io as never);
+    expect(parsed).toBe(0);
+    for (const run of runs) {
+      const all = `${run.out()}${run.err()}`;
+      expect(cleanTerminalText(all)).toBe(all);
+      expect(all).not.toContain('p#ss');
+    }
+    // The hyperlink's text stays, as a terminal shows it; the link, title and clear-screen go.
+    expect(runs[0]?.out()).toContain('version       xApache/2.4.71 (Debian)');
+    expect(runs[1]?.out().split('\n')[0]).toMatch(/^WARNING - xy: /);
   });
 });

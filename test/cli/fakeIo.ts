@@ -1,10 +1,10 @@
 /**
- * A `CliIo` for tests: files from a map (or the disk), fetches answered from a map, a fixed clock,
+ * A `SystemIo` for tests: files from a map (or the disk), fetches answered from a map, a fixed clock,
  * everything written captured.
  */
 import { readFile } from 'node:fs/promises';
 import type { FetchResult, FetchTarget } from '../../src/app/ports.ts';
-import { type CliIo, InputTooLargeError } from '../../src/cli/command.ts';
+import { InputTooLargeError, type SystemIo } from '../../src/cli/command.ts';
 import { main } from '../../src/cli/main.ts';
 
 interface FakeIoOptions {
@@ -21,7 +21,7 @@ function fakeIo(options: FakeIoOptions = {}) {
   const out: string[] = [];
   const err: string[] = [];
   const fetched: FetchTarget[] = [];
-  const io: CliIo = {
+  const io: SystemIo = {
     stdout: (text) => out.push(text),
     stderr: (text) => err.push(text),
     readInput: async (path, maxBytes) => {

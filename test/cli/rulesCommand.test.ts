@@ -33,7 +33,7 @@ describe('cli rules test', () => {
     const result = await cli(['rules', 'test', ...files]);
     expect(result.err).toBe('');
     expect(result.code).toBe(0);
-    expect(result.out.split('\n').filter((l) => !l.startsWith('PASS '))).toEqual(['10 passed, 0 failed', '']);
+    expect(result.out.split('\n').filter((l) => !l.startsWith('PASS '))).toEqual(['14 passed, 0 failed', '']);
   });
 
   it('fails a test whose expectations differ, printing each difference by step', async () => {
@@ -106,8 +106,8 @@ describe('cli rules test', () => {
     });
     expect(await cli(['rules', 'test', path])).toEqual({
       code: 1,
-      out: '',
-      err: `rules: ${path}: expected a valid rules test file, found: tests.0.steps.0.at: expected an ISO-8601 time with a zone, e.g. 2026-11-22T12:00:00Z, found "noon"; tests.0.steps.0.alerts.0.state: expected pending or firing, found "resolved"; tests.0.steps.1: unknown field(s) colour\n`,
+      out: `FAIL ${path}\n  ${path}: expected a valid rules test file, found: tests.0.steps.0.at: expected an ISO-8601 time with a zone, e.g. 2026-11-22T12:00:00Z, found "noon"; tests.0.steps.0.alerts.0.state: expected pending or firing, found "resolved"; tests.0.steps.1: unknown field(s) colour\n0 passed, 1 failed\n`,
+      err: '',
     });
   });
 
@@ -115,9 +115,50 @@ describe('cli rules test', () => {
     const path = writeTestFile({ tests: [{ name: 'empty', steps: [{ at: '2026-11-22T12:00:00Z' }] }] });
     const result = await cli(['rules', 'test', path]);
     expect(result.code).toBe(1);
-    expect(result.err).toBe(
-      `rules: ${path}: expected a valid rules test file, found: tests.0.steps.0: expected exactly one of "report" or "down"\n`,
+    expect(result.out).toBe(
+      `FAIL ${path}\n  ${path}: expected a valid rules test file, found: tests.0.steps.0: expected exactly one of "report" or "down"\n0 passed, 1 failed\n`,
     );
+  });
+
+  it('counts a test whose report file is missing as failed, runs the others, and ends with the count', async () => {
+    const path = writeTestFile({
+      tests: [
+        { name: 'missing', steps: [{ at: '2026-11-22T12:00:00Z', report: 'nope.auto.txt' }] },
+        {
+          name: 'fine',
+          steps: [
+            { at: '2026-11-22T12:00:00Z', report: SATURATED, alerts: [{ rule: 'idle-slots-low', state: 'pending' }] },
+          ],
+        },
+      ],
+    });
+    const result = await cli(['rules', 'test', path]);
+    const lines = result.out.split('\n');
+    expect([result.code, lines[0], lines.at(-2)]).toEqual([1, `FAIL ${path}: missing`, '1 passed, 1 failed']);
+    expect(lines[1]).toMatch(/^ {2}step 1 at 2026-11-22T12:00:00Z: report \S+nope\.auto\.txt: ENOENT/);
+    expect(lines[2]).toBe(`PASS ${path}: fine`);
+  });
+
+  it('names an expected rule that does not exist, with the nearest names, and a missing test file', async () => {
+    const path = writeTestFile({
+      tests: [
+        {
+          name: 'typo',
+          steps: [
+            { at: '2026-11-22T12:00:00Z', report: SATURATED, alerts: [{ rule: 'idle-slot-low', state: 'pending' }] },
+          ],
+        },
+      ],
+    });
+    const result = await cli(['rules', 'test', path, join(RULES_TESTS, 'nope.test.json')]);
+    const lines = result.out.split('\n');
+    expect(lines.slice(0, 2)).toEqual([
+      `FAIL ${path}: typo`,
+      '  expected rule idle-slot-low: no rule of that name in the rules tested (did you mean idle-slots-low?)',
+    ]);
+    expect(lines.at(-4)).toBe(`FAIL ${join(RULES_TESTS, 'nope.test.json')}`);
+    expect(lines.at(-2)).toBe('0 passed, 2 failed');
+    expect(result.code).toBe(1);
   });
 });
 

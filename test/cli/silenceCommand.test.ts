@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_RULES } from '../../src/core/rules/defaultRules.ts';
 import { type FakeSsm, startFakeSsm } from '../support/fakeSsm.ts';
 import { runCli } from './fakeIo.ts';
 
@@ -103,7 +104,21 @@ describe('cli silence (fake SSM over HTTP)', () => {
   });
 
   it('lists ended silences only with --all, and says so when there are none', async () => {
-    await cli(['silence', 'add', '--target', 'x', '--rule', '*', '--for', '1h', '--comment', 'c', '--name', 'old']);
+    await cli([
+      'silence',
+      'add',
+      '--target',
+      'x',
+      '--rule',
+      '*',
+      '--for',
+      '1h',
+      '--comment',
+      'c',
+      '--name',
+      'old',
+      '--force',
+    ]);
     const later = '2026-11-22T13:00:00Z';
     expect((await cli(['silence', 'list'], later)).out).toBe(
       'no active or scheduled silences under /hsa-cli/silences\n',
@@ -182,7 +197,7 @@ describe('cli silence (fake SSM over HTTP)', () => {
     [
       ['add', '--target', 'w', '--rule', '*', '--for', '1h', '--comment', 'c', '--colour'],
       2,
-      `silence: Unknown option '--colour'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- "--colour" (usage: silence --help)`,
+      'silence: expected one of the options of --help, found unknown option --colour (usage: silence --help)',
     ],
     [['mute'], 2, 'silence: expected add, list or expire, found "mute" (usage: silence --help)'],
     [
@@ -197,8 +212,71 @@ describe('cli silence (fake SSM over HTTP)', () => {
     expect([...ssm.parameters.keys()]).toEqual(before);
   });
 
+  it.each([
+    [
+      'a mistyped target',
+      ['--target', 'web-3', '--rule', '*'],
+      'silence: expected a silence that matches a configured target and rule, found --target "web-3": it matches none of the 3 configured targets (did you mean web-1 or web-2?) (--force adds it anyway)\n',
+    ],
+    [
+      'a mistyped rule',
+      ['--target', 'web-*', '--rule', 'idle-slot-low'],
+      `silence: expected a silence that matches a configured target and rule, found --rule "idle-slot-low": it matches none of the ${DEFAULT_RULES.length} rules (did you mean idle-slots-low?) (--force adds it anyway)\n`,
+    ],
+  ])('refuses %s (exit 1, nothing written), naming the nearest names', async (_, matchers, err) => {
+    const result = await cli(['silence', 'add', ...matchers, '--for', '1h', '--comment', 'c']);
+    expect(result).toEqual({ code: 1, out: '', err });
+    expect([...ssm.parameters.keys()].filter((k) => k.includes('/silences/'))).toEqual([]);
+    const forced = await cli(['silence', 'add', ...matchers, '--for', '1h', '--comment', 'c', '--force']);
+    expect(forced.code).toBe(0);
+  });
+
+  it('checks the rule against the rules documents under the prefix, not only the built-in ones', async () => {
+    ssm.put(`${PREFIX}/rules/base`, '{"rules":[{"name":"busy-high","metric":"slots_busy","op":">=","threshold":20}]}');
+    const ok = await cli([
+      'silence',
+      'add',
+      '--target',
+      'web-1',
+      '--rule',
+      'busy-high',
+      '--for',
+      '1h',
+      '--comment',
+      'c',
+    ]);
+    const gone = await cli([
+      'silence',
+      'add',
+      '--target',
+      'web-1',
+      '--rule',
+      'idle-slots-low',
+      '--for',
+      '1h',
+      '--comment',
+      'c',
+    ]);
+    expect([ok.code, gone.code]).toEqual([0, 1]);
+    expect(gone.err).toContain('--rule "idle-slots-low": it matches none of the 2 rules');
+  });
+
   it('refuses a name already taken, leaving the existing silence as it was', async () => {
-    await cli(['silence', 'add', '--target', 'a', '--rule', '*', '--for', '1h', '--comment', 'first', '--name', 'x']);
+    await cli([
+      'silence',
+      'add',
+      '--target',
+      'a',
+      '--rule',
+      '*',
+      '--for',
+      '1h',
+      '--comment',
+      'first',
+      '--name',
+      'x',
+      '--force',
+    ]);
     const result = await cli([
       'silence',
       'add',
@@ -212,6 +290,7 @@ describe('cli silence (fake SSM over HTTP)', () => {
       'second',
       '--name',
       'x',
+      '--force',
     ]);
     expect(result).toEqual({
       code: 1,
@@ -223,7 +302,21 @@ describe('cli silence (fake SSM over HTTP)', () => {
 
   it('reports an invalid silences parameter in list (exit 1) and still lists the valid ones', async () => {
     ssm.put(`${PREFIX}/silences/broken`, '{"silences":[{"until":"soon"}]}');
-    await cli(['silence', 'add', '--target', 'a', '--rule', '*', '--for', '1h', '--comment', 'ok', '--name', 'fine']);
+    await cli([
+      'silence',
+      'add',
+      '--target',
+      'a',
+      '--rule',
+      '*',
+      '--for',
+      '1h',
+      '--comment',
+      'ok',
+      '--name',
+      'fine',
+      '--force',
+    ]);
     const result = await cli(['silence', 'list']);
     expect(result.code).toBe(1);
     expect(result.out).toBe(

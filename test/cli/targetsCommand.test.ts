@@ -142,6 +142,18 @@ describe('cli targets (fake SSM over HTTP)', () => {
       '--url: expected no credentials in the URL (use --auth-parameter), found https://ops:***@web-1/server-status',
     ],
     [
+      ['add', 'web-1', '--url', 'https://ops:s3/c#ret@web-1/server-status'],
+      '--url: expected no credentials in the URL (use --auth-parameter), found https://ops:***@web-1/server-status',
+    ],
+    [
+      ['add', 'web-1', '--url', 'https:/ops:s3cret@web-1/server-status'],
+      '--url: expected no credentials in the URL (use --auth-parameter), found https:/ops:***@web-1/server-status',
+    ],
+    [
+      ['add', 'web-1', '--url', 'https://tok3n@web-1/server-status'],
+      '--url: expected no credentials in the URL (use --auth-parameter), found https://***@web-1/server-status',
+    ],
+    [
       ['add', 'web-1', '--url', 'http://x/', '--timeout', '3 seconds'],
       '--timeout expects a duration such as 5s or 1500ms, found "3 seconds"',
     ],

@@ -3,7 +3,7 @@ import { fingerprint } from '../../src/core/alerts/fingerprint.ts';
 import { parseSilencesDocuments, type Silence } from '../../src/core/alerts/silences.ts';
 import type { EvaluateOptions, TargetState } from '../../src/core/alerts/types.ts';
 import { evaluateRemovedTarget, evaluateTarget } from '../../src/core/evaluate.ts';
-import { parseRulesDocuments } from '../../src/core/rules/document.ts';
+import { DEFAULT_RULES, parseRulesDocuments } from '../../src/core/rules/document.ts';
 import type { Observation, Rule } from '../../src/core/rules/types.ts';
 import { loadReport } from './support/reports.ts';
 
@@ -252,6 +252,38 @@ describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => 
   });
 });
 
+describe('Function: evaluateTarget, clearThreshold', () => {
+  it('pages once and resolves once for closing slots swinging around the threshold', () => {
+    // Act: >= 20 fires; it resolves only at or below 10
+    const steps = run(
+      [
+        [0, 23],
+        [1, 15],
+        [2, 21],
+        [3, 12],
+        [4, 25],
+        [5, 11],
+        [6, 10],
+        [7, 14],
+      ],
+      rules(closing({ clearThreshold: 10 })),
+      'closing',
+    );
+
+    // Assess
+    expect(steps).toEqual([
+      [0, 'firing', ['first closing']],
+      [1, 'firing', []],
+      [2, 'firing', []],
+      [3, 'firing', []],
+      [4, 'firing', []],
+      [5, 'firing', []],
+      [6, 'inactive', ['resolved closing']],
+      [7, 'inactive', []],
+    ]);
+  });
+});
+
 describe('Function: evaluateTarget, silences', () => {
   const silence = (until: number, rule = 'closing') =>
     parseSilencesDocuments([
@@ -305,6 +337,109 @@ describe('Function: evaluateTarget, silences', () => {
     ],
   ] as Array<[string, Silence[], Array<[number, Input]>, unknown[]]>)('%s', (_, silences, steps, expected) => {
     expect(run(steps, rules(closing()), 'closing', silences)).toEqual(expected);
+  });
+
+  it('the page a silence held back names it: its comment and when it ended', () => {
+    // Prepare: a silence until minute 5 with a comment, over an alert firing from minute 0
+    const held = parseSilencesDocuments([
+      {
+        source: 'maint.json',
+        text: JSON.stringify({ silences: [{ rule: 'closing', until: iso(5), comment: 'kernel upgrade on web-1' }] }),
+      },
+    ]);
+    let previous: TargetState | null = null;
+    const pages = [0, 3, 5, 6].map((m) => {
+      const result = evaluateTarget({
+        target: 'web-1',
+        observation: observe(23),
+        rules: rules(closing()),
+        silences: held,
+        previous,
+        now: minute(m),
+      });
+      previous = result.state;
+      return {
+        held: result.state.alerts[fingerprint('web-1', 'closing')]?.heldBy ?? null,
+        pages: result.notifications,
+      };
+    });
+
+    // Assess: held at 0 and 3, paged at 5 naming the silence, then nothing more
+    expect(pages.map((p) => p.pages.length)).toEqual([0, 0, 1, 0]);
+    expect(pages[0]?.held).toEqual({ source: 'maint.json', comment: 'kernel upgrade on web-1', until: iso(5) });
+    expect(pages[2]?.held).toBeNull();
+    expect(Object.keys((previous as TargetState | null)?.alerts[fingerprint('web-1', 'closing')] ?? {})).not.toContain(
+      'heldBy',
+    );
+    const page = pages[2]?.pages[0];
+    expect(page?.message.split('\n')).toContain(
+      `Held back by a silence ("kernel upgrade on web-1", maint.json) that ended at ${iso(5)}: that is why this page arrives now`,
+    );
+    expect(page?.payload.silence).toEqual({
+      comment: 'kernel upgrade on web-1',
+      source: 'maint.json',
+      endedAt: iso(5),
+    });
+  });
+
+  it('a silence lifted early: the page says when it was lifted', () => {
+    // Prepare: silenced until minute 30, the silence removed at minute 4
+    const held = parseSilencesDocuments([
+      { source: 'maint.json', text: JSON.stringify({ silences: [{ rule: 'closing', until: iso(30) }] }) },
+    ]);
+    const ruleSet = rules(closing());
+    const first = evaluateTarget({
+      target: 'web-1',
+      observation: observe(23),
+      rules: ruleSet,
+      silences: held,
+      previous: null,
+      now: minute(0),
+    });
+    const lifted = evaluateTarget({
+      target: 'web-1',
+      observation: observe(23),
+      rules: ruleSet,
+      silences: [],
+      previous: first.state,
+      now: minute(4),
+    });
+
+    // Assess
+    expect(lifted.notifications[0]?.message.split('\n')).toContain(
+      `Held back by a silence (no comment, maint.json) that was lifted at ${iso(4)} (set until ${iso(30)}): that is why this page arrives now`,
+    );
+  });
+
+  it('an episode that ends under the silence forgets it: the next one pages plainly', () => {
+    // Act: held at 0, clears at 2 under the silence, fires again at 6 after it
+    const held = silence(5);
+    const ruleSet = rules(closing());
+    let previous: TargetState | null = null;
+    const results = (
+      [
+        [0, 23],
+        [2, 3],
+        [6, 23],
+      ] as Array<[number, Input]>
+    ).map(([m, input]) => {
+      const result = evaluateTarget({
+        target: 'web-1',
+        observation: observe(input),
+        rules: ruleSet,
+        silences: held,
+        previous,
+        now: minute(m),
+      });
+      previous = result.state;
+      return result;
+    });
+
+    // Assess
+    const page = results[2]?.notifications[0];
+    expect(page?.reason).toBe('first');
+    expect(page?.message).not.toContain('Held back by a silence');
+    expect(page?.payload.silence).toBeNull();
   });
 
   it('sends the resolve of a page that went out before the silence, during the silence (the contract)', () => {
@@ -735,5 +870,157 @@ describe('Function: evaluateTarget, kept firing (keepFiringFor)', () => {
     // Assess
     expect(views).toHaveLength(1);
     expect(views[0]).toMatchObject({ state: 'firing', ...expected });
+  });
+});
+
+describe('Function: evaluateTarget, the exhaustion forecast and a saturated target', () => {
+  const FORECAST = 'workers-exhaustion-forecast';
+  /** The prefork-busy capture with `free` open positions (and no idle worker): slots_free = free. */
+  const withFree = (free: number): Observation => ({
+    kind: 'report',
+    report: { ...BASE, counts: { ...BASE.counts, _: 0, '.': free } },
+  });
+  const TIMED_OUT: Observation = { kind: 'down', reason: 'timeout', detail: 'timed out after 10000 ms waiting for' };
+
+  function steps(inputs: Array<[number, Observation]>, ruleSet: Rule[] = DEFAULT_RULES) {
+    let previous: TargetState | null = null;
+    return inputs.map(([m, observation]) => {
+      const result = evaluateTarget({
+        target: 'web-1',
+        observation,
+        rules: ruleSet,
+        silences: [],
+        previous,
+        now: minute(m),
+      });
+      previous = result.state;
+      return result;
+    });
+  }
+
+  it('forecasts from the samples it carries, fires after 2 minutes and shows them in the page', () => {
+    // Act: free slots fall 20 a minute
+    const results = steps([
+      [0, withFree(100)],
+      [1, withFree(80)],
+      [2, withFree(60)],
+      [3, withFree(40)],
+      [4, withFree(20)],
+    ]);
+
+    // Assess
+    expect(results.map((r) => r.metrics.get('minutes_to_exhaustion'))).toEqual([
+      { ok: false, reason: '1 free-slot samples over 0 s in the last 10 minutes, fewer than 3 over 2 minutes' },
+      { ok: false, reason: '2 free-slot samples over 60 s in the last 10 minutes, fewer than 3 over 2 minutes' },
+      { ok: true, value: 3, samples: 3 },
+      { ok: true, value: 2, samples: 4 },
+      { ok: true, value: 1, samples: 5 },
+    ]);
+    expect(results.map((r) => r.alerts.find((a) => a.rule === FORECAST)?.state ?? '-')).toEqual([
+      '-',
+      '-',
+      'pending',
+      'pending',
+      'firing',
+    ]);
+    const last = results[4];
+    expect(last?.state.samples).toEqual([100, 80, 60, 40, 20].map((free, m) => ({ at: iso(m), free })));
+    expect(last?.state.lastReport).toEqual({ at: iso(4), busy: 236, total: 256, minutesToExhaustion: 1 });
+    const page = last?.notifications.find((n) => n.rule === FORECAST);
+    expect(page?.subject).toBe('[FIRING warning] web-1: workers-exhaustion-forecast (1 <= 10)');
+    expect(page?.message.split('\n').slice(0, 12)).toEqual([
+      'FIRING warning: workers-exhaustion-forecast on web-1',
+      'at the current trend no slot of web-1 is free in 1 minutes',
+      'Condition: minutes_to_exhaustion <= 10 (value 1), held for 2m or more',
+      `Active since ${iso(2)}, firing since ${iso(4)}`,
+      `At the current trend the free slots run out at ${iso(5)} (in 1 minutes)`,
+      'Free slots at each evaluation (the least-squares line goes through these):',
+      `  ${iso(0)}    100`,
+      `  ${iso(1)}     80`,
+      `  ${iso(2)}     60`,
+      `  ${iso(3)}     40`,
+      `  ${iso(4)}     20`,
+      'Top clients among the 28 busy slots (S R W K D C L I):',
+    ]);
+    expect(page?.payload.forecast).toEqual({
+      minutesToExhaustion: 1,
+      exhaustedAt: iso(5),
+      samples: [100, 80, 60, 40, 20].map((free, m) => ({ at: iso(m), free })),
+    });
+  });
+
+  it('resolves the forecast once the free slots stop falling', () => {
+    // Act
+    const results = steps([
+      [0, withFree(100)],
+      [1, withFree(80)],
+      [2, withFree(60)],
+      [3, withFree(40)],
+      [4, withFree(20)],
+      [5, withFree(240)],
+    ]);
+
+    // Assess
+    const last = results[5];
+    expect(last?.metrics.get('minutes_to_exhaustion')).toEqual({
+      ok: false,
+      reason: 'the free slots are not falling',
+      unbounded: true,
+    });
+    expect(last?.notifications.map((n) => n.subject)).toEqual([
+      '[RESOLVED warning] web-1: workers-exhaustion-forecast (now n/a)',
+    ]);
+  });
+
+  it('a flat load keeps no forecast for 20 minutes', () => {
+    // Act
+    const results = steps(
+      Array.from({ length: 20 }, (_, m): [number, Observation] => [m, withFree(m % 2 === 0 ? 60 : 40)]),
+    );
+
+    // Assess: the line through 60, 40, 60, ... is flat or, on an odd count, falls 60+ minutes out
+    expect(results.flatMap((r) => r.notifications.filter((n) => n.rule === FORECAST))).toEqual([]);
+    expect(results.flatMap((r) => r.alerts.filter((a) => a.rule === FORECAST))).toEqual([]);
+  });
+
+  it('names a timeout after a nearly full report "likely saturated" in subject, text and JSON', () => {
+    // Act: 20 of 256 free (7.8 %), then two timeouts
+    const results = steps([
+      [0, withFree(60)],
+      [4, withFree(20)],
+      [5, TIMED_OUT],
+      [6, TIMED_OUT],
+    ]);
+
+    // Assess
+    const page = results[3]?.notifications.find((n) => n.rule === 'target-down');
+    expect(page?.subject).toBe('[FIRING critical] web-1: target-down (saturated)');
+    expect(page?.message.split('\n').slice(-4)).toEqual([
+      `Failure: timeout, likely saturated: 236/256 slots busy at ${iso(4)}`,
+      'The server was (nearly) full when last seen: the status page most likely waits for a free worker like every other request.',
+      'Fetch: timed out after 10000 ms waiting for',
+      'Consecutive failures: 2',
+    ]);
+    expect(page?.payload.failure).toEqual({
+      reason: 'timeout',
+      likelySaturated: true,
+      lastSeen: { busy: 236, total: 256, at: iso(4) },
+    });
+    // The samples and the last report outlive the outage, unchanged.
+    expect(results[3]?.state.lastReport).toEqual(results[1]?.state.lastReport);
+  });
+
+  it('calls a timeout after a roomy report a timeout', () => {
+    // Act: 60 of 256 free (23 %), no forecast
+    const results = steps([
+      [4, withFree(60)],
+      [5, TIMED_OUT],
+      [6, TIMED_OUT],
+    ]);
+
+    // Assess
+    const page = results[2]?.notifications.find((n) => n.rule === 'target-down');
+    expect(page?.subject).toBe('[FIRING critical] web-1: target-down (timeout)');
+    expect(page?.payload.failure).toEqual({ reason: 'timeout', likelySaturated: false, lastSeen: null });
   });
 });

@@ -57,7 +57,27 @@ describe('buildMonitorConfig', () => {
       'maxRequestWorkers',
       /found 2.5$/,
     ],
-    ['an unknown field', target({ url: 'http://x/', user: 'me' }), '/p/targets/web-1', null, /user/],
+    [
+      'an unknown field',
+      target({ url: 'http://x/', user: 'me' }),
+      '/p/targets/web-1',
+      'user',
+      /^expected one of the fields url, timeoutMs, .*, found "user"$/,
+    ],
+    [
+      'a field without its unit',
+      target({ url: 'http://x/', timeout: 5000 }),
+      '/p/targets/web-1',
+      'timeout',
+      /, found "timeout" \(did you mean timeoutMs\?\)$/,
+    ],
+    [
+      'a field of the wrong type',
+      target({ url: 'http://x/', maxBytes: 'big' }),
+      '/p/targets/web-1',
+      'maxBytes',
+      /^expected a number, found "big"$/,
+    ],
     ['a bad name', { '/p/targets/web 1': '{"url":"http://x/"}' }, '/p/targets/web 1', null, /expected a target name/],
     [
       'a name used twice in two folders',

@@ -123,15 +123,16 @@ const report: StatusReport = parseReport('Scoreboard: __W\\n');
 
   it.each([
     [0, ['--version'], '', `${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}\n`],
-    [0, ['check', '--file', '-', '--now', '2026-11-22T12:00:00Z'], 'report', 'OK - stdin at 2026-11-22T12:00:00Z: 1'],
+    [1, ['check', '--file', '-', '--now', '2026-11-22T12:00:00Z'], 'report', 'WARNING - stdin: client-concentration'],
     [0, ['parse', '-', '--json'], 'report', '{\n  "format": "html",'],
-    [2, ['check', '--verbose'], '', ''],
+    [3, ['check', '--verbose'], '', 'UNKNOWN - check: expected one of the options of --help'],
   ])('runs the bin: exit %i for %j', (code, args, input, start) => {
     const bin = join(consumer, 'node_modules/.bin/httpd-status-alerts');
     const stdin = input === 'report' ? readFileSync(REPORT, 'latin1') : '';
     const result = run(bin, args, { cwd: consumer, env: env(), input: stdin });
     expect(result.status).toBe(code);
     expect(result.stdout.startsWith(start)).toBe(true);
-    if (code === 2) expect(result.stderr).toMatch(/^check: Unknown option '--verbose'/);
+    if (code === 3)
+      expect(result.stderr).toMatch(/^check: expected one of the options of --help, found unknown option --verbose/);
   });
 });

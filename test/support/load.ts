@@ -127,6 +127,33 @@ function slowReplies(target: LoadTarget, options: { count: number; seconds: numb
   );
 }
 
+/** A ramp of slow replies: each `add()` holds `step` more workers busy, `stop()` ends them all. */
+interface SlowRamp {
+  /** Starts `step` more slow requests; answers how many were started in all. */
+  add(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * `W` rising: a ramp of `slowReplies` batches, each `step` requests holding a worker for `seconds`
+ * from when it is added (the whole ramp must fit in that time).
+ *
+ * @example
+ * const ramp = slowRamp({ port: apache.httpPort }, { step: 6, seconds: 30 }); ramp.add(); ... await ramp.stop();
+ */
+function slowRamp(target: LoadTarget, options: { step: number; seconds: number }): SlowRamp {
+  const batches: LoadHandle[] = [];
+  return {
+    add() {
+      batches.push(slowReplies(target, { count: options.step, seconds: options.seconds }));
+      return batches.length * options.step;
+    },
+    async stop() {
+      await Promise.all(batches.map((b) => b.stop()));
+    },
+  };
+}
+
 /** `K`: one keep-alive request per socket, then silence until the server's KeepAliveTimeout. */
 function idleKeepAlive(target: LoadTarget, options: SocketLoadOptions): LoadHandle {
   return socketLoad(target, options, { first: (h) => `GET /index.html HTTP/1.1\r\nHost: ${h}\r\n\r\n` });
@@ -224,5 +251,5 @@ async function tlsOfferSession(
   return { resumed };
 }
 
-export type { LoadHandle, LoadStats, LoadTarget, SocketLoadOptions, TlsLoadOptions };
-export { idleKeepAlive, lingeringClose, slowHeaders, slowReplies, tlsOfferSession, tlsResumptions };
+export type { LoadHandle, LoadStats, LoadTarget, SlowRamp, SocketLoadOptions, TlsLoadOptions };
+export { idleKeepAlive, lingeringClose, slowHeaders, slowRamp, slowReplies, tlsOfferSession, tlsResumptions };

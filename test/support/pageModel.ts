@@ -265,7 +265,9 @@ class World {
       fetch: async (target) => {
         const name = new URL(target.url).hostname.replace('.test', '');
         const c = this.closing.get(name) ?? 0;
-        const body = `Total Accesses: 100\nUptime: 1000\nScoreboard: ${'C'.repeat(c)}${'_'.repeat(8 - c)}\n`;
+        // Eight idle slots whatever the closing count: free slots stay flat, so only the model's
+        // rules on closing slots can fire (not the built-in exhaustion forecast).
+        const body = `Total Accesses: 100\nUptime: 1000\nScoreboard: ${'C'.repeat(c)}${'_'.repeat(8)}\n`;
         return { ok: true, body, status: 200, contentType: 'text/plain', latencyMs: 1, url: target.url };
       },
       metrics: { target: () => {}, run: () => {} },

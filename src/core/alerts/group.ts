@@ -9,7 +9,7 @@ import { DEFAULT_GROUP_INTERVAL_MS, DEFAULT_RESOLVED_RETENTION_MS } from '../con
 import { LABEL_PREFIX } from '../rules/groupFields.ts';
 import type { Severity } from '../rules/types.ts';
 import { elapsedMs } from './elapsed.ts';
-import { findSilence, type Silence } from './silences.ts';
+import { findSilence, type Silence } from './silenceMatch.ts';
 import type { GroupRef, Notification } from './types.ts';
 
 /** Why a group page is (or is not) sent. */

@@ -27,9 +27,20 @@ function newRecord(target: string, rule: Rule, id = fingerprint(target, rule.nam
 }
 
 /**
+ * Whether a firing alert's value has passed the rule's `clearThreshold` (hysteresis); without one,
+ * any value where the condition does not hold clears it.
+ */
+function cleared(rule: Rule, value: number): boolean {
+  const clear = rule.clearThreshold;
+  if (clear === null) return true;
+  return rule.op === '<' || rule.op === '<=' ? value >= clear : value <= clear;
+}
+
+/**
  * The alert after one evaluation. An unevaluated rule leaves the alert as it was (no spurious
  * resolve). The alert fires once the condition has held for `for` (`now - activeAt >= for`); a
- * firing alert whose condition stops holding stays firing for `keepFiringFor`, then resolves.
+ * firing alert counts as holding until its value passes `clearThreshold` (when the rule has one);
+ * once its condition stops holding it stays firing for `keepFiringFor`, then resolves.
  *
  * @param id - the alert's fingerprint when the caller already has it; hashed from target and rule if not
  * @example
@@ -51,8 +62,10 @@ function stepAlert(
   next.keepFiringSince ??= null;
   if (outcome.kind === 'unevaluated') return next;
   const at = now.toISOString();
-  next.value = outcome.value;
-  if (outcome.holds) {
+  // An unbounded metric (no exhaustion in sight) has no value to record; it compares as +infinity.
+  const value = outcome.kind === 'value' ? outcome.value : Number.POSITIVE_INFINITY;
+  next.value = outcome.kind === 'value' ? outcome.value : null;
+  if (outcome.holds || (next.state === 'firing' && !cleared(rule, value))) {
     next.keepFiringSince = null;
     if (next.state === 'inactive') {
       next.state = 'pending';

@@ -3,6 +3,8 @@
  * inactive, pending or firing; "resolved" is an inactive alert with `resolvedAt` set. Timestamps
  * are stored, not flags, as ISO-8601 strings so that every store can hold them as they are.
  */
+import type { FreeSlotSample } from '../rules/forecast.ts';
+import type { LastReport } from '../rules/saturation.ts';
 import type { Counters, Severity } from '../rules/types.ts';
 
 const ALERT_STATES = { inactive: 'inactive', pending: 'pending', firing: 'firing' } as const;
@@ -40,6 +42,20 @@ interface AlertRecord {
    * resolve closes the page that opened it; null or absent: paged on its own.
    */
   group?: string | null;
+  /**
+   * The silence that held back this firing alert's page (the latest one, while it lasts), so the
+   * page sent when it ends can name it; cleared once that page goes out or the alert stops firing.
+   */
+  heldBy?: HeldBy | null;
+}
+
+/** A silence as the page after it names it. */
+interface HeldBy {
+  /** Where the silence came from (SSM parameter or file). */
+  source: string;
+  comment: string | null;
+  /** The silence's `until`, ISO-8601. */
+  until: string;
 }
 
 /** Everything kept between evaluations of one target. */
@@ -52,6 +68,14 @@ interface TargetState {
   /** Counter values of the previous good report, for deltas (null when not carried). */
   counters: Counters | null;
   alerts: Record<string, AlertRecord>;
+  /**
+   * Free slots of the successful evaluations of the last 10 minutes, for `minutes_to_exhaustion`.
+   * Kept where the state is kept between runs: the CLI's `--state` file; in AWS only the warm
+   * container (never the table), so a cold start begins without.
+   */
+  samples?: FreeSlotSample[];
+  /** The last successful report in brief, so a timeout after it can be named `likely saturated`; kept as `samples`. */
+  lastReport?: LastReport | null;
 }
 
 /** A message to publish, decided by the core; adapters only deliver it. */
@@ -112,5 +136,15 @@ interface AlertView {
   resolvesAt: string | null;
 }
 
-export type { AlertRecord, AlertState, AlertView, EvaluateOptions, GroupRef, Notification, NotifyReason, TargetState };
+export type {
+  AlertRecord,
+  AlertState,
+  AlertView,
+  EvaluateOptions,
+  GroupRef,
+  HeldBy,
+  Notification,
+  NotifyReason,
+  TargetState,
+};
 export { ALERT_STATES, NOTIFY_REASONS };

@@ -5,11 +5,13 @@
  * part is built within its SNS budget (`src/core/constants.ts`), whatever the input.
  */
 import { resolvesAt } from '../alerts/elapsed.ts';
-import type { AlertRecord, Notification, NotifyReason } from '../alerts/types.ts';
+import type { AlertRecord, HeldBy, Notification, NotifyReason } from '../alerts/types.ts';
 import { MAX_LABELS_SHOWN, MAX_PAYLOAD_BYTES, MAX_SUBJECT_CHARS, MAX_TEXT_MESSAGE_BYTES } from '../constants.ts';
 import type { DownReason } from '../downReasons.ts';
 import { formatDuration } from '../rules/duration.ts';
+import type { Forecast } from '../rules/forecast.ts';
 import { BUSY_MODES, metricSpec } from '../rules/metrics.ts';
+import type { LastSeen } from '../rules/saturation.ts';
 import type { Observation, Rule } from '../rules/types.ts';
 import { asyncConnectionsLine } from './asyncConnections.ts';
 import { fillTemplate, formatValue } from './format.ts';
@@ -27,6 +29,12 @@ interface NotificationInput {
   observation: Observation;
   consecutiveFailures: number;
   now: Date;
+  /** The forecast behind a `minutes_to_exhaustion` alert: when the slots run out, and its samples. */
+  forecast?: Forecast | null;
+  /** A `target_up` failure that is most likely the server's own exhaustion: the report seen last. */
+  saturation?: LastSeen | null;
+  /** The silence that held this page back until now (it ended, or was lifted). */
+  heldBy?: HeldBy | null;
 }
 
 type Status = 'firing' | 'resolved';
@@ -65,7 +73,7 @@ function buildSubject(input: NotificationInput, status: Status): string {
   let detail = `${formatValue(alert.value)} ${rule.op} ${formatValue(rule.threshold)}`;
   if (status === 'resolved') detail = `now ${formatValue(alert.value)}`;
   else if (observation.kind === 'down' && rule.metric === 'target_up')
-    detail = failureLabel(observation.reason, observation.detail);
+    detail = input.saturation != null ? 'saturated' : failureLabel(observation.reason, observation.detail);
   else if (alert.keepFiringSince != null) detail = `cleared, now ${formatValue(alert.value)}`;
   const head = `[${status.toUpperCase()} ${rule.severity}] `;
   const tail = `: ${rule.name} (${detail})`;
@@ -112,12 +120,22 @@ function offenderLines(offenders: Offenders): string[] {
 function contextLines(input: NotificationInput, offenders: Offenders | null): string[] {
   const { observation } = input;
   if (observation.kind === 'down') {
+    const saturation = input.saturation ?? null;
+    if (saturation === null) {
+      return [
+        `Failure: ${pageText(observation.reason, 40)}: ${pageText(observation.detail, 300)}`,
+        `Consecutive failures: ${input.consecutiveFailures}`,
+      ];
+    }
     return [
-      `Failure: ${pageText(observation.reason, 40)}: ${pageText(observation.detail, 300)}`,
+      `Failure: ${saturatedReason(observation.reason, saturation)}`,
+      'The server was (nearly) full when last seen: the status page most likely waits for a free worker like every other request.',
+      `Fetch: ${pageText(observation.detail, 300)}`,
       `Consecutive failures: ${input.consecutiveFailures}`,
     ];
   }
   const lines: string[] = [];
+  if (input.forecast != null) lines.push(...forecastLines(input.forecast));
   // The event MPM's async connection counts (keep-alive, writing, closing: held in no slot) belong
   // here, as one line before the slot lists, once the report carries them.
   if (offenders !== null && offenders.slots > 0) lines.push(...offenderLines(offenders));
@@ -131,6 +149,37 @@ function contextLines(input: NotificationInput, offenders: Offenders | null): st
     for (const l of scoreboardMap(sb)) lines.push(`  ${l}`);
   }
   return lines;
+}
+
+/** When a silence ended: its `until`, or now when it was lifted before that. */
+function silenceEndedAt(heldBy: HeldBy, now: Date): string {
+  return Date.parse(heldBy.until) <= now.getTime() ? heldBy.until : now.toISOString();
+}
+
+/** Why the page arrives now, not when the alert fired: the silence that held it, and when it ended. */
+function heldByLine(heldBy: HeldBy, now: Date): string {
+  const ended = silenceEndedAt(heldBy, now);
+  const how = ended === heldBy.until ? `ended at ${ended}` : `was lifted at ${ended} (set until ${heldBy.until})`;
+  const comment = heldBy.comment === null ? 'no comment' : `"${cleanConfigText(heldBy.comment, 200)}"`;
+  return `Held back by a silence (${comment}, ${cleanConfigText(heldBy.source, 200)}) that ${how}: that is why this page arrives now`;
+}
+
+/** `timeout, likely saturated: 250/256 slots busy at 2026-11-22T12:00:00.000Z`. */
+function saturatedReason(reason: string, seen: LastSeen): string {
+  return `${pageText(reason, 40)}, likely saturated: ${seen.busy}/${seen.total} slots busy at ${seen.at}`;
+}
+
+/** When the free slots run out at the current trend, and the samples the line went through. */
+function forecastLines(forecast: Forecast): string[] {
+  const when =
+    forecast.minutes === 0
+      ? `No slot is free now (${forecast.exhaustedAt})`
+      : `At the current trend the free slots run out at ${forecast.exhaustedAt} (in ${formatValue(forecast.minutes)} minutes)`;
+  return [
+    when,
+    'Free slots at each evaluation (the least-squares line goes through these):',
+    ...forecast.samples.map((s) => `  ${s.at}  ${String(s.free).padStart(5)}`),
+  ];
 }
 
 /** `env=prod, team=web`, at most `MAX_LABELS_SHOWN` of them, then `and N more`. */
@@ -165,8 +214,13 @@ function statusLines(input: NotificationInput, status: Status): string[] {
       `Still firing for keepFiringFor ${formatDuration(rule.keepFiringForMs)}: resolves at ${resolvesAt(alert.keepFiringSince, rule.keepFiringForMs)} unless the condition returns`,
     );
   }
+  if (rule.clearThreshold !== null) {
+    const side = rule.op === '<' || rule.op === '<=' ? '>=' : '<=';
+    lines.push(`Resolves once ${rule.metric} ${side} ${formatValue(rule.clearThreshold)} (clearThreshold)`);
+  }
   lines.push(`Active since ${alert.activeAt ?? 'n/a'}, firing since ${alert.firedAt ?? 'n/a'}`);
   if (input.reason === 'repeat') lines.push(`Reminder: still firing at ${input.now.toISOString()}`);
+  if (input.heldBy != null) lines.push(heldByLine(input.heldBy, input.now));
   return lines;
 }
 
@@ -204,7 +258,15 @@ function boundedPayload(payload: Record<string, unknown>, labels: Record<string,
     labelsOmitted: Math.max(entries.length - MAX_LABELS_SHOWN, 0),
   };
   if (payloadBytes(fewer) <= MAX_PAYLOAD_BYTES) return fewer;
-  return { ...payload, labels: {}, labelsOmitted: entries.length, offenders: null, scoreboard: null, truncated: true };
+  return {
+    ...payload,
+    labels: {},
+    labelsOmitted: entries.length,
+    offenders: null,
+    scoreboard: null,
+    forecast: null,
+    truncated: true,
+  };
 }
 
 function buildPayload(input: NotificationInput, status: Status, offenders: Offenders | null): Record<string, unknown> {
@@ -221,6 +283,7 @@ function buildPayload(input: NotificationInput, status: Status, offenders: Offen
     metric: rule.metric,
     op: rule.op,
     threshold: rule.threshold,
+    clearThreshold: rule.clearThreshold,
     value: alert.value,
     activeAt: alert.activeAt,
     firedAt: alert.firedAt,
@@ -250,6 +313,30 @@ function buildPayload(input: NotificationInput, status: Status, offenders: Offen
             reason: dataText(observation.reason, 40),
             detail: dataText(observation.detail, 300),
             consecutiveFailures: input.consecutiveFailures,
+          }
+        : null,
+    failure:
+      observation.kind === 'down' && rule.metric === 'target_up'
+        ? {
+            reason: dataText(observation.reason, 40),
+            likelySaturated: input.saturation != null,
+            lastSeen: input.saturation ?? null,
+          }
+        : null,
+    silence:
+      status === 'firing' && input.heldBy != null
+        ? {
+            comment: input.heldBy.comment === null ? null : cleanConfigText(input.heldBy.comment, 500),
+            source: cleanConfigText(input.heldBy.source, 200),
+            endedAt: silenceEndedAt(input.heldBy, input.now),
+          }
+        : null,
+    forecast:
+      status === 'firing' && input.forecast != null
+        ? {
+            minutesToExhaustion: input.forecast.minutes,
+            exhaustedAt: input.forecast.exhaustedAt,
+            samples: input.forecast.samples,
           }
         : null,
   };

@@ -5,9 +5,12 @@
  * names and markup into links and formatting. So untrusted text is cleaned in one place, for one of
  * two uses: shown to people (`page`: defanged, no markup, printable ASCII) or kept for machines
  * (`data`: the value itself, without invisible characters). Both are capped and have URL
- * credentials redacted.
+ * credentials redacted. Beside them: the terminal filter (terminalText.ts) and the credential
+ * redaction (redact.ts), exported from here so that there is one place to import cleaning from.
  */
 import { MAX_REPORT_TEXT_CHARS } from '../constants.ts';
+import { redactCredentials, urlHasCredentials } from './redact.ts';
+import { cleanTerminalText } from './terminalText.ts';
 
 /** What cleaned text is for: a human-readable variant (subject, text, SMS, Chatbot) or a JSON field. */
 const TEXT_USES = { page: 'page', data: 'data' } as const;
@@ -219,58 +222,13 @@ function cleanConfigText(text: string, max = 500): string {
   return capCodeUnits(out, max);
 }
 
-/**
- * Where a URL's authority ends (the first `/ ? #`, white space, quote or `>` after `from`), its
- * last `@` and its first `:` (-1 when absent).
- */
-function scanAuthority(text: string, from: number): { end: number; at: number; colon: number } {
-  let at = -1;
-  let colon = -1;
-  for (let i = from; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === CharCodes.At) at = i;
-    else if (c === CharCodes.Colon && colon < 0) colon = i;
-    else if (
-      c === CharCodes.Slash ||
-      c === CharCodes.Question ||
-      c === CharCodes.Hash ||
-      c <= CharCodes.Space ||
-      c === CharCodes.Quote ||
-      c === CharCodes.Apostrophe ||
-      c === CharCodes.Gt
-    )
-      return { end: i, at, colon };
-  }
-  return { end: text.length, at, colon };
-}
-
-/**
- * Credentials in URLs hidden wherever they appear in `text`: `https://user:pass@host/` becomes
- * `https://user:***@host/`, `https://token@host/` becomes `https://***@host/`. One forward scan,
- * no regex: the text may be untrusted and long. The one redaction every log line, error, page,
- * state item and CLI output goes through.
- *
- * @example
- * redactCredentials('GET https://ops:s3cret@web-1/server-status failed') // 'GET https://ops:***@web-1/server-status failed'
- */
-function redactCredentials(text: string): string {
-  let out = '';
-  let copied = 0;
-  let from = 0;
-  for (;;) {
-    const scheme = text.indexOf('://', from);
-    if (scheme < 0) break;
-    const start = scheme + 3;
-    const { end, at, colon } = scanAuthority(text, start);
-    if (at >= 0) {
-      const shown = colon < 0 || colon > at ? '***' : `${text.slice(start, colon)}:***`;
-      out += `${text.slice(copied, start)}${shown}`;
-      copied = at;
-    }
-    from = Math.max(end, start);
-  }
-  return copied === 0 ? text : out + text.slice(copied);
-}
-
 export type { TextUse };
-export { cleanConfigText, cleanReportText, cleanSubjectText, redactCredentials, TEXT_USES };
+export {
+  cleanConfigText,
+  cleanReportText,
+  cleanSubjectText,
+  cleanTerminalText,
+  redactCredentials,
+  TEXT_USES,
+  urlHasCredentials,
+};

@@ -53,6 +53,28 @@ function plainText(text: string, start: number, end: number): string {
   return decodeEntities(slice.includes('<') ? slice.replace(/<(br\b)?[^<>]*>/gi, (_, br) => (br ? '\n' : '')) : slice);
 }
 
+const Char = { Lt: 0x3c, Gt: 0x3e, Slash: 0x2f, LowerB: 0x62, LowerD: 0x64, LowerR: 0x72, LowerT: 0x74 } as const;
+const NOWRAP = '<td nowrap>';
+
+/**
+ * Where the tag at `at` ends when it is one a plain slot row holds (`<td>`, `<td nowrap>`, `<b>`,
+ * `</b>`, `</td>`, `</tr>`, lower case), or -1 for any other tag or "<".
+ */
+function plainRowTagEnd(text: string, at: number): number {
+  let i = at + 1;
+  const closing = text.charCodeAt(i) === Char.Slash;
+  if (closing) i++;
+  const c = text.charCodeAt(i);
+  if (c === Char.LowerB) return text.charCodeAt(i + 1) === Char.Gt ? i + 2 : -1;
+  if (c !== Char.LowerT) return -1;
+  const d = text.charCodeAt(i + 1);
+  if (d === Char.LowerD || (closing && d === Char.LowerR)) {
+    if (text.charCodeAt(i + 2) === Char.Gt) return i + 3;
+    if (!closing && d === Char.LowerD && text.startsWith(NOWRAP, at)) return at + NOWRAP.length;
+  }
+  return -1;
+}
+
 /** Whether the first `<pre>`'s characters are mostly mode characters (a code block is not). */
 function looksLikeScoreboard(chars: string): boolean {
   let known = 0;
@@ -97,16 +119,22 @@ class HtmlReportBuilder implements ScanHandler {
     if (this.tableKind !== TableKind.Slots && this.scoreboard !== null) this.checkHeading(start, end);
   }
 
-  onOpenTag(tag: number, start: number, end: number): void {
-    if (this.preStart >= 0) return; // the scoreboard holds no tags
+  onOpenTag(tag: number, start: number, end: number): number {
+    if (this.preStart >= 0) return end; // the scoreboard holds no tags
     if (tag === Tag.td || tag === Tag.th) {
-      if (this.tableDepth !== 1 || this.tableKind === TableKind.Other) return;
+      if (this.tableDepth !== 1 || this.tableKind === TableKind.Other) return end;
       if (!this.rowOpen) this.openRow();
       this.cells.open(tag === Tag.th);
       this.cellOpen = true;
     } else if (tag === Tag.tr) {
       this.flushRow();
-      if (this.tableDepth === 1 && this.tableKind !== TableKind.Other) this.openRow();
+      if (this.tableDepth === 1 && this.tableKind !== TableKind.Other) {
+        this.openRow();
+        // A "<tr" cut by "<" has no ">" before `end`: the scanner goes on from `end` whatever we say.
+        if (this.tableKind === TableKind.Slots && this.slots !== null && this.text.charCodeAt(end - 1) === Char.Gt) {
+          return this.readPlainSlotRow(end);
+        }
+      }
     } else if (tag === Tag.table) {
       this.flushRow();
       if (++this.tableDepth === 1) this.tableKind = TableKind.Unknown;
@@ -121,6 +149,49 @@ class HtmlReportBuilder implements ScanHandler {
       this.endNotable(start);
       if (this.sslStart >= 0 && this.sslDepth === 0) this.finishSsl(start);
     }
+    return end;
+  }
+
+  /**
+   * A slot table row read straight from the text, from just after its `<tr>` to just after its
+   * `</tr>`: the same cells and runs the scanner's tokens would give, without a token per tag (a
+   * busy server prints a thousand rows of some 35 tags). Only the plain shape mod_status prints is
+   * read here (`<td>`, `<td nowrap>`, `<b>`, `</b>`, `</td>`, `</tr>`, lower case, no other "<");
+   * at anything else the row is given back untouched and the scanner reads it. Returns where the
+   * scanner goes on.
+   */
+  private readPlainSlotRow(from: number): number {
+    const text = this.text;
+    const cells = this.cells;
+    let i = from;
+    let cellOpen = false;
+    for (;;) {
+      const runStart = i;
+      // Between cells the run is empty; inside one, indexOf's native search outruns a loop.
+      if (text.charCodeAt(i) !== Char.Lt) i = text.indexOf('<', i);
+      if (i < 0) break;
+      if (cellOpen && i > runStart) cells.addRun(text, runStart, i);
+      const after = plainRowTagEnd(text, i);
+      if (after < 0) break;
+      const kind = text.charCodeAt(i + 1) === Char.Slash ? text.charCodeAt(i + 2) : text.charCodeAt(i + 1);
+      if (kind === Char.LowerT) {
+        if (text.charCodeAt(i + 1) === Char.Slash) {
+          if (text.charCodeAt(i + 3) === Char.LowerR) {
+            this.cellOpen = false;
+            this.flushRow();
+            return after;
+          }
+          cellOpen = false;
+        } else {
+          cells.open(false);
+          cellOpen = true;
+        }
+      }
+      i = after;
+    }
+    // Not the plain shape: as just after `<tr>`, for the scanner to read.
+    this.openRow();
+    return from;
   }
 
   onCloseTag(tag: number, start: number, end: number): void {

@@ -9,8 +9,11 @@
 interface ScanHandler {
   /** Text between tags (entities not decoded). */
   onText(start: number, end: number): void;
-  /** `<name ...>` or `<name />`; `start` is at `<`, `end` just after `>`. */
-  onOpenTag(tag: number, start: number, end: number): void;
+  /**
+   * `<name ...>` or `<name />`; `start` is at `<`, `end` just after `>`. Returns where scanning
+   * goes on: `end`, or further when the handler has read what follows itself (a slot table row).
+   */
+  onOpenTag(tag: number, start: number, end: number): number;
   /** `</name>`; `start` is at `<`, `end` just after `>`. */
   onCloseTag(tag: number, start: number, end: number): void;
 }
@@ -129,7 +132,7 @@ function scanHtml(text: string, handler: ScanHandler): void {
           i++;
           if (closing) handler.onCloseTag(tag, sectionStart, i);
           else {
-            handler.onOpenTag(tag, sectionStart, i);
+            i = handler.onOpenTag(tag, sectionStart, i);
             if (tag === SCRIPT || tag === STYLE) i = rawTextEnd(text, tag, i);
           }
           sectionStart = i;
@@ -230,9 +233,12 @@ function scanHtml(text: string, handler: ScanHandler): void {
 
 /** Report one tag; returns where scanning resumes (past the content of `<script>`/`<style>`). */
 function emit(text: string, handler: ScanHandler, closing: boolean, tag: number, start: number, end: number): number {
-  if (closing) handler.onCloseTag(tag, start, end);
-  else handler.onOpenTag(tag, start, end);
-  return closing || (tag !== SCRIPT && tag !== STYLE) ? end : rawTextEnd(text, tag, end);
+  if (closing) {
+    handler.onCloseTag(tag, start, end);
+    return end;
+  }
+  const resume = handler.onOpenTag(tag, start, end);
+  return tag !== SCRIPT && tag !== STYLE ? resume : rawTextEnd(text, tag, resume);
 }
 
 /** Where the content of a `<script>` or `<style>` starting at `from` ends: its content is not markup. */

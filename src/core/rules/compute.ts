@@ -3,11 +3,18 @@
  * previous good report of the target and detect restarts (counters or uptime going down).
  */
 import type { ModeChar, Slot, StatusReport } from '../report/types.ts';
+import type { ForecastResult } from './forecast.ts';
 import { BUSY_MODES, CONNECTION_METRICS, countsMode, SLOT_MODES } from './metrics.ts';
 import type { Counters, Observation } from './types.ts';
 
-/** A metric's value (with its sample count where `minSamples` applies), or why there is none. */
-type MetricResult = { ok: true; value: number; samples: number | null } | { ok: false; reason: string };
+/**
+ * A metric's value (with its sample count where `minSamples` applies), or why there is none;
+ * `unbounded`: no finite value because the quantity is beyond any bound (a forecast that sees no
+ * exhaustion), so a rule's condition is judged as for +infinity rather than left unevaluated.
+ */
+type MetricResult =
+  | { ok: true; value: number; samples: number | null }
+  | { ok: false; reason: string; unbounded?: boolean };
 
 interface MetricInput {
   observation: Observation;
@@ -230,5 +237,11 @@ function computeMetrics(input: MetricInput): Map<string, MetricResult> {
   return out;
 }
 
+/** `minutes_to_exhaustion` from a forecast; its sample count is the samples the line went through. */
+function forecastMetric(result: ForecastResult): MetricResult {
+  if (result.ok) return value(result.forecast.minutes, result.forecast.samples.length);
+  return result.unbounded ? { ok: false, reason: result.reason, unbounded: true } : missing(result.reason);
+}
+
 export type { Counters, MetricInput, MetricResult };
-export { computeMetrics, countersOf };
+export { computeMetrics, countersOf, forecastMetric };

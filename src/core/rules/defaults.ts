@@ -77,6 +77,15 @@ const DEFAULT_RULES_DOCUMENT = {
       severity: 'warning',
       summary: 'one client holds {{value}} busy slots of {{target}} (slowloris?)',
     },
+    {
+      name: 'workers-exhaustion-forecast',
+      metric: 'minutes_to_exhaustion',
+      op: '<=',
+      threshold: 10,
+      for: '2m',
+      severity: 'warning',
+      summary: 'at the current trend no slot of {{target}} is free in {{value}} minutes',
+    },
   ],
 } as const;
 

@@ -3,10 +3,9 @@
  * An invalid set is rejected whole, with every problem listed.
  */
 
-import { DEFAULT_GROUP_BY, DEFAULT_GROUP_INTERVAL_MS } from '../constants.ts';
-import { SEVERITIES, type Severity } from '../rules/types.ts';
+import { DEFAULT_RULES, toRule } from './defaultRules.ts';
 import { DEFAULT_RULES_DOCUMENT } from './defaults.ts';
-import { parseDuration } from './duration.ts';
+import { compare } from './evaluate.ts';
 import { metricSpec } from './metrics.ts';
 import { DocumentsValidationError, issuesToProblems, itemLabel, readDocument } from './problems.ts';
 import {
@@ -14,10 +13,9 @@ import {
   type DocumentDefaults,
   documentDefaultsSchema,
   RULE_FIELDS,
-  type RuleInput,
   ruleSchema,
 } from './schema.ts';
-import type { Rule, ValidationProblem } from './types.ts';
+import { OPS, type Op, type Rule, type ValidationProblem } from './types.ts';
 
 /** The rules documents are invalid; `problems` lists every problem, each with source, rule and field. */
 class RulesValidationError extends DocumentsValidationError {
@@ -27,30 +25,10 @@ class RulesValidationError extends DocumentsValidationError {
   }
 }
 
-/** A rule's field wins over its document's default, which wins over the built-in default. */
-function toRule(input: RuleInput, defaults: DocumentDefaults): Rule {
-  const groupInterval = input.groupInterval ?? defaults.groupInterval;
-  return {
-    name: input.name,
-    metric: input.metric,
-    op: input.op,
-    threshold: input.threshold,
-    forMs: parseDuration(input.for ?? '0s') as number,
-    keepFiringForMs: parseDuration(input.keepFiringFor ?? '0s') as number,
-    severity: (input.severity ?? SEVERITIES.warning) as Severity,
-    summary: input.summary ?? null,
-    runbook: input.runbook ?? null,
-    minSamples: input.minSamples ?? null,
-    targets: input.targets ?? null,
-    groupBy: [...(input.groupBy ?? defaults.groupBy ?? DEFAULT_GROUP_BY)],
-    groupIntervalMs: groupInterval === undefined ? DEFAULT_GROUP_INTERVAL_MS : (parseDuration(groupInterval) as number),
-  };
-}
-
 /** Unique names across documents, and `minSamples` only where the metric has samples. */
 function crossCheck(source: string, label: string, raw: unknown, seen: Map<string, string>): ValidationProblem[] {
   if (raw === null || typeof raw !== 'object') return [];
-  const { name, metric, minSamples } = raw as Record<string, unknown>;
+  const { name, metric, minSamples, op, threshold, clearThreshold } = raw as Record<string, unknown>;
   const out: ValidationProblem[] = [];
   if (typeof name === 'string') {
     const first = seen.get(name);
@@ -67,7 +45,23 @@ function crossCheck(source: string, label: string, raw: unknown, seen: Map<strin
       message: `expected only on a ratio metric with samples, found it on ${spec.name}`,
     });
   }
+  const clear = clearThresholdProblem(op, threshold, clearThreshold);
+  if (clear !== null) out.push({ source, rule: label, field: 'clearThreshold', message: clear });
   return out;
+}
+
+/**
+ * `clearThreshold` must lie where the condition does not hold (its clearing side), on an ordering
+ * `op`: between the two numbers the alert keeps its state, so the other way round it could never
+ * resolve. Null when there is nothing to say (or the schema already reports the fields).
+ */
+function clearThresholdProblem(op: unknown, threshold: unknown, clear: unknown): string | null {
+  if (typeof clear !== 'number' || !Number.isFinite(clear)) return null;
+  if (op === '==' || op === '!=') return `expected clearThreshold only with op < <= > >=, found it with op ${op}`;
+  if (typeof threshold !== 'number' || !Number.isFinite(threshold) || !OPS.includes(op as Op)) return null;
+  if (!compare(op as Op, clear, threshold)) return null;
+  const side = op === '<' ? '>=' : op === '<=' ? '>' : op === '>' ? '<=' : '<';
+  return `expected a number on the clearing side of threshold ${threshold} (${side} ${threshold} for op ${op}), found ${clear}`;
 }
 
 /** The document's defaults for its rules (`groupBy`, `groupInterval` beside `rules`), problems recorded. */
@@ -108,10 +102,5 @@ function parseRulesDocuments(docs: ReadonlyArray<{ source: string; text: string 
   if (problems.length > 0) throw new RulesValidationError(problems);
   return rules;
 }
-
-/** The built-in rules (see `defaults.ts`), validated like any document. */
-const DEFAULT_RULES: Rule[] = parseRulesDocuments([
-  { source: 'built-in defaults', text: JSON.stringify(DEFAULT_RULES_DOCUMENT) },
-]);
 
 export { DEFAULT_RULES, DEFAULT_RULES_DOCUMENT, parseRulesDocuments, RulesValidationError };

@@ -4,7 +4,14 @@
 import type { MetricResult } from './compute.ts';
 import type { Op, Rule } from './types.ts';
 
-type RuleOutcome = { kind: 'value'; value: number; holds: boolean } | { kind: 'unevaluated'; reason: string };
+/**
+ * `unbounded`: the metric has no finite value (see `MetricResult`); `holds` is the condition for
+ * +infinity, so a firing forecast alert resolves when no exhaustion is in sight any more.
+ */
+type RuleOutcome =
+  | { kind: 'value'; value: number; holds: boolean }
+  | { kind: 'unbounded'; reason: string; holds: boolean }
+  | { kind: 'unevaluated'; reason: string };
 
 /** `value op threshold`. */
 function compare(op: Op, value: number, threshold: number): boolean {
@@ -33,6 +40,13 @@ function compare(op: Op, value: number, threshold: number): boolean {
 function evaluateRule(rule: Rule, metrics: ReadonlyMap<string, MetricResult>, absentReason: string): RuleOutcome {
   const result = metrics.get(rule.metric);
   if (result === undefined) return { kind: 'unevaluated', reason: absentReason };
+  if (!result.ok && result.unbounded === true) {
+    return {
+      kind: 'unbounded',
+      reason: result.reason,
+      holds: compare(rule.op, Number.POSITIVE_INFINITY, rule.threshold),
+    };
+  }
   if (!result.ok) return { kind: 'unevaluated', reason: result.reason };
   if (rule.minSamples !== null && result.samples !== null && result.samples < rule.minSamples) {
     return {

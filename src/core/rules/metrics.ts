@@ -69,6 +69,12 @@ const CATALOGUE: ReadonlyMap<string, MetricSpec> = new Map(
       'every connection in lingering close: slots_closing plus async_closing (0 on prefork and worker)',
       SLOT_MODES.slots_closing,
     ),
+    spec(
+      'minutes_to_exhaustion',
+      'minutes until no slot is free (slots_free reaches 0), from a least-squares line through the free slots of the last 10 minutes',
+      SLOT_MODES.slots_free,
+      true,
+    ),
     spec('processes_stopping', 'old-generation processes still finishing after a graceful restart (event)', null),
     spec('ssl_cache_usage_ratio', 'SSL session cache usage percent / 100', null),
     spec('target_up', '1 when the report was fetched and parsed, 0 after downAfterFailures failures', null),

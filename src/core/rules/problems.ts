@@ -5,6 +5,7 @@
 
 import type * as z from 'zod/mini';
 import { ProblemListError } from '../errors.ts';
+import { didYouMean } from '../nearest.ts';
 import { RULE_NAME } from './schema.ts';
 import type { ValidationProblem } from './types.ts';
 
@@ -42,7 +43,7 @@ function issuesToProblems(
         source,
         rule: item,
         field: key,
-        message: `unknown field, expected one of ${fields.join(', ')}`,
+        message: `unknown field, expected one of ${fields.join(', ')}${didYouMean(key, fields)}`,
       }));
     }
     const field = issue.path.length === 0 ? null : issue.path.map(String).join('.');
@@ -89,7 +90,12 @@ function readDocument(
   const allowed = [key, ...otherKeys];
   const extra = Object.keys(doc).filter((k) => !allowed.includes(k));
   for (const k of extra)
-    problems.push({ source, rule: null, field: k, message: `unknown field, ${expectedKeys(allowed)}` });
+    problems.push({
+      source,
+      rule: null,
+      field: k,
+      message: `unknown field, ${expectedKeys(allowed)}${didYouMean(k, allowed)}`,
+    });
   const record = doc as Record<string, unknown>;
   const items = record[key];
   if (!Array.isArray(items)) {

@@ -59,6 +59,11 @@ const ruleSchema = z.strictObject(
     threshold: z
       .number({ error: 'expected a number' })
       .check(z.refine((n) => Number.isFinite(n), { error: 'expected a finite number' })),
+    clearThreshold: z.optional(
+      z
+        .number({ error: 'expected a number' })
+        .check(z.refine((n) => Number.isFinite(n), { error: 'expected a finite number' })),
+    ),
     for: z.optional(duration),
     keepFiringFor: z.optional(duration),
     severity: z.optional(z.enum(SEVERITY_NAMES, { error: SEVERITY_EXPECTED })),

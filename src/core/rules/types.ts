@@ -43,6 +43,11 @@ interface Rule {
   forMs: number;
   /** How long a firing alert stays firing after its condition stopped holding (hysteresis). */
   keepFiringForMs: number;
+  /**
+   * Hysteresis: once firing, the alert resolves only when the value is on the other side of this
+   * number (`<`/`<=`: value >= it; `>`/`>=`: value <= it); null: as soon as the condition stops holding.
+   */
+  clearThreshold: number | null;
   severity: Severity;
   summary: string | null;
   runbook: string | null;

@@ -116,6 +116,22 @@ describe('Function: buildNotification', () => {
     });
   });
 
+  it('says where a rule with clearThreshold resolves', () => {
+    // Prepare
+    const r = rule({ name: 'closing-pileup', metric: 'slots_closing', threshold: 20, clearThreshold: 5 });
+
+    // Act
+    const n = build(r, firing(r, 23));
+
+    // Assess
+    expect(n.message.split('\n').slice(1, 4)).toEqual([
+      'Condition: slots_closing >= 20 (value 23), held for 0s or more',
+      'Resolves once slots_closing <= 5 (clearThreshold)',
+      'Active since 2026-11-22T12:02:00.000Z, firing since 2026-11-22T12:02:00.000Z',
+    ]);
+    expect(n.payload.clearThreshold).toBe(5);
+  });
+
   it('closing-pileup: lists the slots in C', () => {
     const r = rule({ name: 'closing-pileup', metric: 'slots_closing', threshold: 3 });
     const n = build(r, firing(r, 3));

@@ -4,7 +4,9 @@ import {
   cleanConfigText,
   cleanReportText,
   cleanSubjectText,
+  cleanTerminalText,
   redactCredentials,
+  urlHasCredentials,
 } from '../../../src/core/notify/sanitize.ts';
 
 const page = (text: string, max?: number) => cleanReportText(text, { max, use: 'page' });
@@ -199,19 +201,98 @@ describe('Function: redactCredentials', () => {
     expect(redactCredentials(input)).toBe(expected);
   });
 
-  it('never shows a password put in a URL, whatever surrounds it', () => {
+  it.each([
+    // Passwords holding what the old scanner stopped at (issue 22), all valid in a URL.
+    ['a quote', "https://u:p'x@h/ z", 'https://u:***@h/ z'],
+    ['a double quote', 'https://u:p"x@h/', 'https://u:***@h/'],
+    ['a space', 'https://u:p w@h/ z', 'https://u:***@h/ z'],
+    ['a slash and a hash (does not parse: the fallback)', 'https://u:a/b#c@web-1/ x', 'https://u:***@web-1/ x'],
+    ['a question mark', 'http://u:p?q@h/s failed', 'http://u:***@h/s failed'],
+    ['digits then a slash (parses as a port)', 'https://u:12/x@h/', 'https://u:***@h/'],
+    ['the https:/ typo', 'https:/ops:pw@web-1/s', 'https:/ops:***@web-1/s'],
+    ['no scheme', '//u:p@h/', '//u:***@h/'],
+    ['a leading slash (parses as an empty port)', 'https://u:/x@h/', 'https://u:***@h/'],
+    ['a leading backslash', 'https://u:\\ x@h/', 'https://u:***@h/'],
+    ['a hash (fallback)', 'http://ops:a#b@h/', 'http://ops:***@h/'],
+    ['stops at the line end', 'http://u:p@h/\nnext http://x/y@z', 'http://u:***@h/\nnext http://x/y@z'],
+  ])('a password with %s', (_, input, expected) => {
+    expect(redactCredentials(input)).toBe(expected);
+  });
+
+  it('never shows a password of any printable characters, whatever surrounds it', () => {
     fc.assert(
       fc.property(
         fc.string({ maxLength: 40 }),
         fc.stringMatching(/^[A-Za-z0-9]{1,12}$/),
-        fc.stringMatching(/^[A-Za-z0-9!$%&*+,;=]{8,24}$/),
-        fc.string({ maxLength: 40 }),
-        (before, user, password, after) => {
-          const out = redactCredentials(`${before} https://${user}:${password}@web-1.example/status ${after}`);
-          expect(out).toContain(`https://${user}:***@web-1.example/status`);
-          expect(out.includes(password) && !`${before}${after}${user}`.includes(password)).toBe(false);
+        fc.stringMatching(/^[ -~]{8,24}$/).filter((p) => !p.includes('@') && p.trim() === p),
+        fc.string({ maxLength: 40 }).map((s) => s.replace(/[\n\r]/g, '')),
+        fc.constantFrom('https://', 'http://', 'https:/', '//'),
+        (before, user, password, after, scheme) => {
+          const clean = before.replace(/[\n\r]/g, '');
+          const out = redactCredentials(`${clean} ${scheme}${user}:${password}@web-1.example/status ${after}`);
+          // The fallback hides up to the line's last @: the host shows unless `after` holds one.
+          if (!after.includes('@')) expect(out).toContain('@web-1.example/status');
+          expect(out.includes(password) && !`${clean}${after}${user}`.includes(password)).toBe(false);
         },
       ),
+    );
+  });
+});
+
+describe('Function: urlHasCredentials', () => {
+  it.each([
+    ['a plain URL', 'https://web-1/server-status?auto', false],
+    ['a port', 'http://web-1:8080/server-status', false],
+    ['user and password', 'https://ops:pw@web-1/server-status', true],
+    ['a token', 'https://tok@web-1/', true],
+    ['the https:/ typo', 'https:/ops:pw@web-1/', true],
+    ['a password with a slash', 'https://ops:a/b@web-1/', true],
+    ['an @ in the query (could be read as one)', 'https://web-1/s?x=a@b', true],
+    ['no URL at all', 'ops:pw@web-1', false],
+  ])('%s: %s', (_, url, expected) => {
+    expect(urlHasCredentials(url)).toBe(expected);
+  });
+});
+
+describe('Function: cleanTerminalText', () => {
+  it.each([
+    ['plain text', 'Apache/2.4.71 (Unix)\tok\n', 'Apache/2.4.71 (Unix)\tok\n'],
+    ['a window title (OSC, BEL)', 'Apache/2.4.71 \u001b]0;pwned\u0007(Unix)', 'Apache/2.4.71 (Unix)'],
+    ['an OSC 8 hyperlink', '\u001b]8;;https://evil.example\u001b\\click\u001b]8;;\u001b\\', 'click'],
+    ['a colour (SGR)', '\u001b[31;1mred\u001b[0m', 'red'],
+    ['clear screen', 'a\u001b[2J\u001b[Hb', 'ab'],
+    ['a private CSI', 'a\u001b[?1049hb', 'ab'],
+    ['a charset escape with an intermediate', 'a\u001b(Bb', 'ab'],
+    ['a single-character escape', 'a\u001bcb', 'ab'],
+    ['C1 CSI', 'a\u009b31mb', 'ab'],
+    ['C1 OSC ended by ST', 'a\u009d0;x\u009cb', 'ab'],
+    ['a DCS string', 'a\u001bPq#0;1\u001b\\b', 'ab'],
+    ['an unterminated OSC hides only its line', 'a\u001b]0;x\nb', 'a\nb'],
+    ['carriage return, backspace, bell', 'a\rb\bc\u0007d', 'abcd'],
+    ['DEL and other C1', 'a\u007fb\u0085c', 'abc'],
+    ['bidi overrides and isolates', 'abc\u202edef\u2066g\u2069\u061c', 'abcdefg'],
+    ['LRM and RLM', 'a\u200eb\u200fc', 'abc'],
+    ['zero-width characters', 'ev\u200bi\u200cl\u200d\u2060\ufeff.example', 'evil.example'],
+    ['tag characters', 'ok\u{E0041}\u{E0042}\u{E007F}', 'ok'],
+    ['line separators', 'a\u2028b\u2029c', 'abc'],
+    ['non-ASCII letters are kept', 'caf\u00e9 \u4e2d', 'caf\u00e9 \u4e2d'],
+    ['an emoji is kept', 'x \u{1F600}', 'x \u{1F600}'],
+  ])('%s', (_, input, expected) => {
+    expect(cleanTerminalText(input)).toBe(expected);
+  });
+
+  it('leaves nothing a terminal acts on, whatever the input', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
+        const out = cleanTerminalText(text);
+        for (const ch of out) {
+          const c = ch.codePointAt(0) as number;
+          const control = (c < 0x20 && c !== 0x09 && c !== 0x0a) || (c >= 0x7f && c <= 0x9f);
+          const hidden = (c >= 0x200b && c <= 0x200f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+          expect([ch, control || hidden || (c >= 0xe0000 && c <= 0xe007f)]).toEqual([ch, false]);
+        }
+        expect(cleanTerminalText(out)).toBe(out);
+      }),
     );
   });
 });

@@ -43,6 +43,7 @@ describe('Function: parseRulesDocuments', () => {
         metric: 'slots_idle',
         op: '<',
         threshold: 5,
+        clearThreshold: null,
         forMs: 120_000,
         keepFiringForMs: 0,
         severity: 'critical',
@@ -58,6 +59,7 @@ describe('Function: parseRulesDocuments', () => {
         metric: 'slots_closing',
         op: '>=',
         threshold: 20,
+        clearThreshold: null,
         forMs: 180_000,
         keepFiringForMs: 0,
         severity: 'warning',
@@ -73,6 +75,7 @@ describe('Function: parseRulesDocuments', () => {
         metric: 'ssl_cache_miss_ratio',
         op: '>',
         threshold: 0.5,
+        clearThreshold: null,
         forMs: 0,
         keepFiringForMs: 0,
         severity: 'warning',
@@ -106,7 +109,7 @@ describe('Function: parseRulesDocuments', () => {
       at(
         'ssl-cache-misses',
         'colour',
-        'unknown field, expected one of name, metric, op, threshold, for, keepFiringFor, severity, summary, runbook, minSamples, targets, groupBy, groupInterval',
+        'unknown field, expected one of name, metric, op, threshold, clearThreshold, for, keepFiringFor, severity, summary, runbook, minSamples, targets, groupBy, groupInterval',
       ),
       at('ssl-cache-misses', 'minSamples', 'expected only on a ratio metric with samples, found it on slots_idle'),
       at('no-threshold', 'threshold', 'expected a number, found nothing'),
@@ -150,7 +153,7 @@ describe('Function: parseRulesDocuments', () => {
           source: 'b',
           rule: null,
           field: 'rule',
-          message: 'unknown field, expected one of rules, groupBy, groupInterval',
+          message: 'unknown field, expected one of rules, groupBy, groupInterval (did you mean rules?)',
         },
         { source: 'b', rule: null, field: 'rules', message: 'expected an array, found nothing' },
       ],
@@ -207,6 +210,67 @@ describe('Function: parseRulesDocuments', () => {
   it('merges several documents in order, with per-target globs', () => {
     const rules = parseRulesDocuments([{ source: 'a', text: '{"rules":[]}' }, fixture('other.json')]);
     expect(rules.map((r) => [r.name, r.targets])).toEqual([['closing-pileup', ['web-*']]]);
+  });
+});
+
+describe('Function: parseRulesDocuments (clearThreshold)', () => {
+  const doc = (fields: Record<string, unknown>) =>
+    JSON.stringify({ rules: [{ name: 'r', metric: 'slots_free_ratio', ...fields }] });
+
+  it.each([
+    ['< with the clear number above', { op: '<', threshold: 0.05, clearThreshold: 0.1 }, 0.1],
+    [
+      '< with the clear number equal (no hysteresis, allowed)',
+      { op: '<', threshold: 0.05, clearThreshold: 0.05 },
+      0.05,
+    ],
+    ['<= with the clear number above', { op: '<=', threshold: 0.05, clearThreshold: 0.06 }, 0.06],
+    ['> with the clear number below', { op: '>', threshold: 0.5, clearThreshold: 0.3 }, 0.3],
+    ['>= with the clear number below', { op: '>=', threshold: 0.5, clearThreshold: 0.4 }, 0.4],
+    ['no clearThreshold', { op: '<', threshold: 0.05 }, null],
+  ])('reads %s', (_, fields, expected) => {
+    // Act
+    const [rule] = parseRulesDocuments([{ source: 'h', text: doc(fields) }]);
+
+    // Assess
+    expect(rule?.clearThreshold).toBe(expected);
+  });
+
+  const problem = (message: string) => ({ source: 'h', rule: 'r', field: 'clearThreshold', message });
+
+  it.each([
+    [
+      '< with the clear number where the condition holds',
+      { op: '<', threshold: 0.05, clearThreshold: 0.01 },
+      problem('expected a number on the clearing side of threshold 0.05 (>= 0.05 for op <), found 0.01'),
+    ],
+    [
+      '<= with the clear number equal (the condition holds there)',
+      { op: '<=', threshold: 0.05, clearThreshold: 0.05 },
+      problem('expected a number on the clearing side of threshold 0.05 (> 0.05 for op <=), found 0.05'),
+    ],
+    [
+      '> with the clear number above',
+      { op: '>', threshold: 0.5, clearThreshold: 0.7 },
+      problem('expected a number on the clearing side of threshold 0.5 (<= 0.5 for op >), found 0.7'),
+    ],
+    [
+      '>= with the clear number equal',
+      { op: '>=', threshold: 0.5, clearThreshold: 0.5 },
+      problem('expected a number on the clearing side of threshold 0.5 (< 0.5 for op >=), found 0.5'),
+    ],
+    [
+      'an op without a clearing side',
+      { op: '==', threshold: 0, clearThreshold: 1 },
+      problem('expected clearThreshold only with op < <= > >=, found it with op =='),
+    ],
+    ['a string', { op: '<', threshold: 0.05, clearThreshold: '0.1' }, problem('expected a number, found "0.1"')],
+  ])('rejects %s', (_, fields, expected) => {
+    // Act
+    const problems = problemsOf([{ source: 'h', text: doc(fields) }]);
+
+    // Assess
+    expect(problems).toEqual([expected]);
   });
 });
 
@@ -345,7 +409,10 @@ describe('Function: parseRulesDocuments (grouping)', () => {
       "Alertmanager's spelling at the top level (still an unknown field)",
       '{"rules": [], "group_by": ["rule"], "groupWait": "30s"}',
       [
-        documentProblem('group_by', 'unknown field, expected one of rules, groupBy, groupInterval'),
+        documentProblem(
+          'group_by',
+          'unknown field, expected one of rules, groupBy, groupInterval (did you mean groupBy?)',
+        ),
         documentProblem('groupWait', 'unknown field, expected one of rules, groupBy, groupInterval'),
       ],
     ],
@@ -377,7 +444,7 @@ describe('Function: parseSilencesDocuments (the shared document reader)', () => 
 });
 
 describe('Constant: DEFAULT_RULES', () => {
-  it('holds the eight built-in rules, validated from DEFAULT_RULES_DOCUMENT', () => {
+  it('holds the nine built-in rules, validated from DEFAULT_RULES_DOCUMENT', () => {
     expect(DEFAULT_RULES.map((r) => [r.name, r.metric, r.op, r.threshold, r.forMs, r.severity, r.minSamples])).toEqual([
       ['idle-slots-low', 'slots_free_ratio', '<', 0.05, 120_000, 'critical', null],
       ['closing-pileup', 'connections_closing', '>=', 20, 180_000, 'warning', null],
@@ -387,7 +454,13 @@ describe('Constant: DEFAULT_RULES', () => {
       ['stopping-processes', 'processes_stopping', '>=', 1, 900_000, 'warning', null],
       ['stuck-requests', 'oldest_busy_request_seconds', '>', 300, 60_000, 'warning', null],
       ['client-concentration', 'top_client_busy_slots', '>=', 20, 60_000, 'warning', null],
+      ['workers-exhaustion-forecast', 'minutes_to_exhaustion', '<=', 10, 120_000, 'warning', null],
     ]);
-    expect(DEFAULT_RULES_DOCUMENT.rules).toHaveLength(8);
+    expect(DEFAULT_RULES_DOCUMENT.rules).toHaveLength(9);
+  });
+
+  it('is what the schemas make of DEFAULT_RULES_DOCUMENT (built without them, for start-up)', () => {
+    const text = JSON.stringify(DEFAULT_RULES_DOCUMENT);
+    expect(parseRulesDocuments([{ source: 'built-in defaults', text }])).toEqual(DEFAULT_RULES);
   });
 });

@@ -8,6 +8,7 @@ const rule = (over: Partial<Rule>): Rule => ({
   metric: 'ssl_cache_miss_ratio',
   op: '>',
   threshold: 0.5,
+  clearThreshold: null,
   forMs: 0,
   keepFiringForMs: 0,
   severity: 'warning',

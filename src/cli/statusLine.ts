@@ -1,0 +1,74 @@
+/**
+ * `check`'s first line, the one a Nagios or Icinga notification carries: the status word, the
+ * target and the worst alerts by name with their figures, or why the report could not be read;
+ * then the performance data. `CRITICAL - web-1: idle-slots-low (free 2/256 slots) | idle=2;...`
+ */
+import type { AlertView } from '../core/alerts/types.ts';
+import { failureLabel } from '../core/notify/build.ts';
+import { formatValue } from '../core/notify/format.ts';
+import type { MetricResult } from '../core/rules/compute.ts';
+import type { Observation } from '../core/rules/types.ts';
+
+const STATUS_WORDS = ['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'] as const;
+const SEVERITY_RANK: Readonly<Record<string, number>> = { critical: 0, warning: 1, info: 2 };
+/** Alerts named on the line; the rest are counted (`+2 more`), the line stays readable in an SMS. */
+const MAX_NAMED = 3;
+const TARGET_DOWN_METRIC = 'target_up';
+
+interface StatusLineInput {
+  target: string;
+  code: number;
+  alerts: readonly AlertView[];
+  observation: Observation;
+  metrics: ReadonlyMap<string, MetricResult>;
+  perfdata: string;
+}
+
+/**
+ * A slot ratio as the counts behind it (`free 2/256 slots`), else `value op threshold`; a
+ * kept-firing alert says its condition cleared.
+ */
+function alertFigures(alert: AlertView, metrics: ReadonlyMap<string, MetricResult>): string {
+  if (alert.keepFiringSince !== null) return `cleared, now ${formatValue(alert.value)}`;
+  const count = alert.metric.startsWith('slots_') && alert.metric.endsWith('_ratio') ? alert.metric.slice(0, -6) : '';
+  const n = metrics.get(count);
+  const ratio = metrics.get(alert.metric);
+  if (n?.ok === true && ratio?.ok === true && ratio.samples !== null)
+    return `${count.slice(6)} ${formatValue(n.value)}/${ratio.samples} slots`;
+  return `${formatValue(alert.value)} ${alert.op} ${formatValue(alert.threshold)}`;
+}
+
+function failure(observation: Observation & { kind: 'down' }): string {
+  return `${failureLabel(observation.reason, observation.detail)}: ${observation.detail}`;
+}
+
+/** What the line says after the target. */
+function headline(input: StatusLineInput): string {
+  const { alerts, observation, metrics } = input;
+  const firing = alerts
+    .filter((a) => a.state === 'firing' && a.severity !== 'info')
+    .sort((a, b) => (SEVERITY_RANK[a.severity] ?? 3) - (SEVERITY_RANK[b.severity] ?? 3));
+  const named = firing.slice(0, MAX_NAMED).map((a) => {
+    const figures =
+      a.metric === TARGET_DOWN_METRIC && observation.kind === 'down' ? failure(observation) : alertFigures(a, metrics);
+    return `${a.rule} (${figures})`;
+  });
+  if (firing.length > MAX_NAMED) named.push(`+${firing.length - MAX_NAMED} more`);
+  if (named.length > 0) return named.join(', ');
+  if (observation.kind === 'down') return `report not read (${failure(observation)})`;
+  const pending = alerts.filter((a) => a.state === 'pending').map((a) => a.rule);
+  return pending.length === 0 ? 'no alert firing' : `no alert firing (pending: ${pending.join(', ')})`;
+}
+
+/**
+ * The status line with its performance data.
+ *
+ * @example
+ * statusLine({ target: 'web-1', code: 2, alerts, observation, metrics, perfdata })
+ * // 'CRITICAL - web-1: idle-slots-low (free 2/256 slots) | idle=2;;;0;256 ...'
+ */
+function statusLine(input: StatusLineInput): string {
+  return `${STATUS_WORDS[input.code] ?? 'UNKNOWN'} - ${input.target}: ${headline(input)} | ${input.perfdata}`;
+}
+
+export { statusLine };

@@ -1,0 +1,57 @@
+/**
+ * The slot table's rows are read two ways: the plain shape mod_status prints straight from the
+ * text, anything else through the scanner's tokens. Both must give the same report: each case
+ * reshapes every row of a generated page (or one row) so the plain reader hands it back at a
+ * different point, and the report must equal the one of the plain page, and what generated it.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseReport } from '../../../src/core/report/parse.ts';
+import { expectedReport, generateSlots, modelOf } from '../../support/generate.ts';
+import { renderHtml } from '../../support/generatePages.ts';
+
+const model = modelOf(generateSlots(96, 'prefork'), { mpm: 'prefork' });
+const plain = renderHtml(model);
+const expected = expectedReport(model, 'html');
+
+/** Applies `reshape` to the part of the page from the slot table's first data row on. */
+function reshapeRows(reshape: (rows: string) => string): string {
+  const first = plain.indexOf('<tr><td><b>');
+  return plain.slice(0, first) + reshape(plain.slice(first));
+}
+
+const CASES: ReadonlyArray<[string, (rows: string) => string]> = [
+  ['upper-case cell tags', (rows) => rows.replaceAll('<td>', '<TD>').replaceAll('</td>', '</TD>')],
+  ['a quoted attribute on a cell', (rows) => rows.replaceAll('<td nowrap>', '<td class="r">')],
+  ['rows not closed by </tr>', (rows) => rows.replaceAll('</tr>', '')],
+  ['a comment inside the first cell', (rows) => rows.replaceAll('<tr><td><b>', '<tr><td><!-- s --><b>')],
+  ['bold closed in upper case', (rows) => rows.replaceAll('</b>', '</B>')],
+  ['the last cell ends with a line break tag', (rows) => rows.replaceAll('</td></tr>', '<br></td></tr>')],
+  ['text before the first cell', (rows) => rows.replaceAll('<tr><td>', '<tr>\n <td>')],
+  [
+    'only the 50th row reshaped',
+    (rows) =>
+      rows
+        .split('<tr><td>')
+        .map((row, i) => (i === 50 ? row.replace('</td>', '</TD>') : row))
+        .join('<tr><td>'),
+  ],
+];
+
+describe('slot table rows: the plain reader and the scanner agree', () => {
+  it('the plain page parses to what generated it', () => {
+    expect(parseReport(plain)).toEqual(expected);
+  });
+
+  it.each(CASES)('%s', (_name, reshape) => {
+    const page = reshapeRows(reshape);
+    expect(page).not.toBe(plain);
+    expect(parseReport(page)).toEqual(expected);
+  });
+
+  it('a page cut inside a plain row keeps the rows before it and says where it ended', () => {
+    const cut = plain.slice(0, plain.indexOf('<tr><td><b>', plain.indexOf('<tr><td><b>') + 1) + 20);
+    const report = parseReport(cut);
+    expect(report.slots).toEqual(expected.slots?.slice(0, 1));
+    expect(report.warnings).toContain('the page ends inside the slot table; its last row (2) was skipped');
+  });
+});
