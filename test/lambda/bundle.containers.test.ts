@@ -4,9 +4,10 @@
  * its own configuration cache (the stack's 270 s unless said), both on one dynalite table, one
  * fake SSM and one SNS topic (fauxqs), whose queue the pages are read back from after every run.
  *
- * Time: the handler runs at the wall clock, so the runs of a scenario happen seconds apart, all
- * within A's configuration cache. Where a scenario needs time to pass (a checkpoint, a schedule
- * tick), the time a target's item counts from is moved into the past (`passTargetTime`).
+ * Time: a run's time is its scheduled event's tick (EventBridge's `time`), the wall clock when the
+ * event has none, so the runs of a scenario happen seconds apart, all within A's configuration
+ * cache. Scenario 3 gives its events their ticks; where a checkpoint must come due, the time a
+ * target's item counts from is moved into the past (`passTargetTime`).
  */
 import { readFileSync } from 'node:fs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -15,6 +16,7 @@ import {
   invokeExplained,
   monitorEnv,
   passTargetTime,
+  SCHEDULED_EVENT,
   type StatusPages,
   startStatusPages,
   synthFunction,
@@ -111,8 +113,11 @@ describe.skipIf(skip !== null)(
         item: async (target: string) =>
           (await dynamo.doc.send(new GetCommand({ TableName: name, Key: { pk: `target#${target}` } }))).Item,
         /** One scheduled run of `container`; logs `<container>: <its pages, or nothing>` plus `note`. */
-        async run(container: 'A' | 'B', note: () => Promise<string> = async () => '') {
-          await invokeExplained(containers[container]);
+        async run(container: 'A' | 'B', note: () => Promise<string> = async () => '', tick?: Date) {
+          // A scheduled event carries its tick (EventBridge's `time`): a retry or an overlapping
+          // run of the same event shares it. Without one, the run's time is the container's clock.
+          const event = tick === undefined ? undefined : { ...SCHEDULED_EVENT, time: tick.toISOString() };
+          await invokeExplained(containers[container], event);
           const paged = (await sns.drain()).map((m) => m.subject ?? '').sort();
           subjects.push(...paged);
           log.push(`${container}: ${paged.join(', ') || 'nothing'}${await note()}`);
@@ -177,12 +182,13 @@ describe.skipIf(skip !== null)(
     it('3: two runs in one schedule tick, both failing to fetch, count one failure: target-down pages after two ticks', async () => {
       const s = await scenario('scenario-3', { down: refused.urlOf('down') });
       const failures = async () => `; failures ${(await s.item('down'))?.state?.consecutiveFailures}`;
-      await s.run('A', failures);
-      await s.run('B', failures); // the same tick: an overlapping run, or a retry
-      // The next tick. A and B remember the item at the unmoved time: the step moves its version on too.
-      await passTargetTime(dynamo, 'scenario-3', 'down', TICK_MS, { asWrittenElsewhere: true });
-      await s.run('A', failures);
-      await s.run('B', failures);
+      // Two ticks a minute apart, in the past so no run is later than the clock.
+      const first = new Date(Math.floor(Date.now() / TICK_MS) * TICK_MS - 2 * TICK_MS);
+      const second = new Date(first.getTime() + TICK_MS);
+      await s.run('A', failures, first);
+      await s.run('B', failures, first); // the same tick: an overlapping run, or a retry
+      await s.run('A', failures, second);
+      await s.run('B', failures, second);
       expect(s.log).toEqual([
         'A: nothing; failures 1',
         'B: nothing; failures 1',

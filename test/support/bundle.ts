@@ -12,6 +12,7 @@ import { synth } from '../infra/synth.ts';
 import { credentials, type LocalDynamo, type LocalSns, region } from './emulators.ts';
 import type { FakeSsm, LambdaProcess } from './fakeLambda.ts';
 
+/** An EventBridge scheduled event; a run's tick is its `time` when it has one. */
 const SCHEDULED_EVENT = { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} };
 /** Characters of the function's output an invocation's failure quotes. */
 const OUTPUT_TAIL_CHARS = 3000;
@@ -99,16 +100,14 @@ async function passGroupInterval(dynamo: LocalDynamo, table: string, key: string
 /**
  * `ms` pass for the target `name`: the runs run at the wall clock, so the time its item counts
  * from (its last evaluation, `state.evaluatedAt` of `target#<name>`) is moved `ms` into the past.
- * A warm container's memory of the item still holds the time unmoved; `asWrittenElsewhere` also
- * moves the item's version on, as a write by another run would, so every container evaluates
- * from the table's time. Answers the item as it was before the step.
+ * A warm container's memory of the item still holds the time unmoved. Answers the item as it was
+ * before the step.
  */
 async function passTargetTime(
   dynamo: LocalDynamo,
   table: string,
   name: string,
   ms: number,
-  { asWrittenElsewhere = false }: { asWrittenElsewhere?: boolean } = {},
 ): Promise<Record<string, unknown>> {
   const Key = { pk: `target#${name}` };
   const item = (await dynamo.doc.send(new GetCommand({ TableName: table, Key, ConsistentRead: true }))).Item;
@@ -119,12 +118,9 @@ async function passTargetTime(
     new UpdateCommand({
       TableName: table,
       Key,
-      UpdateExpression: `SET #state.evaluatedAt = :past${asWrittenElsewhere ? ', #version = #version + :one' : ''}`,
-      ExpressionAttributeNames: { '#state': 'state', ...(asWrittenElsewhere ? { '#version': 'version' } : {}) },
-      ExpressionAttributeValues: {
-        ':past': new Date(Date.parse(evaluatedAt) - ms).toISOString(),
-        ...(asWrittenElsewhere ? { ':one': 1 } : {}),
-      },
+      UpdateExpression: 'SET #state.evaluatedAt = :past',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':past': new Date(Date.parse(evaluatedAt) - ms).toISOString() },
     }),
   );
   return item;
