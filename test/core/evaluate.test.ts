@@ -290,52 +290,59 @@ describe('Function: evaluateTarget, silences', () => {
       { source: 's', text: JSON.stringify({ silences: [{ target: 'web-*', rule, until: iso(until) }] }) },
     ]);
 
-  it.each([
-    [
-      'a firing alert held back by a silence is sent when the silence ends',
-      silence(5),
-      [
+  type SilenceCase = { case: string; silences: Silence[]; steps: Array<[number, Input]>; expected: unknown[] };
+
+  it.each<SilenceCase>([
+    {
+      case: 'a firing alert held back by a silence is sent when the silence ends',
+      silences: silence(5),
+      steps: [
         [0, 23],
         [3, 23],
         [5, 23],
         [6, 23],
       ],
-      [
+      expected: [
         [0, 'firing', []],
         [3, 'firing', []],
         [5, 'firing', ['first closing']],
         [6, 'firing', []],
       ],
-    ],
-    [
-      'an episode that starts and ends inside a silence is never sent',
-      silence(5),
-      [
+    },
+    {
+      case: 'an episode that starts and ends inside a silence is never sent',
+      silences: silence(5),
+      steps: [
         [0, 23],
         [2, 3],
         [5, 3],
         [6, 23],
       ],
-      [
+      expected: [
         [0, 'firing', []],
         [2, 'inactive', []],
         [5, 'inactive', []],
         [6, 'firing', ['first closing']],
       ],
-    ],
-    [
-      'a silence for another rule changes nothing',
-      silence(5, 'busy-*'),
-      [
+    },
+  ])('a matching silence holds pages back: $case', ({ silences, steps, expected }) => {
+    expect(run(steps, rules(closing()), 'closing', silences)).toEqual(expected);
+  });
+
+  it.each<SilenceCase>([
+    {
+      case: 'a silence for another rule changes nothing',
+      silences: silence(5, 'busy-*'),
+      steps: [
         [0, 23],
         [1, 3],
       ],
-      [
+      expected: [
         [0, 'firing', ['first closing']],
         [1, 'inactive', ['resolved closing']],
       ],
-    ],
-  ] as Array<[string, Silence[], Array<[number, Input]>, unknown[]]>)('%s', (_, silences, steps, expected) => {
+    },
+  ])('a silence that does not match pages as usual: $case', ({ silences, steps, expected }) => {
     expect(run(steps, rules(closing()), 'closing', silences)).toEqual(expected);
   });
 
@@ -485,50 +492,59 @@ describe('Function: evaluateTarget, alerts whose rule left the configuration', (
     }).state;
     return s;
   };
-  it.each([
-    [
-      'removed',
-      rules(closing()),
-      rules({ ...closing(), name: 'other' }),
-      '[RESOLVED warning] web-1: closing (rule removed)',
-    ],
-    [
-      'renamed (a removal plus a new rule)',
-      rules(closing()),
-      rules(closing({ name: 'closing-renamed', threshold: 99 })),
-      '[RESOLVED warning] web-1: closing (rule removed)',
-    ],
-    [
-      'narrowed so it no longer matches',
-      rules(closing()),
-      rules(closing({ targets: ['db-*'] })),
-      '[RESOLVED warning] web-1: closing (rule no longer applies to this target)',
-    ],
-  ])(
-    '%s: resolved with a page saying why; kept resolved while its group may hold the page',
-    (_, before, after, subject) => {
-      const result = evaluateTarget({
-        target: 'web-1',
-        observation: observe(23),
-        rules: after,
-        silences: silence(60), // the resolve of a page that went out is sent even under a silence
-        previous: firingState(before),
-        now: minute(1),
-      });
-      expect(result.notifications.map((n) => n.subject)).toEqual([subject]);
-      expect(result.notifications[0]?.payload).toMatchObject({
-        status: 'resolved',
-        cause: subject.slice(subject.indexOf('(') + 1, -1),
-      });
-      // Grouped by rule (the default): the record stays, resolved, so a return finds its group.
-      expect(result.state.alerts[fingerprint('web-1', 'closing')]).toMatchObject({
-        state: 'inactive',
-        resolvedAt: iso(1),
-        lastSentAt: iso(1),
-        lastSentStatus: 'resolved',
-        group: '{"rule":"closing"}',
-      });
+  type LeftCase = { case: string; before: Rule[]; after: Rule[]; subject: string };
+  const resolvedWithCause = ({ before, after, subject }: LeftCase) => {
+    const result = evaluateTarget({
+      target: 'web-1',
+      observation: observe(23),
+      rules: after,
+      silences: silence(60), // the resolve of a page that went out is sent even under a silence
+      previous: firingState(before),
+      now: minute(1),
+    });
+    expect(result.notifications.map((n) => n.subject)).toEqual([subject]);
+    expect(result.notifications[0]?.payload).toMatchObject({
+      status: 'resolved',
+      cause: subject.slice(subject.indexOf('(') + 1, -1),
+    });
+    // Grouped by rule (the default): the record stays, resolved, so a return finds its group.
+    expect(result.state.alerts[fingerprint('web-1', 'closing')]).toMatchObject({
+      state: 'inactive',
+      resolvedAt: iso(1),
+      lastSentAt: iso(1),
+      lastSentStatus: 'resolved',
+      group: '{"rule":"closing"}',
+    });
+  };
+
+  it.each<LeftCase>([
+    {
+      case: 'removed',
+      before: rules(closing()),
+      after: rules({ ...closing(), name: 'other' }),
+      subject: '[RESOLVED warning] web-1: closing (rule removed)',
     },
+    {
+      case: 'renamed (a removal plus a new rule)',
+      before: rules(closing()),
+      after: rules(closing({ name: 'closing-renamed', threshold: 99 })),
+      subject: '[RESOLVED warning] web-1: closing (rule removed)',
+    },
+  ])(
+    'a rule gone from the rules, $case: resolved with a page saying why; kept resolved while its group may hold the page',
+    resolvedWithCause,
+  );
+
+  it.each<LeftCase>([
+    {
+      case: 'narrowed so it no longer matches',
+      before: rules(closing()),
+      after: rules(closing({ targets: ['db-*'] })),
+      subject: '[RESOLVED warning] web-1: closing (rule no longer applies to this target)',
+    },
+  ])(
+    'a rule still there but not for this target, $case: resolved with a page saying why; kept resolved while its group may hold the page',
+    resolvedWithCause,
   );
 
   it.each<[string, object, number, string | undefined]>([
