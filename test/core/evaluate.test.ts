@@ -64,11 +64,16 @@ function run(
 }
 
 describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => {
-  it.each([
-    [
-      'pending for 2m, fires once, repeats after 4h, resolves',
-      rules(closing({ for: '2m' })),
-      [
+  type LifecycleCase = { case: string; rules: Rule[]; steps: Array<[number, Input]>; expected: unknown[] };
+  const stepsThrough = ({ rules: ruleSet, steps, expected }: LifecycleCase) => {
+    expect(run(steps, ruleSet, ruleSet[0]?.name as string)).toEqual(expected);
+  };
+
+  it.each<LifecycleCase>([
+    {
+      case: 'pending for 2m, fires once, repeats after 4h, resolves',
+      rules: rules(closing({ for: '2m' })),
+      steps: [
         [0, 23],
         [1, 25],
         [2, 23],
@@ -78,7 +83,7 @@ describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => 
         [243, 3],
         [244, 3],
       ],
-      [
+      expected: [
         [0, 'pending', []],
         [1, 'pending', []],
         [2, 'firing', ['first closing']],
@@ -88,41 +93,44 @@ describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => 
         [243, 'inactive', ['resolved closing']],
         [244, 'inactive', []],
       ],
-    ],
-    [
-      'a pending alert that clears never pages; pending restarts from its new activeAt',
-      rules(closing({ for: '2m' })),
-      [
+    },
+    {
+      case: 'for 0s fires on the first evaluation',
+      rules: rules(closing()),
+      steps: [
+        [0, 20],
+        [1, 19],
+      ],
+      expected: [
+        [0, 'firing', ['first closing']],
+        [1, 'inactive', ['resolved closing']],
+      ],
+    },
+  ])("fires once the condition has held for the rule's for duration: $case", stepsThrough);
+
+  it.each<LifecycleCase>([
+    {
+      case: 'a pending alert that clears never pages; pending restarts from its new activeAt',
+      rules: rules(closing({ for: '2m' })),
+      steps: [
         [0, 23],
         [1, 3],
         [2, 23],
         [3, 23],
         [4, 23],
       ],
-      [
+      expected: [
         [0, 'pending', []],
         [1, '-', []],
         [2, 'pending', []],
         [3, 'pending', []],
         [4, 'firing', ['first closing']],
       ],
-    ],
-    [
-      'for 0s fires on the first evaluation',
-      rules(closing()),
-      [
-        [0, 20],
-        [1, 19],
-      ],
-      [
-        [0, 'firing', ['first closing']],
-        [1, 'inactive', ['resolved closing']],
-      ],
-    ],
-    [
-      'flapping around the threshold with for 2m never pages',
-      rules(closing({ for: '2m' })),
-      [
+    },
+    {
+      case: 'flapping around the threshold with for 2m never pages',
+      rules: rules(closing({ for: '2m' })),
+      steps: [
         [0, 23],
         [1, 3],
         [2, 23],
@@ -130,7 +138,7 @@ describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => 
         [4, 23],
         [5, 3],
       ],
-      [
+      expected: [
         [0, 'pending', []],
         [1, '-', []],
         [2, 'pending', []],
@@ -138,11 +146,14 @@ describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => 
         [4, 'pending', []],
         [5, '-', []],
       ],
-    ],
-    [
-      'flapping while firing with keepFiringFor 5m pages once, resolves 5m after it last held',
-      rules(closing({ keepFiringFor: '5m' })),
-      [
+    },
+  ])('a pending alert that clears never pages: $case', stepsThrough);
+
+  it.each<LifecycleCase>([
+    {
+      case: 'flapping while firing with keepFiringFor 5m pages once, resolves 5m after it last held',
+      rules: rules(closing({ keepFiringFor: '5m' })),
+      steps: [
         [0, 23],
         [1, 3],
         [2, 23],
@@ -152,7 +163,7 @@ describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => 
         [8, 3],
         [9, 3],
       ],
-      [
+      expected: [
         [0, 'firing', ['first closing']],
         [1, 'firing', []],
         [2, 'firing', []],
@@ -162,26 +173,24 @@ describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => 
         [8, 'inactive', ['resolved closing']],
         [9, 'inactive', []],
       ],
-    ],
-    [
-      'a metric the report cannot give keeps the alert as it is (no spurious resolve)',
-      rules({ name: 'hog', metric: 'top_client_busy_slots', op: '>=', threshold: 20 }),
-      [
+    },
+    {
+      case: 'a metric the report cannot give keeps the alert as it is (no spurious resolve)',
+      rules: rules({ name: 'hog', metric: 'top_client_busy_slots', op: '>=', threshold: 20 }),
+      steps: [
         [0, 3],
         [1, 'auto'],
         [2, 'auto'],
         [3, 3],
       ],
-      [
+      expected: [
         [0, 'firing', ['first hog']],
         [1, 'firing', []],
         [2, 'firing', []],
         [3, 'firing', []],
       ],
-    ],
-  ] as Array<[string, Rule[], Array<[number, Input]>, unknown[]]>)('%s', (_, ruleSet, steps, expected) => {
-    expect(run(steps, ruleSet, ruleSet[0]?.name as string)).toEqual(expected);
-  });
+    },
+  ])('a firing alert stays firing while nothing says it is over: $case', stepsThrough);
 
   it('keeps a resolved alert for resolvedRetentionMs plus its group interval, then forgets it', () => {
     // (15 minutes, and 5 for its group: the resolve may still wait there; a new episode joins it)
