@@ -64,11 +64,16 @@ function run(
 }
 
 describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => {
-  it.each([
-    [
-      'pending for 2m, fires once, repeats after 4h, resolves',
-      rules(closing({ for: '2m' })),
-      [
+  type LifecycleCase = { case: string; rules: Rule[]; steps: Array<[number, Input]>; expected: unknown[] };
+  const stepsThrough = ({ rules: ruleSet, steps, expected }: LifecycleCase) => {
+    expect(run(steps, ruleSet, ruleSet[0]?.name as string)).toEqual(expected);
+  };
+
+  it.each<LifecycleCase>([
+    {
+      case: 'pending for 2m, fires once, repeats after 4h, resolves',
+      rules: rules(closing({ for: '2m' })),
+      steps: [
         [0, 23],
         [1, 25],
         [2, 23],
@@ -78,7 +83,7 @@ describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => 
         [243, 3],
         [244, 3],
       ],
-      [
+      expected: [
         [0, 'pending', []],
         [1, 'pending', []],
         [2, 'firing', ['first closing']],
@@ -88,41 +93,44 @@ describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => 
         [243, 'inactive', ['resolved closing']],
         [244, 'inactive', []],
       ],
-    ],
-    [
-      'a pending alert that clears never pages; pending restarts from its new activeAt',
-      rules(closing({ for: '2m' })),
-      [
+    },
+    {
+      case: 'for 0s fires on the first evaluation',
+      rules: rules(closing()),
+      steps: [
+        [0, 20],
+        [1, 19],
+      ],
+      expected: [
+        [0, 'firing', ['first closing']],
+        [1, 'inactive', ['resolved closing']],
+      ],
+    },
+  ])("fires once the condition has held for the rule's for duration: $case", stepsThrough);
+
+  it.each<LifecycleCase>([
+    {
+      case: 'a pending alert that clears never pages; pending restarts from its new activeAt',
+      rules: rules(closing({ for: '2m' })),
+      steps: [
         [0, 23],
         [1, 3],
         [2, 23],
         [3, 23],
         [4, 23],
       ],
-      [
+      expected: [
         [0, 'pending', []],
         [1, '-', []],
         [2, 'pending', []],
         [3, 'pending', []],
         [4, 'firing', ['first closing']],
       ],
-    ],
-    [
-      'for 0s fires on the first evaluation',
-      rules(closing()),
-      [
-        [0, 20],
-        [1, 19],
-      ],
-      [
-        [0, 'firing', ['first closing']],
-        [1, 'inactive', ['resolved closing']],
-      ],
-    ],
-    [
-      'flapping around the threshold with for 2m never pages',
-      rules(closing({ for: '2m' })),
-      [
+    },
+    {
+      case: 'flapping around the threshold with for 2m never pages',
+      rules: rules(closing({ for: '2m' })),
+      steps: [
         [0, 23],
         [1, 3],
         [2, 23],
@@ -130,7 +138,7 @@ describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => 
         [4, 23],
         [5, 3],
       ],
-      [
+      expected: [
         [0, 'pending', []],
         [1, '-', []],
         [2, 'pending', []],
@@ -138,11 +146,14 @@ describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => 
         [4, 'pending', []],
         [5, '-', []],
       ],
-    ],
-    [
-      'flapping while firing with keepFiringFor 5m pages once, resolves 5m after it last held',
-      rules(closing({ keepFiringFor: '5m' })),
-      [
+    },
+  ])('a pending alert that clears never pages: $case', stepsThrough);
+
+  it.each<LifecycleCase>([
+    {
+      case: 'flapping while firing with keepFiringFor 5m pages once, resolves 5m after it last held',
+      rules: rules(closing({ keepFiringFor: '5m' })),
+      steps: [
         [0, 23],
         [1, 3],
         [2, 23],
@@ -152,7 +163,7 @@ describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => 
         [8, 3],
         [9, 3],
       ],
-      [
+      expected: [
         [0, 'firing', ['first closing']],
         [1, 'firing', []],
         [2, 'firing', []],
@@ -162,26 +173,24 @@ describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => 
         [8, 'inactive', ['resolved closing']],
         [9, 'inactive', []],
       ],
-    ],
-    [
-      'a metric the report cannot give keeps the alert as it is (no spurious resolve)',
-      rules({ name: 'hog', metric: 'top_client_busy_slots', op: '>=', threshold: 20 }),
-      [
+    },
+    {
+      case: 'a metric the report cannot give keeps the alert as it is (no spurious resolve)',
+      rules: rules({ name: 'hog', metric: 'top_client_busy_slots', op: '>=', threshold: 20 }),
+      steps: [
         [0, 3],
         [1, 'auto'],
         [2, 'auto'],
         [3, 3],
       ],
-      [
+      expected: [
         [0, 'firing', ['first hog']],
         [1, 'firing', []],
         [2, 'firing', []],
         [3, 'firing', []],
       ],
-    ],
-  ] as Array<[string, Rule[], Array<[number, Input]>, unknown[]]>)('%s', (_, ruleSet, steps, expected) => {
-    expect(run(steps, ruleSet, ruleSet[0]?.name as string)).toEqual(expected);
-  });
+    },
+  ])('a firing alert stays firing while nothing says it is over: $case', stepsThrough);
 
   it('keeps a resolved alert for resolvedRetentionMs plus its group interval, then forgets it', () => {
     // (15 minutes, and 5 for its group: the resolve may still wait there; a new episode joins it)
@@ -290,52 +299,59 @@ describe('Function: evaluateTarget, silences', () => {
       { source: 's', text: JSON.stringify({ silences: [{ target: 'web-*', rule, until: iso(until) }] }) },
     ]);
 
-  it.each([
-    [
-      'a firing alert held back by a silence is sent when the silence ends',
-      silence(5),
-      [
+  type SilenceCase = { case: string; silences: Silence[]; steps: Array<[number, Input]>; expected: unknown[] };
+
+  it.each<SilenceCase>([
+    {
+      case: 'a firing alert held back by a silence is sent when the silence ends',
+      silences: silence(5),
+      steps: [
         [0, 23],
         [3, 23],
         [5, 23],
         [6, 23],
       ],
-      [
+      expected: [
         [0, 'firing', []],
         [3, 'firing', []],
         [5, 'firing', ['first closing']],
         [6, 'firing', []],
       ],
-    ],
-    [
-      'an episode that starts and ends inside a silence is never sent',
-      silence(5),
-      [
+    },
+    {
+      case: 'an episode that starts and ends inside a silence is never sent',
+      silences: silence(5),
+      steps: [
         [0, 23],
         [2, 3],
         [5, 3],
         [6, 23],
       ],
-      [
+      expected: [
         [0, 'firing', []],
         [2, 'inactive', []],
         [5, 'inactive', []],
         [6, 'firing', ['first closing']],
       ],
-    ],
-    [
-      'a silence for another rule changes nothing',
-      silence(5, 'busy-*'),
-      [
+    },
+  ])('a matching silence holds pages back: $case', ({ silences, steps, expected }) => {
+    expect(run(steps, rules(closing()), 'closing', silences)).toEqual(expected);
+  });
+
+  it.each<SilenceCase>([
+    {
+      case: 'a silence for another rule changes nothing',
+      silences: silence(5, 'busy-*'),
+      steps: [
         [0, 23],
         [1, 3],
       ],
-      [
+      expected: [
         [0, 'firing', ['first closing']],
         [1, 'inactive', ['resolved closing']],
       ],
-    ],
-  ] as Array<[string, Silence[], Array<[number, Input]>, unknown[]]>)('%s', (_, silences, steps, expected) => {
+    },
+  ])('a silence that does not match pages as usual: $case', ({ silences, steps, expected }) => {
     expect(run(steps, rules(closing()), 'closing', silences)).toEqual(expected);
   });
 
@@ -485,50 +501,59 @@ describe('Function: evaluateTarget, alerts whose rule left the configuration', (
     }).state;
     return s;
   };
-  it.each([
-    [
-      'removed',
-      rules(closing()),
-      rules({ ...closing(), name: 'other' }),
-      '[RESOLVED warning] web-1: closing (rule removed)',
-    ],
-    [
-      'renamed (a removal plus a new rule)',
-      rules(closing()),
-      rules(closing({ name: 'closing-renamed', threshold: 99 })),
-      '[RESOLVED warning] web-1: closing (rule removed)',
-    ],
-    [
-      'narrowed so it no longer matches',
-      rules(closing()),
-      rules(closing({ targets: ['db-*'] })),
-      '[RESOLVED warning] web-1: closing (rule no longer applies to this target)',
-    ],
-  ])(
-    '%s: resolved with a page saying why; kept resolved while its group may hold the page',
-    (_, before, after, subject) => {
-      const result = evaluateTarget({
-        target: 'web-1',
-        observation: observe(23),
-        rules: after,
-        silences: silence(60), // the resolve of a page that went out is sent even under a silence
-        previous: firingState(before),
-        now: minute(1),
-      });
-      expect(result.notifications.map((n) => n.subject)).toEqual([subject]);
-      expect(result.notifications[0]?.payload).toMatchObject({
-        status: 'resolved',
-        cause: subject.slice(subject.indexOf('(') + 1, -1),
-      });
-      // Grouped by rule (the default): the record stays, resolved, so a return finds its group.
-      expect(result.state.alerts[fingerprint('web-1', 'closing')]).toMatchObject({
-        state: 'inactive',
-        resolvedAt: iso(1),
-        lastSentAt: iso(1),
-        lastSentStatus: 'resolved',
-        group: '{"rule":"closing"}',
-      });
+  type LeftCase = { case: string; before: Rule[]; after: Rule[]; subject: string };
+  const resolvedWithCause = ({ before, after, subject }: LeftCase) => {
+    const result = evaluateTarget({
+      target: 'web-1',
+      observation: observe(23),
+      rules: after,
+      silences: silence(60), // the resolve of a page that went out is sent even under a silence
+      previous: firingState(before),
+      now: minute(1),
+    });
+    expect(result.notifications.map((n) => n.subject)).toEqual([subject]);
+    expect(result.notifications[0]?.payload).toMatchObject({
+      status: 'resolved',
+      cause: subject.slice(subject.indexOf('(') + 1, -1),
+    });
+    // Grouped by rule (the default): the record stays, resolved, so a return finds its group.
+    expect(result.state.alerts[fingerprint('web-1', 'closing')]).toMatchObject({
+      state: 'inactive',
+      resolvedAt: iso(1),
+      lastSentAt: iso(1),
+      lastSentStatus: 'resolved',
+      group: '{"rule":"closing"}',
+    });
+  };
+
+  it.each<LeftCase>([
+    {
+      case: 'removed',
+      before: rules(closing()),
+      after: rules({ ...closing(), name: 'other' }),
+      subject: '[RESOLVED warning] web-1: closing (rule removed)',
     },
+    {
+      case: 'renamed (a removal plus a new rule)',
+      before: rules(closing()),
+      after: rules(closing({ name: 'closing-renamed', threshold: 99 })),
+      subject: '[RESOLVED warning] web-1: closing (rule removed)',
+    },
+  ])(
+    'a rule gone from the rules, $case: resolved with a page saying why; kept resolved while its group may hold the page',
+    resolvedWithCause,
+  );
+
+  it.each<LeftCase>([
+    {
+      case: 'narrowed so it no longer matches',
+      before: rules(closing()),
+      after: rules(closing({ targets: ['db-*'] })),
+      subject: '[RESOLVED warning] web-1: closing (rule no longer applies to this target)',
+    },
+  ])(
+    'a rule still there but not for this target, $case: resolved with a page saying why; kept resolved while its group may hold the page',
+    resolvedWithCause,
   );
 
   it.each<[string, object, number, string | undefined]>([

@@ -12,6 +12,7 @@ import { synth } from '../infra/synth.ts';
 import { credentials, type LocalDynamo, type LocalSns, region } from './emulators.ts';
 import type { FakeSsm, LambdaProcess } from './fakeLambda.ts';
 
+/** An EventBridge scheduled event; a run's tick is its `time` when it has one. */
 const SCHEDULED_EVENT = { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} };
 /** Characters of the function's output an invocation's failure quotes. */
 const OUTPUT_TAIL_CHARS = 3000;
@@ -96,6 +97,35 @@ async function passGroupInterval(dynamo: LocalDynamo, table: string, key: string
   );
 }
 
+/**
+ * `ms` pass for the target `name`: the runs run at the wall clock, so the time its item counts
+ * from (its last evaluation, `state.evaluatedAt` of `target#<name>`) is moved `ms` into the past.
+ * A warm container's memory of the item still holds the time unmoved. Answers the item as it was
+ * before the step.
+ */
+async function passTargetTime(
+  dynamo: LocalDynamo,
+  table: string,
+  name: string,
+  ms: number,
+): Promise<Record<string, unknown>> {
+  const Key = { pk: `target#${name}` };
+  const item = (await dynamo.doc.send(new GetCommand({ TableName: table, Key, ConsistentRead: true }))).Item;
+  const evaluatedAt = (item?.state as { evaluatedAt?: string | null } | undefined)?.evaluatedAt;
+  if (item === undefined || evaluatedAt == null)
+    throw new Error(`expected target#${name} evaluated, found ${JSON.stringify(item)}`);
+  await dynamo.doc.send(
+    new UpdateCommand({
+      TableName: table,
+      Key,
+      UpdateExpression: 'SET #state.evaluatedAt = :past',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':past': new Date(Date.parse(evaluatedAt) - ms).toISOString() },
+    }),
+  );
+  return item;
+}
+
 interface StatusPages {
   /** `http://127.0.0.1:<port>/<name>`: the page of target `name`. */
   urlOf(name: string): string;
@@ -126,4 +156,13 @@ async function startStatusPages(fallback: string): Promise<StatusPages> {
 }
 
 export type { BundledFunction, StatusPages };
-export { invokeExplained, monitorEnv, passGroupInterval, readGroup, SCHEDULED_EVENT, startStatusPages, synthFunction };
+export {
+  invokeExplained,
+  monitorEnv,
+  passGroupInterval,
+  passTargetTime,
+  readGroup,
+  SCHEDULED_EVENT,
+  startStatusPages,
+  synthFunction,
+};

@@ -9,6 +9,7 @@
  *   are dropped, so the table never holds more slots than the scoreboard has positions;
  * - the warnings themselves are capped.
  */
+import { positionOf } from './common.ts';
 import type { Slot, SslCache, StatusReport } from './types.ts';
 
 /** Warnings kept per report; the rest are counted in a last one. */
@@ -106,18 +107,6 @@ function checkSlotNumbers(slot: Slot, index: number, nulled: DroppedRows): strin
     }
   }
   return null;
-}
-
-/** The position of a prefork slot: the number before `-` in Srv; null when Srv does not start with one. */
-function positionOf(srv: string): number | null {
-  let n = 0;
-  let i = 0;
-  for (; i < srv.length; i++) {
-    const c = srv.charCodeAt(i);
-    if (c < 0x30 || c > 0x39) break;
-    n = n * 10 + (c - 0x30);
-  }
-  return i === 0 || i > 15 ? null : n;
 }
 
 /**

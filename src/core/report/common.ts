@@ -274,6 +274,11 @@ function isRequestTruncated(request: string): boolean {
 
 /** The scoreboard position `Number.parseInt(srv, 10)` reads, without its cost on plain digits. */
 function srvPosition(srv: string): number {
+  return positionOf(srv) ?? Number.parseInt(srv, 10);
+}
+
+/** The number before `-` in Srv (a prefork slot's position); null when Srv does not start with 1 to 15 digits. */
+function positionOf(srv: string): number | null {
   let n = 0;
   let i = 0;
   for (; i < srv.length; i++) {
@@ -281,7 +286,7 @@ function srvPosition(srv: string): number {
     if (c < 0x30 || c > 0x39) break;
     n = n * 10 + (c - 0x30);
   }
-  return i > 0 && i <= 15 ? n : Number.parseInt(srv, 10);
+  return i === 0 || i > 15 ? null : n;
 }
 
 /**
@@ -330,6 +335,7 @@ export {
   modeIndexOf,
   PROTOCOL_TAIL,
   parseAprNumber,
+  positionOf,
   readHeaderSentence,
   readSslCacheText,
   SSL_HEADING,

@@ -67,12 +67,24 @@ function notifier(refuse: boolean): Notifier & { sent: string[] } {
 }
 
 describe('Function: commitTarget', () => {
-  it.each([
-    ['SNS accepts: marked sent, claim cleared', false, 'firing', 1, 0],
-    ['SNS refuses: state advanced, page unsent (the next run sends it), claim cleared', true, null, 0, 1],
-  ] as const)('%s', async (_, refuse, lastSentStatus, sent, failed) => {
+  it.each<{ case: string; snsRefuses: boolean; sent: number; failed: number; lastSentStatus: 'firing' | null }>([
+    {
+      case: 'SNS accepts: marked sent, claim cleared',
+      snsRefuses: false,
+      sent: 1,
+      failed: 0,
+      lastSentStatus: 'firing',
+    },
+    {
+      case: 'SNS refuses: state advanced, page unsent (the next run sends it), claim cleared',
+      snsRefuses: true,
+      sent: 0,
+      failed: 1,
+      lastSentStatus: null,
+    },
+  ])('$case', async ({ snsRefuses, sent, failed, lastSentStatus }) => {
     const table = createMemoryStateTable();
-    const sns = notifier(refuse);
+    const sns = notifier(snsRefuses);
     const outcome = await commitTarget(
       table,
       sns,
@@ -88,13 +100,17 @@ describe('Function: commitTarget', () => {
       LEASE,
     );
     const item = (await table.loadMany([KEY])).get(KEY) as StoredState;
-    expect([outcome.sent.length, outcome.failed.length, outcome.writes, outcome.conflict]).toEqual([
-      sent,
-      failed,
-      2,
-      false,
-    ]);
-    expect([item.version, item.claim, item.state.alerts.fp?.lastSentStatus]).toEqual([2, null, lastSentStatus]);
+    expect({
+      sent: outcome.sent.length,
+      failed: outcome.failed.length,
+      writes: outcome.writes,
+      conflict: outcome.conflict,
+    }).toEqual({ sent, failed, writes: 2, conflict: false });
+    expect({ version: item.version, claim: item.claim, lastSentStatus: item.state.alerts.fp?.lastSentStatus }).toEqual({
+      version: 2,
+      claim: null,
+      lastSentStatus,
+    });
   });
 
   it('a run that read an older version claims nothing and publishes nothing', async () => {

@@ -288,53 +288,77 @@ describe('Function: parseRulesDocuments (grouping)', () => {
     'labels.g',
   ];
 
-  it.each([
+  type Grouping = { name: string; groupBy: string[]; groupIntervalMs: number };
+  type GroupingCase = { case: string; texts: string[]; expected: Grouping[] };
+  const readsGrouping = ({ texts, expected }: GroupingCase) => {
+    // Act
+    const rules = parseRulesDocuments(texts.map((text, i) => ({ source: `doc-${i + 1}`, text })));
+
+    // Assess
+    expect(rules.map(({ name, groupBy, groupIntervalMs }) => ({ name, groupBy, groupIntervalMs }))).toEqual(expected);
+  };
+
+  it.each<GroupingCase>([
     // Neither the rule nor its document says: one page per rule, updates every 5 minutes.
-    ['the built-in defaults', [groupingDoc([{ name: 'r' }])], [['r', ['rule'], 300_000]]],
+    {
+      case: 'the built-in defaults',
+      texts: [groupingDoc([{ name: 'r' }])],
+      expected: [{ name: 'r', groupBy: ['rule'], groupIntervalMs: 300_000 }],
+    },
+  ])('reads grouping, nothing said: $case', readsGrouping);
+
+  it.each<GroupingCase>([
     // An empty list pages each alert on its own.
-    ['[] (one page per alert)', [groupingDoc([{ name: 'r', groupBy: [] }])], [['r', [], 300_000]]],
-    [
-      'every field kind, labels.<name> among them, and a compound interval',
-      [groupingDoc([{ name: 'r', groupBy: ['target', 'labels.cluster', 'severity', 'rule'], groupInterval: '1h30m' }])],
-      [['r', ['target', 'labels.cluster', 'severity', 'rule'], 5_400_000]],
-    ],
+    {
+      case: '[] (one page per alert)',
+      texts: [groupingDoc([{ name: 'r', groupBy: [] }])],
+      expected: [{ name: 'r', groupBy: [], groupIntervalMs: 300_000 }],
+    },
+    {
+      case: 'every field kind, labels.<name> among them, and a compound interval',
+      texts: [
+        groupingDoc([{ name: 'r', groupBy: ['target', 'labels.cluster', 'severity', 'rule'], groupInterval: '1h30m' }]),
+      ],
+      expected: [{ name: 'r', groupBy: ['target', 'labels.cluster', 'severity', 'rule'], groupIntervalMs: 5_400_000 }],
+    },
     // A label name is any non-empty key, as target labels accept any key.
-    [
-      'a label name with dots',
-      [groupingDoc([{ name: 'r', groupBy: ['labels.team.tier'] }])],
-      [['r', ['labels.team.tier'], 300_000]],
-    ],
-    ['ten fields (the most)', [groupingDoc([{ name: 'r', groupBy: TEN }])], [['r', TEN, 300_000]]],
-    [
-      "the document's defaults, and a rule's own fields winning over them one by one",
-      [
+    {
+      case: 'a label name with dots',
+      texts: [groupingDoc([{ name: 'r', groupBy: ['labels.team.tier'] }])],
+      expected: [{ name: 'r', groupBy: ['labels.team.tier'], groupIntervalMs: 300_000 }],
+    },
+    {
+      case: 'ten fields (the most)',
+      texts: [groupingDoc([{ name: 'r', groupBy: TEN }])],
+      expected: [{ name: 'r', groupBy: TEN, groupIntervalMs: 300_000 }],
+    },
+  ])("reads grouping, the rule's own fields: $case", readsGrouping);
+
+  it.each<GroupingCase>([
+    {
+      case: "the document's defaults, and a rule's own fields winning over them one by one",
+      texts: [
         groupingDoc(
           [{ name: 'plain' }, { name: 'own-group-by', groupBy: [] }, { name: 'own-interval', groupInterval: '30s' }],
           { groupBy: ['labels.cluster'], groupInterval: '10m' },
         ),
       ],
-      [
-        ['plain', ['labels.cluster'], 600_000],
-        ['own-group-by', [], 600_000],
-        ['own-interval', ['labels.cluster'], 30_000],
+      expected: [
+        { name: 'plain', groupBy: ['labels.cluster'], groupIntervalMs: 600_000 },
+        { name: 'own-group-by', groupBy: [], groupIntervalMs: 600_000 },
+        { name: 'own-interval', groupBy: ['labels.cluster'], groupIntervalMs: 30_000 },
       ],
-    ],
+    },
     // Defaults belong to their document: the next document's rules keep the built-in ones.
-    [
-      "one document's defaults, not another's",
-      [groupingDoc([{ name: 'a' }], { groupBy: ['target'], groupInterval: '1m' }), groupingDoc([{ name: 'b' }])],
-      [
-        ['a', ['target'], 60_000],
-        ['b', ['rule'], 300_000],
+    {
+      case: "one document's defaults, not another's",
+      texts: [groupingDoc([{ name: 'a' }], { groupBy: ['target'], groupInterval: '1m' }), groupingDoc([{ name: 'b' }])],
+      expected: [
+        { name: 'a', groupBy: ['target'], groupIntervalMs: 60_000 },
+        { name: 'b', groupBy: ['rule'], groupIntervalMs: 300_000 },
       ],
-    ],
-  ] as Array<[string, string[], Array<[string, string[], number]>]>)('reads grouping: %s', (_, texts, expected) => {
-    // Act
-    const rules = parseRulesDocuments(texts.map((text, i) => ({ source: `doc-${i + 1}`, text })));
-
-    // Assess
-    expect(rules.map((r) => [r.name, r.groupBy, r.groupIntervalMs])).toEqual(expected);
-  });
+    },
+  ])("reads grouping, a document's defaults: $case", readsGrouping);
 
   const ruleProblem = (field: string, message: string) => ({ source: 'g', rule: 'r', field, message });
   const documentProblem = (field: string, message: string) => ({ source: 'g', rule: null, field, message });
