@@ -591,9 +591,10 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * Known counterexample, left out (src/ not changed here): two overlapping runs of different
- * containers both send the configuration alert's FIRING page with one order, no fault between
- * (seed 572861065 with addRule's for/keepFiringFor generators; replayed as a scenario in the
- * model test). Its equal orders are let through; a lower order is still a violation.
+ * containers, one still holding the valid configuration in its cache and one reading it invalid,
+ * send the configuration alert's RESOLVED and FIRING pages with one order, no fault between
+ * (seed 572861065: run on container 2; configuration broken; run on 0; overlap of 2 and 0).
+ * Its equal orders are let through; a lower order is still a violation.
  */
 const CONFIGURATION_DUPLICATES = /^alert [^/]+\/configuration$/;
 
