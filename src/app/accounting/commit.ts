@@ -206,6 +206,12 @@ async function recoverClaim(
   return { ...outcome, writes: outcome.writes + 1 };
 }
 
+/** `state` keeping the item's `lastOrder` (the evaluation does not carry it). */
+function withLastOrder(state: TargetState, lastOrder: number | undefined): TargetState {
+  const newest = Math.max(state.lastOrder ?? 0, lastOrder ?? 0);
+  return newest === 0 ? state : { ...state, lastOrder: newest };
+}
+
 /**
  * Claim, publish and commit one item's evaluation (or write it plainly when there is nothing to
  * publish and `write` says so).
@@ -230,7 +236,11 @@ async function commitTarget(
       return { ...emptyOutcome(null), conflict: !ok, writes: 1 };
     }
     if (!commit.write) return emptyOutcome(loaded);
-    const written = { state: next, claim: null, generation: generationOf(loaded) };
+    const written = {
+      state: withLastOrder(next, loaded?.state.lastOrder),
+      claim: null,
+      generation: generationOf(loaded),
+    };
     const ok = await table.put(key, written, expected, now);
     return {
       ...emptyOutcome(ok ? { version: (expected ?? 0) + 1, ...written } : null),
@@ -240,7 +250,8 @@ async function commitTarget(
   }
   // Each page's order, from its alert's record as the table holds it (issue 21's page order).
   const ordered = notifications.map((notification) => {
-    const order = nextOrder(loaded?.state.alerts[notification.fingerprint]?.order, now);
+    const record = loaded?.state.alerts[notification.fingerprint];
+    const order = nextOrder(Math.max(record?.order ?? 0, loaded?.state.lastOrder ?? 0), now);
     return withOrder(notification, order);
   });
   const orderOf = (page: Notification) => page.payload.order as number;
@@ -260,7 +271,7 @@ async function commitTarget(
     if (record !== undefined) unsent.alerts[page.fingerprint] = { ...record, order: orderOf(page) };
   }
   const claimed = {
-    state: unsent,
+    state: withLastOrder(unsent, Math.max(loaded?.state.lastOrder ?? 0, ...ordered.map(orderOf))),
     claim,
     generation: generationOf(loaded),
   };

@@ -69,6 +69,12 @@ interface TargetState {
   counters: Counters | null;
   alerts: Record<string, AlertRecord>;
   /**
+   * The order of the newest page claimed for any alert of this item (epoch ms, a hybrid logical
+   * clock), so a page about an alert whose record left the state still orders after the pages
+   * before it (the configuration alert drops its record on resolve). Kept by the accounting.
+   */
+  lastOrder?: number;
+  /**
    * Free slots of the successful evaluations of the last 10 minutes, for `minutes_to_exhaustion`.
    * Kept where the state is kept between runs: the CLI's `--state` file; in AWS only the warm
    * container (never the table), so a cold start begins without.

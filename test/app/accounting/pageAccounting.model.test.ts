@@ -22,9 +22,6 @@
  *    page's order (a consumer drops it as not newer).
  * Rules added by a sequence may wait `for` and keep firing for `keepFiringFor` (one or two runs):
  * a pending alert owes nothing (its latest page must not be FIRING), a kept one may be either.
- * Known counterexample (src/ unchanged): an overlap of a container still holding the valid
- * configuration and one reading it broken sends the configuration alert's RESOLVED and FIRING
- * pages with one order (seed 572861065); equal orders of that alert are let through.
  * Most sequences use the memory table (same conditional semantics as DynamoDB); some use dynalite.
  * `npm run soak` runs many more (SOAK_SEQUENCES).
  */
@@ -208,6 +205,24 @@ describe('page accounting under random runs, faults and configuration changes', 
       'a0/r0 firing 2026-11-22T12:00:00.000Z', // the dead run's page, replayed
       'a0/r0 resolved 2026-11-22T12:01:00.000Z', // the removal's resolve, once
     ]);
+  });
+
+  it("the configuration alert's pages from two containers in one tick carry increasing orders", async () => {
+    // Found by the model (seed 572861065 with 3,000 sequences): the configuration alert drops its
+    // record when it resolves, so a container whose cache still held the valid configuration sent
+    // RESOLVED and another, reading it broken in the same tick, sent FIRING with the same order
+    // (both max(now, nothing + 1)); a forwarder would have kept whichever came first. The item now
+    // keeps the newest order it claimed (`lastOrder`), so the FIRING orders after the RESOLVED.
+    const commands: Command[] = [
+      { kind: 'run', container: 0, crash: null, snsFailures: 0, dynamoFailures: 0, jitter: [] },
+      { kind: 'breakConfig', broken: true },
+      { kind: 'run', container: 0, crash: null, snsFailures: 0, dynamoFailures: 0, jitter: [] },
+      { kind: 'renameRule', index: 0 },
+      { kind: 'overlap', containerA: 0, containerB: 0, crashA: null, crashB: null, jitterA: [], jitterB: [] },
+      { kind: 'fetchFails', target: 0, failing: false },
+      { kind: 'overlap', containerA: 1, containerB: 1, crashA: null, crashB: null, jitterA: [1], jitterB: [] },
+    ];
+    expect((await runSequence(commands, 'clear')).violations).toEqual([]);
   });
 
   it('two overlapping runs applying a removal never drop the resolve one of them still owes', async () => {
