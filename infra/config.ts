@@ -115,16 +115,19 @@ interface IntegerRange {
   min: number;
   max: number;
   default: number;
+  /** A word the option also takes (read by its caller), named in the problem: `auto`. */
+  orWord?: string;
 }
 
 /** Reads whole-number context values in a range; a bad one is listed in `problems` and its default kept. */
 function integerReader(get: Lookup, problems: string[]) {
-  return (key: string, { min, max, default: fallback }: IntegerRange): number => {
+  return (key: string, { min, max, default: fallback, orWord }: IntegerRange): number => {
     const raw = get(key);
     if (raw === undefined) return fallback;
     const value = Number(raw);
     if (Number.isInteger(value) && value >= min && value <= max) return value;
-    problems.push(`${key}: expected an integer from ${min} to ${max}, found ${JSON.stringify(raw)}`);
+    const expected = `${orWord === undefined ? '' : `${orWord} or `}an integer from ${min} to ${max}`;
+    problems.push(`${key}: expected ${expected}, found ${JSON.stringify(raw)}`);
     return fallback;
   };
 }
@@ -207,15 +210,7 @@ function readConfig(get: Lookup): AlertsConfig {
   c.scheduleMinutes = int('scheduleMinutes', { min: 1, max: 60, default: c.scheduleMinutes });
   // `auto`: chosen below from the seeded targets, once they are read.
   const memoryAuto = get('memoryMb') === 'auto';
-  if (!memoryAuto) {
-    const memory = integerReader(get, []);
-    const memoryMb = memory('memoryMb', { min: 128, max: 10240, default: Number.NaN });
-    if (Number.isNaN(memoryMb) && get('memoryMb') !== undefined)
-      problems.push(
-        `memoryMb: expected auto or an integer from 128 to 10240, found ${JSON.stringify(get('memoryMb'))}`,
-      );
-    else if (!Number.isNaN(memoryMb)) c.memoryMb = memoryMb;
-  }
+  if (!memoryAuto) c.memoryMb = int('memoryMb', { min: 128, max: 10240, default: c.memoryMb, orWord: 'auto' });
   c.timeoutSeconds = int('timeoutSeconds', { min: 5, max: 900, default: c.timeoutSeconds });
   if (c.timeoutSeconds > c.scheduleMinutes * 60) {
     problems.push(
