@@ -8,7 +8,7 @@ import type { SNSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSnsNotifier } from '../../src/adapters/snsNotifier.ts';
 import { fingerprint } from '../../src/core/alerts/fingerprint.ts';
-import { addToGroup, type GroupState, groupId, groupRefOf, markPaged, pagedOf } from '../../src/core/alerts/group.ts';
+import { groupId, groupRefOf, markPaged, pagedOf } from '../../src/core/alerts/group.ts';
 import { stepAlert } from '../../src/core/alerts/step.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import { MAX_GROUP_MEMBERS } from '../../src/core/constants.ts';
@@ -16,6 +16,7 @@ import { buildNotification } from '../../src/core/notify/build.ts';
 import { buildGroupPages } from '../../src/core/notify/groupPage.ts';
 import { parseRulesDocuments } from '../../src/core/rules/document.ts';
 import type { Rule } from '../../src/core/rules/types.ts';
+import { handOver } from '../core/support/groups.ts';
 import { loadReport } from '../core/support/reports.ts';
 import { synthFunction } from '../support/bundle.ts';
 import {
@@ -85,25 +86,6 @@ function ownPage(alert: ReturnType<typeof stepAlert>, reason: 'first' | 'resolve
       RULE.groupIntervalMs,
     ),
   };
-}
-
-/** The group after `pages` were handed over to it at `now` (as `GroupInbox` does). */
-function handOver(group: GroupState | null, pages: readonly Notification[], now: Date): GroupState {
-  let next = group;
-  for (const page of pages) {
-    if (page.group == null) throw new Error(`expected ${page.subject} to join a group, found it on its own`);
-    const { fingerprint: fp, status, subject, message, payload } = page;
-    next = addToGroup(
-      next,
-      page.group,
-      page,
-      { fingerprint: fp, status, subject, message, payload },
-      now,
-      MAX_GROUP_MEMBERS,
-    );
-  }
-  if (next === null) throw new Error('expected a group, found none');
-  return next;
 }
 
 /**

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../../src/core/alerts/fingerprint.ts';
-import { addToGroup, type GroupState, groupRefOf, markPaged, pagedOf } from '../../../src/core/alerts/group.ts';
+import { groupRefOf, markPaged, pagedOf } from '../../../src/core/alerts/group.ts';
 import { stepAlert } from '../../../src/core/alerts/step.ts';
 import type { Notification } from '../../../src/core/alerts/types.ts';
-import { MAX_GROUP_MEMBERS } from '../../../src/core/constants.ts';
 import { buildNotification } from '../../../src/core/notify/build.ts';
 import { buildGroupPages } from '../../../src/core/notify/groupPage.ts';
 import {
@@ -17,6 +16,7 @@ import {
 } from '../../../src/core/notify/pagerDuty.ts';
 import { parseRulesDocuments } from '../../../src/core/rules/document.ts';
 import type { Observation, Rule } from '../../../src/core/rules/types.ts';
+import { handOver } from '../support/groups.ts';
 import { loadReport } from '../support/reports.ts';
 
 const KEY = 'R0UT1NGKEY0000000000000000000000';
@@ -257,25 +257,6 @@ function grouped(n: Notification): Notification {
       IDLE.groupIntervalMs,
     ),
   };
-}
-
-/** The group after `pages` were handed over (as the monitor's group inbox does). */
-function handOver(group: GroupState | null, pages: readonly Notification[], now: Date): GroupState {
-  let next = group;
-  for (const page of pages) {
-    if (page.group == null) throw new Error('expected a grouped page');
-    const { fingerprint: fp, status, subject, message, payload } = page;
-    next = addToGroup(
-      next,
-      page.group,
-      page,
-      { fingerprint: fp, status, subject, message, payload },
-      now,
-      MAX_GROUP_MEMBERS,
-    );
-  }
-  if (next === null) throw new Error('expected a group');
-  return next;
 }
 
 /** The group's pages as the monitor sends them: web-1 alone first, then web-1..web-3, then all resolved. */
