@@ -19,7 +19,6 @@ const CharCodes = {
   Digit9: 0x39,
   Colon: 0x3a,
   Question: 0x3f,
-  At: 0x40,
   UpperA: 0x41,
   UpperZ: 0x5a,
   Backslash: 0x5c,

@@ -18,18 +18,11 @@ type TextUse = (typeof TEXT_USES)[keyof typeof TEXT_USES];
 
 const CharCodes = {
   Space: 0x20,
-  Quote: 0x22,
-  Hash: 0x23,
-  Apostrophe: 0x27,
   Dash: 0x2d,
   Dot: 0x2e,
-  Slash: 0x2f,
   Digit0: 0x30,
   Digit9: 0x39,
   Colon: 0x3a,
-  Gt: 0x3e,
-  Question: 0x3f,
-  At: 0x40,
   UpperA: 0x41,
   UpperZ: 0x5a,
   Underscore: 0x5f,
