@@ -77,8 +77,11 @@ function checkSslCache(cache: SslCache, warnings: string[]): SslCache | null {
   return null;
 }
 
+/** A slot's numbers: a `Slot`, or a row's numbers read before its slot is built. */
+type SlotNumbers = Pick<Slot, 'pid' | 'acc' | 'cpu' | 'ss' | 'reqMs' | 'durMs' | 'connKB' | 'childMB' | 'slotMB'>;
+
 /** Whether every number of the slot is finite and >= 0 (the usual case, checked without loops). */
-function allGood(s: Slot): boolean {
+function allGood(s: SlotNumbers): boolean {
   return (
     isGood(s.ss) &&
     isGood(s.reqMs) &&
@@ -192,4 +195,4 @@ function checkReport(report: StatusReport): StatusReport {
   return report;
 }
 
-export { checkReport, MAX_WARNINGS };
+export { allGood, checkReport, MAX_WARNINGS };

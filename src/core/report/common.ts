@@ -279,14 +279,19 @@ function srvPosition(srv: string): number {
 
 /** The number before `-` in Srv (a prefork slot's position); null when Srv does not start with 1 to 15 digits. */
 function positionOf(srv: string): number | null {
+  return positionIn(srv, 0, srv.length);
+}
+
+/** `positionOf` of the text `[start, end)`, read without slicing it. */
+function positionIn(text: string, start: number, end: number): number | null {
   let n = 0;
-  let i = 0;
-  for (; i < srv.length; i++) {
-    const c = srv.charCodeAt(i);
+  let i = start;
+  for (; i < end; i++) {
+    const c = text.charCodeAt(i);
     if (c < 0x30 || c > 0x39) break;
     n = n * 10 + (c - 0x30);
   }
-  return i === 0 || i > 15 ? null : n;
+  return i === start || i - start > 15 ? null : n;
 }
 
 /**
@@ -335,6 +340,7 @@ export {
   modeIndexOf,
   PROTOCOL_TAIL,
   parseAprNumber,
+  positionIn,
   positionOf,
   readHeaderSentence,
   readSslCacheText,

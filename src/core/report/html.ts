@@ -21,7 +21,7 @@ import {
 import { isProcessTableHeader, ProcessTableReader } from './eventProcesses.ts';
 import { readNotableSlots } from './htmlNotable.ts';
 import { type ScanHandler, scanHtml, tagId } from './htmlScanner.ts';
-import { type ColumnMap, mapColumns, RowCells, readSlotRow } from './htmlSlots.ts';
+import { type ColumnMap, mapColumns, RowCells, RowNumbers, readSlotRow } from './htmlSlots.ts';
 import type { LegendEntry, ModeCounts, ServerInfo, Slot, SslCache, StatusReport } from './types.ts';
 
 const EXPECTED = 'an Apache server-status HTML page with a scoreboard of mode characters in a <pre> block';
@@ -102,6 +102,7 @@ class HtmlReportBuilder implements ScanHandler {
   rowOpen = false;
   cellOpen = false;
   readonly cells = new RowCells();
+  readonly numbers = new RowNumbers();
   slotTableSeen = false;
   columns: ColumnMap | null = null;
   width = 0;
@@ -276,7 +277,7 @@ class HtmlReportBuilder implements ScanHandler {
       if (cells.allHeaders()) return;
       this.row++;
       if (this.columns === null || this.slots === null) return;
-      const slot = readSlotRow(this.text, cells, this.columns, this.width, this.row, this.warnings);
+      const slot = readSlotRow(this.text, cells, this.columns, this.width, this.row, this.warnings, this.numbers);
       if (slot !== null) this.slots.push(slot);
     } else if (this.tableKind === TableKind.Processes) {
       const texts = Array.from({ length: cells.count }, (_, i) => cells.text(this.text, i).trim());

@@ -66,20 +66,18 @@ class RowCells {
     return parseAprNumber(this.raw(text, i)) ?? Number.NaN;
   }
 
-  /** The cell as `a/b/c` (Acc); `null` unless it is three numbers. */
-  acc(text: string, i: number): [number, number, number] | null {
-    if (this.runs[i] !== 1) return null;
+  /** The cell as `a/b/c` (Acc) into `out`; false (`out` unspecified) unless it is three numbers. */
+  accInto(text: string, i: number, out: [number, number, number]): boolean {
+    if (this.runs[i] !== 1) return false;
     const start = this.start[i] as number;
     const end = this.end[i] as number;
     const slash1 = text.indexOf('/', start);
     const slash2 = slash1 < 0 ? -1 : text.indexOf('/', slash1 + 1);
-    if (slash2 < 0 || slash2 >= end) return null;
-    const acc: [number, number, number] = [
-      rangeNumber(text, start, slash1),
-      rangeNumber(text, slash1 + 1, slash2),
-      rangeNumber(text, slash2 + 1, end),
-    ];
-    return Number.isNaN(acc[0] + acc[1] + acc[2]) ? null : acc;
+    if (slash2 < 0 || slash2 >= end) return false;
+    out[0] = rangeNumber(text, start, slash1);
+    out[1] = rangeNumber(text, slash1 + 1, slash2);
+    out[2] = rangeNumber(text, slash2 + 1, end);
+    return !Number.isNaN(out[0] + out[1] + out[2]);
   }
 
   /** Whether every cell is a `<th>`. */
@@ -159,6 +157,48 @@ function badNumber(text: string, cells: RowCells, columns: ColumnMap): string {
 }
 
 /**
+ * A row's numbers, read into reused fields: the eager build (`readSlotRow`) and the row check of
+ * the lazy table (`htmlSlotRows.ts`) read them the same way. `acc` is overwritten by the next row.
+ */
+class RowNumbers {
+  pid: number | null = null;
+  readonly acc: [number, number, number] = [0, 0, 0];
+  cpu: number | null = null;
+  ss = 0;
+  reqMs = 0;
+  durMs: number | null = null;
+  connKB = 0;
+  childMB = 0;
+  slotMB = 0;
+
+  /** Read the row's numbers; false when one is not a number (`readSlotRow` warns and skips the row). */
+  read(text: string, cells: RowCells, columns: ColumnMap): boolean {
+    let pid: number | null = cells.number(text, columns.PID);
+    if (Number.isNaN(pid) && cells.raw(text, columns.PID) === '-') pid = null;
+    this.pid = pid;
+    const accOk = cells.accInto(text, columns.Acc, this.acc);
+    this.cpu = columns.CPU < 0 ? null : cells.number(text, columns.CPU);
+    this.ss = cells.number(text, columns.SS);
+    this.reqMs = cells.number(text, columns.Req);
+    this.durMs = columns.Dur < 0 ? null : cells.number(text, columns.Dur);
+    this.connKB = cells.number(text, columns.Conn);
+    this.childMB = cells.number(text, columns.Child);
+    this.slotMB = cells.number(text, columns.Slot);
+    // One sum tells whether any number failed; the slow path (`badNumber`) finds which, for the warning.
+    const sum =
+      (pid ?? 0) +
+      (this.cpu ?? 0) +
+      this.ss +
+      this.reqMs +
+      (this.durMs ?? 0) +
+      this.connKB +
+      this.childMB +
+      this.slotMB;
+    return accOk && !Number.isNaN(sum);
+  }
+}
+
+/**
  * One row of the slot table as a `Slot`, or `null` (with a warning naming the row) when a cell
  * cannot be read. `row` counts the table's data rows from 1.
  */
@@ -169,6 +209,7 @@ function readSlotRow(
   width: number,
   row: number,
   warnings: string[],
+  numbers = new RowNumbers(),
 ): Slot | null {
   const srv = cells.raw(text, columns.Srv);
   if (cells.count !== width) {
@@ -177,18 +218,7 @@ function readSlotRow(
     );
     return null;
   }
-  let pid: number | null = cells.number(text, columns.PID);
-  if (Number.isNaN(pid) && cells.raw(text, columns.PID) === '-') pid = null;
-  const acc = cells.acc(text, columns.Acc);
-  const cpu = columns.CPU < 0 ? null : cells.number(text, columns.CPU);
-  const ss = cells.number(text, columns.SS);
-  const reqMs = cells.number(text, columns.Req);
-  const durMs = columns.Dur < 0 ? null : cells.number(text, columns.Dur);
-  const connKB = cells.number(text, columns.Conn);
-  const childMB = cells.number(text, columns.Child);
-  const slotMB = cells.number(text, columns.Slot);
-  // One sum tells whether any number failed; the slow path finds which, for the warning.
-  if (acc === null || Number.isNaN((pid ?? 0) + (cpu ?? 0) + ss + reqMs + (durMs ?? 0) + connKB + childMB + slotMB)) {
+  if (!numbers.read(text, cells, columns)) {
     warnings.push(
       `slot table row ${row} (Srv ${JSON.stringify(srv)}): ${badNumber(text, cells, columns)}; row skipped`,
     );
@@ -201,18 +231,19 @@ function readSlotRow(
     );
   }
   const request = cells.text(text, columns.Request);
+  const { acc } = numbers;
   return {
     srv,
-    pid,
-    acc,
+    pid: numbers.pid,
+    acc: [acc[0], acc[1], acc[2]],
     mode,
-    cpu,
-    ss,
-    reqMs,
-    durMs,
-    connKB,
-    childMB,
-    slotMB,
+    cpu: numbers.cpu,
+    ss: numbers.ss,
+    reqMs: numbers.reqMs,
+    durMs: numbers.durMs,
+    connKB: numbers.connKB,
+    childMB: numbers.childMB,
+    slotMB: numbers.slotMB,
     client: cells.text(text, columns.Client),
     protocol: columns.Protocol < 0 ? null : cells.text(text, columns.Protocol),
     vhost: cells.text(text, columns.VHost),
@@ -222,4 +253,4 @@ function readSlotRow(
 }
 
 export type { ColumnMap };
-export { mapColumns, RowCells, readSlotRow };
+export { MAX_CELLS, mapColumns, RowCells, RowNumbers, readSlotRow };
