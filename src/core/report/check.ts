@@ -10,6 +10,7 @@
  * - the warnings themselves are capped.
  */
 import { positionOf } from './common.ts';
+import { slotsPending } from './lazySlots.ts';
 import type { Slot, SslCache, StatusReport } from './types.ts';
 
 /** Warnings kept per report; the rest are counted in a last one. */
@@ -190,7 +191,8 @@ function checkReport(report: StatusReport): StatusReport {
   if (extra.connections) nullBadNumbers(extra.connections, 'connections', warnings);
   for (const [i, process] of (extra.processes ?? []).entries()) nullBadNumbers(process, `processes[${i}]`, warnings);
   if (report.sslCache !== null) report.sslCache = checkSslCache(report.sslCache, warnings);
-  if (report.slots !== null) report.slots = checkSlots(report.slots, report, warnings);
+  // Pending slots passed these checks in the parse (`SlotRows.fitsScoreboard`): reading them would build them.
+  if (!slotsPending(report) && report.slots !== null) report.slots = checkSlots(report.slots, report, warnings);
   capWarnings(warnings);
   return report;
 }

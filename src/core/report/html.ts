@@ -21,7 +21,9 @@ import {
 import { isProcessTableHeader, ProcessTableReader } from './eventProcesses.ts';
 import { readNotableSlots } from './htmlNotable.ts';
 import { type ScanHandler, scanHtml, tagId } from './htmlScanner.ts';
+import { SlotRows } from './htmlSlotRows.ts';
 import { type ColumnMap, mapColumns, RowCells, RowNumbers, readSlotRow } from './htmlSlots.ts';
+import { withLazySlots } from './lazySlots.ts';
 import type { LegendEntry, ModeCounts, ServerInfo, Slot, SslCache, StatusReport } from './types.ts';
 
 const EXPECTED = 'an Apache server-status HTML page with a scoreboard of mode characters in a <pre> block';
@@ -108,6 +110,8 @@ class HtmlReportBuilder implements ScanHandler {
   width = 0;
   row = 0;
   slots: Slot[] | null = null;
+  /** The slot table's rows while every one is clean: `slots` stays empty, built on first read. */
+  rows: SlotRows | null = null;
   legend: LegendEntry[] | null = null;
   processTable: ProcessTableReader | null = null; // the event MPM's, before the scoreboard
 
@@ -277,6 +281,10 @@ class HtmlReportBuilder implements ScanHandler {
       if (cells.allHeaders()) return;
       this.row++;
       if (this.columns === null || this.slots === null) return;
+      if (this.rows !== null) {
+        if (this.rows.add(cells, this.numbers)) return;
+        this.buildRows(); // this row warns: the slots so far are built, the rest as they are read
+      }
       const slot = readSlotRow(this.text, cells, this.columns, this.width, this.row, this.warnings, this.numbers);
       if (slot !== null) this.slots.push(slot);
     } else if (this.tableKind === TableKind.Processes) {
@@ -287,6 +295,12 @@ class HtmlReportBuilder implements ScanHandler {
         this.legend?.push({ abbreviation: cells.text(this.text, 0), meaning: cells.text(this.text, 1) });
       }
     }
+  }
+
+  /** The recorded rows as slots, from now on read eagerly. */
+  private buildRows(): void {
+    this.slots = this.rows?.build() ?? this.slots;
+    this.rows = null;
   }
 
   /** Decide from a table's first row what it is: the slot table, its legend, or something else. */
@@ -300,6 +314,7 @@ class HtmlReportBuilder implements ScanHandler {
       this.width = names.length;
       this.columns = mapColumns(names, this.warnings);
       if (this.columns !== null) this.slots = [];
+      if (this.columns !== null && SlotRows.fits(this.width)) this.rows = new SlotRows(text, this.columns, this.width);
       return TableKind.Slots;
     }
     if (this.processTable === null && this.scoreboard === null && cells.allHeaders()) {
@@ -327,6 +342,7 @@ class HtmlReportBuilder implements ScanHandler {
       warnings.push(`the page ends inside the slot table${lost}`);
     }
     if (this.sslStart >= 0) this.finishSsl(this.text.length);
+    if (this.rows?.fitsScoreboard(scoreboard, this.server.mpm === 'prefork') === false) this.buildRows();
     let slots = this.slots;
     if (slots === null && this.notableStart >= 0) {
       const end = this.notableEnd < 0 ? this.text.length : this.notableEnd;
@@ -336,7 +352,7 @@ class HtmlReportBuilder implements ScanHandler {
     const processTable = this.processTable?.finish() ?? null;
     this.server.processes = processTable?.processCount ?? null;
     this.server.stoppingProcesses = processTable?.stoppingCount ?? null;
-    return {
+    const report: StatusReport = {
       format: 'html',
       server: this.server,
       scoreboard,
@@ -348,6 +364,7 @@ class HtmlReportBuilder implements ScanHandler {
       processes: processTable?.processes ?? null,
       warnings,
     };
+    return this.rows === null ? report : withLazySlots(report, this.rows);
   }
 }
 

@@ -2,7 +2,8 @@
  * Computes the catalogue's metrics for one observation. Counter metrics use the delta since the
  * previous good report of the target and detect restarts (counters or uptime going down).
  */
-import type { ModeChar, Slot, StatusReport } from '../report/types.ts';
+import { type SlotBrief, slotBriefOf } from '../report/lazySlots.ts';
+import type { ModeChar, StatusReport } from '../report/types.ts';
 import type { ForecastResult } from './forecast.ts';
 import { BUSY_MODES, CONNECTION_METRICS, countsMode, SLOT_MODES } from './metrics.ts';
 import type { Counters, Observation } from './types.ts';
@@ -123,19 +124,23 @@ function bump(counts: Map<string, number>, key: string): number {
 }
 
 /**
- * One walk over the slots for every figure the table gives: no busy-slot array, no second walk.
- * Slots still reading a request have no vhost yet: they count as busy but belong to no vhost.
+ * One walk over the slots for every figure the table gives: no busy-slot array, no second walk,
+ * and no slot built where the parse left them pending (`slotBriefOf`). Slots still reading a
+ * request have no vhost yet: they count as busy but belong to no vhost.
  */
-function slotFigures(slots: readonly Slot[]): SlotFigures {
+function slotFigures(slots: SlotBrief): SlotFigures {
   const clients = new Map<string, number>();
   const vhosts = new Map<string, number>();
   const figures: SlotFigures = { busy: 0, topClient: 0, topVhost: 0, oldestSending: 0 };
-  for (const s of slots) {
-    if (s.mode === 'W' && s.ss > figures.oldestSending) figures.oldestSending = s.ss;
-    if (!countsMode(BUSY_MODES, s.mode)) continue;
+  for (let i = 0; i < slots.count; i++) {
+    const mode = slots.mode(i);
+    if (mode === 'W' && slots.ss(i) > figures.oldestSending) figures.oldestSending = slots.ss(i);
+    if (!countsMode(BUSY_MODES, mode)) continue;
     figures.busy++;
-    if (s.client !== '') figures.topClient = Math.max(figures.topClient, bump(clients, s.client));
-    if (s.vhost !== '') figures.topVhost = Math.max(figures.topVhost, bump(vhosts, s.vhost));
+    const client = slots.client(i);
+    if (client !== '') figures.topClient = Math.max(figures.topClient, bump(clients, client));
+    const vhost = slots.vhost(i);
+    if (vhost !== '') figures.topVhost = Math.max(figures.topVhost, bump(vhosts, vhost));
   }
   return figures;
 }
@@ -224,7 +229,8 @@ function computeMetrics(input: MetricInput): Map<string, MetricResult> {
   out.set('target_up', value(1));
   slotMetrics(report, input.maxRequestWorkers ?? null, out);
   connectionMetrics(report, out);
-  const figures = report.slots === null ? null : slotFigures(report.slots);
+  const brief = slotBriefOf(report);
+  const figures = brief === null ? null : slotFigures(brief);
   topShare(figures, 'client', out);
   topShare(figures, 'vhost', out);
   out.set('oldest_busy_request_seconds', oldestRequest(figures));

@@ -1,0 +1,173 @@
+/**
+ * The HTML page's slot table recorded row by row during the one pass, for `withLazySlots`: each
+ * cell's range in the page, and what the checks and the metrics need (M, SS, the scoreboard
+ * position, whether every number is possible). Only rows the eager build takes without a warning
+ * are recorded (`add` says false for any other: the parser then builds the slots as it reads
+ * them); `fitsScoreboard` tells, once the page is read, whether the table-wide checks would
+ * warn. The slots are built by the eager build's own `readSlotRow`, so they are the same.
+ */
+import { allGood } from './check.ts';
+import { modeIndexOf, positionIn, positionOf } from './common.ts';
+import { RowCells as Cells, type ColumnMap, MAX_CELLS, type RowCells, RowNumbers, readSlotRow } from './htmlSlots.ts';
+import type { PendingSlots } from './lazySlots.ts';
+import { MODE_SET, type Slot } from './types.ts';
+
+/** Per cell of a row: start, end, runs (see `RowCells`). */
+const PER_CELL = 3;
+
+/** The mode character code of the row's M cell, or -1 when it is none of the 11. */
+function modeCodeOf(text: string, cells: RowCells, i: number): number {
+  const start = cells.start[i] as number;
+  if (cells.runs[i] === 1 && cells.end[i] === start + 1) {
+    const code = text.charCodeAt(start);
+    return modeIndexOf(code) >= 0 ? code : -1;
+  }
+  const raw = cells.raw(text, i);
+  return MODE_SET.has(raw) ? raw.charCodeAt(0) : -1;
+}
+
+/** The scoreboard position Srv names (`positionOf`), or -1 when it names none. */
+function srvPositionOf(text: string, cells: RowCells, i: number): number {
+  const position =
+    cells.runs[i] === 1
+      ? positionIn(text, cells.start[i] as number, cells.end[i] as number)
+      : positionOf(cells.raw(text, i));
+  return position ?? -1;
+}
+
+class SlotRows implements PendingSlots {
+  count = 0;
+  /** False once a recorded row holds an impossible number (the report check would null or drop it). */
+  numbersGood = true;
+  private ranges: Int32Array;
+  private modes: Uint8Array;
+  private sss: Float64Array;
+  private positions: Int32Array;
+  private readonly cells = new Cells();
+  private readonly numbers = new RowNumbers();
+
+  /** Whether a table `width` cells wide can be recorded (cells past `MAX_CELLS` are not kept). */
+  static fits(width: number): boolean {
+    return width <= MAX_CELLS;
+  }
+
+  private readonly text: string;
+  private readonly columns: ColumnMap;
+  private readonly width: number;
+
+  constructor(text: string, columns: ColumnMap, width: number, capacity = 64) {
+    this.text = text;
+    this.columns = columns;
+    this.width = width;
+    this.ranges = new Int32Array(capacity * width * PER_CELL);
+    this.modes = new Uint8Array(capacity);
+    this.sss = new Float64Array(capacity);
+    this.positions = new Int32Array(capacity);
+  }
+
+  /** Record the row when the eager build takes it without a warning; false (nothing recorded) otherwise. */
+  add(cells: RowCells, numbers: RowNumbers): boolean {
+    const { text, columns, width } = this;
+    if (cells.count !== width || !numbers.read(text, cells, columns)) return false;
+    const mode = modeCodeOf(text, cells, columns.M);
+    if (mode < 0) return false;
+    const row = this.count++;
+    if (row === this.modes.length) this.grow();
+    const ranges = this.ranges;
+    let at = row * width * PER_CELL;
+    for (let i = 0; i < width; i++, at += PER_CELL) {
+      ranges[at] = cells.start[i] as number;
+      ranges[at + 1] = cells.end[i] as number;
+      ranges[at + 2] = cells.runs[i] as number;
+    }
+    this.modes[row] = mode;
+    this.sss[row] = numbers.ss;
+    this.positions[row] = srvPositionOf(text, cells, columns.Srv);
+    if (this.numbersGood && !allGood(numbers)) this.numbersGood = false;
+    return true;
+  }
+
+  private grow(): void {
+    const capacity = this.modes.length * 2;
+    const ranges = new Int32Array(capacity * this.width * PER_CELL);
+    ranges.set(this.ranges);
+    this.ranges = ranges;
+    const modes = new Uint8Array(capacity);
+    modes.set(this.modes);
+    this.modes = modes;
+    const sss = new Float64Array(capacity);
+    sss.set(this.sss);
+    this.sss = sss;
+    const positions = new Int32Array(capacity);
+    positions.set(this.positions);
+    this.positions = positions;
+  }
+
+  /**
+   * Whether the report check and the M-against-scoreboard check keep every row as it is, without
+   * a warning: every number possible, no more rows than positions, and under prefork each Srv a
+   * distinct position on the scoreboard whose character is the row's M.
+   */
+  fitsScoreboard(scoreboard: string, prefork: boolean): boolean {
+    if (!this.numbersGood || this.count > scoreboard.length) return false;
+    if (!prefork) return true;
+    const seen = new Uint8Array(scoreboard.length);
+    for (let row = 0; row < this.count; row++) {
+      const position = this.positions[row] as number;
+      if (position < 0 || position >= scoreboard.length || seen[position] === 1) return false;
+      seen[position] = 1;
+      if (scoreboard.charCodeAt(position) !== this.modes[row]) return false;
+    }
+    return true;
+  }
+
+  mode(row: number): string {
+    return String.fromCharCode(this.modes[row] as number);
+  }
+
+  ss(row: number): number {
+    return this.sss[row] as number;
+  }
+
+  client(row: number): string {
+    return this.cellText(row, this.columns.Client);
+  }
+
+  vhost(row: number): string {
+    return this.cellText(row, this.columns.VHost);
+  }
+
+  /** Cell `i` of `row` as `RowCells.text` reads it. */
+  private cellText(row: number, i: number): string {
+    this.load(row, i, i + 1);
+    return this.cells.text(this.text, i);
+  }
+
+  /** Cells `[from, to)` of `row` into the scratch `cells`. */
+  private load(row: number, from: number, to: number): void {
+    const cells = this.cells;
+    const ranges = this.ranges;
+    let at = (row * this.width + from) * PER_CELL;
+    for (let i = from; i < to; i++, at += PER_CELL) {
+      cells.start[i] = ranges[at] as number;
+      cells.end[i] = ranges[at + 1] as number;
+      cells.runs[i] = ranges[at + 2] as number;
+      cells.header[i] = false;
+    }
+    cells.count = this.width;
+  }
+
+  /** Every recorded row as the eager build makes it. */
+  build(): Slot[] {
+    const slots: Slot[] = [];
+    const unused: string[] = []; // recorded rows give no warning
+    for (let row = 0; row < this.count; row++) {
+      this.load(row, 0, this.width);
+      const slot = readSlotRow(this.text, this.cells, this.columns, this.width, row + 1, unused, this.numbers);
+      if (slot !== null) slots.push(slot);
+    }
+    return slots;
+  }
+}
+
+export { SlotRows };
