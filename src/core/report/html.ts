@@ -56,25 +56,14 @@ function plainText(text: string, start: number, end: number): string {
 }
 
 const Char = { Lt: 0x3c, Gt: 0x3e, Slash: 0x2f, LowerB: 0x62, LowerD: 0x64, LowerR: 0x72, LowerT: 0x74 } as const;
-const NOWRAP = '<td nowrap>';
+/** `<td nowrap>` after its `<td`, as character codes: compared in place, cheaper than `startsWith`. */
+const NOWRAP_TAIL = Array.from(' nowrap>', (c) => c.charCodeAt(0));
+const NOWRAP_LENGTH = '<td'.length + NOWRAP_TAIL.length;
 
-/**
- * Where the tag at `at` ends when it is one a plain slot row holds (`<td>`, `<td nowrap>`, `<b>`,
- * `</b>`, `</td>`, `</tr>`, lower case), or -1 for any other tag or "<".
- */
-function plainRowTagEnd(text: string, at: number): number {
-  let i = at + 1;
-  const closing = text.charCodeAt(i) === Char.Slash;
-  if (closing) i++;
-  const c = text.charCodeAt(i);
-  if (c === Char.LowerB) return text.charCodeAt(i + 1) === Char.Gt ? i + 2 : -1;
-  if (c !== Char.LowerT) return -1;
-  const d = text.charCodeAt(i + 1);
-  if (d === Char.LowerD || (closing && d === Char.LowerR)) {
-    if (text.charCodeAt(i + 2) === Char.Gt) return i + 3;
-    if (!closing && d === Char.LowerD && text.startsWith(NOWRAP, at)) return at + NOWRAP.length;
-  }
-  return -1;
+/** Whether `<td` at `at` goes on with ` nowrap>`. */
+function isNowrap(text: string, at: number): boolean {
+  for (let k = 0; k < NOWRAP_TAIL.length; k++) if (text.charCodeAt(at + 3 + k) !== NOWRAP_TAIL[k]) return false;
+  return true;
 }
 
 /** Whether the first `<pre>`'s characters are mostly mode characters (a code block is not). */
@@ -176,23 +165,35 @@ class HtmlReportBuilder implements ScanHandler {
       if (text.charCodeAt(i) !== Char.Lt) i = text.indexOf('<', i);
       if (i < 0) break;
       if (cellOpen && i > runStart) cells.addRun(text, runStart, i);
-      const after = plainRowTagEnd(text, i);
-      if (after < 0) break;
-      const kind = text.charCodeAt(i + 1) === Char.Slash ? text.charCodeAt(i + 2) : text.charCodeAt(i + 1);
-      if (kind === Char.LowerT) {
-        if (text.charCodeAt(i + 1) === Char.Slash) {
-          if (text.charCodeAt(i + 3) === Char.LowerR) {
-            this.cellOpen = false;
-            this.flushRow();
-            return after;
-          }
-          cellOpen = false;
-        } else {
-          cells.open(false);
-          cellOpen = true;
+      // The tag at i, told by its characters once: `<td>`, `<td nowrap>`, `<b>`, `</b>`, `</td>`, `</tr>`.
+      const c1 = text.charCodeAt(i + 1);
+      if (c1 === Char.LowerT) {
+        if (text.charCodeAt(i + 2) !== Char.LowerD) break;
+        if (text.charCodeAt(i + 3) === Char.Gt) i += 4;
+        else if (isNowrap(text, i)) i += NOWRAP_LENGTH;
+        else break;
+        cells.open(false);
+        cellOpen = true;
+      } else if (c1 === Char.LowerB) {
+        if (text.charCodeAt(i + 2) !== Char.Gt) break;
+        i += 3;
+      } else if (c1 === Char.Slash) {
+        const c2 = text.charCodeAt(i + 2);
+        if (c2 === Char.LowerB && text.charCodeAt(i + 3) === Char.Gt) {
+          i += 4;
+          continue;
         }
-      }
-      i = after;
+        if (c2 !== Char.LowerT || text.charCodeAt(i + 4) !== Char.Gt) break;
+        const c3 = text.charCodeAt(i + 3);
+        if (c3 === Char.LowerR) {
+          this.cellOpen = false;
+          this.flushRow();
+          return i + 5;
+        }
+        if (c3 !== Char.LowerD) break;
+        cellOpen = false;
+        i += 5;
+      } else break;
     }
     // Not the plain shape: as just after `<tr>`, for the scanner to read.
     this.openRow();
@@ -314,7 +315,11 @@ class HtmlReportBuilder implements ScanHandler {
       this.width = names.length;
       this.columns = mapColumns(names, this.warnings);
       if (this.columns !== null) this.slots = [];
-      if (this.columns !== null && SlotRows.fits(this.width)) this.rows = new SlotRows(text, this.columns, this.width);
+      if (this.columns !== null && SlotRows.fits(this.width)) {
+        // A clean table has a row per position at most: room for them at once, not doubled up to it.
+        const rows = Math.min(Math.max(this.scoreboard?.length ?? 0, 64), 4096);
+        this.rows = new SlotRows(text, this.columns, this.width, rows);
+      }
       return TableKind.Slots;
     }
     if (this.processTable === null && this.scoreboard === null && cells.allHeaders()) {

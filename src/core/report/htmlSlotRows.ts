@@ -55,6 +55,7 @@ class SlotRows implements PendingSlots {
   private readonly columns: ColumnMap;
   private readonly width: number;
 
+  /** `capacity`: rows room is made for at first (the scoreboard's positions, at most 4,096). */
   constructor(text: string, columns: ColumnMap, width: number, capacity = 64) {
     this.text = text;
     this.columns = columns;

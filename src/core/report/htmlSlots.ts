@@ -18,17 +18,16 @@ const MAX_CELLS = 64;
 class RowCells {
   /** Cells counted in the row; only the first `MAX_CELLS` are kept. */
   count = 0;
-  readonly start: number[] = [];
-  readonly end: number[] = [];
-  readonly runs: number[] = [];
-  readonly header: boolean[] = [];
+  // Start and end are read only where runs > 0 (`addRun` sets them), so `open` leaves them be.
+  readonly start: number[] = new Array<number>(MAX_CELLS).fill(0);
+  readonly end: number[] = new Array<number>(MAX_CELLS).fill(0);
+  readonly runs: number[] = new Array<number>(MAX_CELLS).fill(0);
+  readonly header: boolean[] = new Array<boolean>(MAX_CELLS).fill(false);
 
   /** Start a new cell (`<td>` or `<th>`). */
   open(header: boolean): void {
     const i = this.count++;
     if (i >= MAX_CELLS) return;
-    this.start[i] = 0;
-    this.end[i] = 0;
     this.runs[i] = 0;
     this.header[i] = header;
   }
