@@ -316,9 +316,7 @@ class HtmlReportBuilder implements ScanHandler {
       this.columns = mapColumns(names, this.warnings);
       if (this.columns !== null) this.slots = [];
       if (this.columns !== null && SlotRows.fits(this.width)) {
-        // A clean table has a row per position at most: room for them at once, not doubled up to it.
-        const rows = Math.min(Math.max(this.scoreboard?.length ?? 0, 64), 4096);
-        this.rows = new SlotRows(text, this.columns, this.width, rows);
+        this.rows = new SlotRows(text, this.columns, this.width, this.scoreboard?.length);
       }
       return TableKind.Slots;
     }

@@ -54,12 +54,19 @@ class SlotRows implements PendingSlots {
   private readonly text: string;
   private readonly columns: ColumnMap;
   private readonly width: number;
+  private readonly maxRows: number;
 
-  /** `capacity`: rows room is made for at first (the scoreboard's positions, at most 4,096). */
-  constructor(text: string, columns: ColumnMap, width: number, capacity = 64) {
+  /**
+   * `maxRows`: the scoreboard's positions when it came before the table (a table with more rows
+   * warns: `add` says false past them, so a hostile table of repeated rows is not recorded twice).
+   */
+  constructor(text: string, columns: ColumnMap, width: number, maxRows = Number.POSITIVE_INFINITY) {
     this.text = text;
     this.columns = columns;
     this.width = width;
+    this.maxRows = maxRows;
+    // Room for a row per position at once (up to 4,096), not doubled up to it.
+    const capacity = Math.min(Math.max(Number.isFinite(maxRows) ? maxRows : 0, 64), 4096);
     this.ranges = new Int32Array(capacity * width * PER_CELL);
     this.modes = new Uint8Array(capacity);
     this.sss = new Float64Array(capacity);
@@ -69,7 +76,7 @@ class SlotRows implements PendingSlots {
   /** Record the row when the eager build takes it without a warning; false (nothing recorded) otherwise. */
   add(cells: RowCells, numbers: RowNumbers): boolean {
     const { text, columns, width } = this;
-    if (cells.count !== width || !numbers.read(text, cells, columns)) return false;
+    if (this.count === this.maxRows || cells.count !== width || !numbers.read(text, cells, columns)) return false;
     const mode = modeCodeOf(text, cells, columns.M);
     if (mode < 0) return false;
     const row = this.count++;

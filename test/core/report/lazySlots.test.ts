@@ -153,7 +153,22 @@ const WARNING_CASES: ReadonlyArray<[string, string, readonly string[]]> = [
       'slot table row 5 (Srv "4-0"): M is "?", not one of the 11 mode characters',
     ],
   ],
+  [
+    'a row printed twice: more rows than positions',
+    rowTwice('7-0'),
+    [
+      '1 slot rows repeat a scoreboard position (Srv) already printed (row 9, Srv "7-0"); the first printing of each slot is kept',
+    ],
+  ],
 ];
+
+/** The generated 8-slot prefork page with its row of Srv `srv` printed twice in a row (9 rows, 8 positions). */
+function rowTwice(srv: string): string {
+  const page = pageOf((s) => s);
+  const start = page.indexOf(`<tr><td><b>${srv}</b>`);
+  const end = page.indexOf('</tr>', start) + '</tr>'.length;
+  return page.slice(0, end) + page.slice(start, end) + page.slice(end);
+}
 
 describe('every warning is known when the parse returns', () => {
   it.each(WARNING_CASES)('%s', (_name, page, warnings) => {
