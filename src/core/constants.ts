@@ -28,10 +28,15 @@ const DEFAULT_GROUP_INTERVAL_MS = 5 * 60 * 1000;
 /**
  * Alerts one group item holds: at most about 480 bytes each in JSON (63-character target, 64-character
  * rule), so with the newest page (24 KB at most) and a claim naming all of them the item stays
- * under DynamoDB's 400 KB (test/core/alerts/group.test.ts). Alerts past it are paged on their
- * own, so none is lost.
+ * under DynamoDB's 400 KB (test/core/alerts/group.test.ts). Alerts past it go to the group's
+ * continuation: another item, paged as its own group page (docs/routing.md).
  */
 const MAX_GROUP_MEMBERS = 600;
+/**
+ * Items one group may use: the first and its continuations, 20 x 600 = 12,000 alerts (a fleet of
+ * 10,000 targets stays grouped). An alert past the last is paged on its own, and logged.
+ */
+const MAX_GROUP_ITEMS = 20;
 
 /**
  * `minutes_to_exhaustion`: a least-squares line through the free-slot counts of the target's
@@ -140,6 +145,7 @@ export {
   MAX_ATTRIBUTE_CHARS,
   MAX_CHATBOT_BYTES,
   MAX_FORECAST_SAMPLES,
+  MAX_GROUP_ITEMS,
   MAX_GROUP_MEMBERS,
   MAX_LABELS_SHOWN,
   MAX_PAGERDUTY_BACKOFF_MS,

@@ -17,8 +17,8 @@ const STATE_KEYS = {
   lastValidConfig: 'last-valid-config',
   /** meta: one chunk of a stored configuration, named per save. */
   configChunk: (chunksId: string, index: number) => `config#${chunksId}#${index}`,
-  /** meta: one alert group (members, newest page, claim in flight). */
-  group: (key: string) => `group#${groupId(key)}`,
+  /** meta: one alert group (members, newest page, claim in flight); a continuation (1, 2, ...) its own item. */
+  group: (key: string, continuation = 0) => `group#${groupId(key, continuation)}`,
   /** meta: the open groups, group item key -> group key. */
   openGroups: 'groups',
   // The PagerDuty forwarder's items (whole keys; its role may touch only keys starting `pagerduty-`).
