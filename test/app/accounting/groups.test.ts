@@ -490,12 +490,15 @@ describe('a run that died after handing an alert over to a continuation', () => 
   });
 });
 
-/** The alerts each group page names (its SNS messages, the parts of one payload, counted together), by status, most first. */
-function byGroupPage(published: readonly Notification[]): Array<{ firing: number; resolved: number }> {
-  const pages = new Map<string, { firing: number; resolved: number }>();
+/** Per group page, most alerts first: the alerts it names by status, and the SNS messages (parts of its payload) it took. */
+function byGroupPage(
+  published: readonly Notification[],
+): Array<{ firing: number; resolved: number; messages: number }> {
+  const pages = new Map<string, { firing: number; resolved: number; messages: number }>();
   for (const message of published) {
-    const counts = pages.get(message.fingerprint) ?? { firing: 0, resolved: 0 };
+    const counts = pages.get(message.fingerprint) ?? { firing: 0, resolved: 0, messages: 0 };
     for (const a of message.payload.alerts as Array<{ status: 'firing' | 'resolved' }>) counts[a.status]++;
+    counts.messages++;
     pages.set(message.fingerprint, counts);
   }
   return [...pages.values()].sort((a, b) => b.firing + b.resolved - (a.firing + a.resolved));
@@ -506,21 +509,41 @@ describe('a fleet incident of 1,000 targets', () => {
     Array.from({ length: 1000 }, (_, i) => [`web-${String(i).padStart(4, '0')}`, {}] as const),
   );
   const all = (closing: number) => Object.fromEntries(Object.keys(targets).map((t) => [t, closing]));
-  it.each<[string, number | undefined, number[]]>([
-    ['300 alerts an item: 4 group pages', 300, [300, 300, 300, 100]],
-    ['600 alerts an item (MAX_GROUP_MEMBERS): 2 group pages', undefined, [600, 400]],
+  // Each group page: [alerts it names, SNS messages it takes firing, then resolved (its payload's
+  // parts; each is one PagerDuty event, all within the forwarder's first 10-second window of 17)].
+  it.each<[string, number | undefined, Array<[number, number, number]>]>([
+    [
+      '300 alerts an item: 4 group pages',
+      300,
+      [
+        [300, 4, 4],
+        [300, 4, 4],
+        [300, 4, 4],
+        [100, 2, 2],
+      ],
+    ],
+    [
+      '600 alerts an item (MAX_GROUP_MEMBERS): 2 group pages',
+      undefined,
+      [
+        [600, 8, 8],
+        [400, 5, 6],
+      ],
+    ],
   ])('%s when they fire, as many when they resolve, none alone', async (_name, maxMembers, sizes) => {
     const fleet = new Fleet(targets, [rule('closing-seen', 1)], {
       ...(maxMembers === undefined ? {} : { groupLimits: { maxMembers } }),
     });
     await fleet.step(0, all(2));
-    expect(byGroupPage(fleet.published)).toEqual(sizes.map((firing) => ({ firing, resolved: 0 })));
+    expect(byGroupPage(fleet.published)).toEqual(
+      sizes.map(([firing, messages]) => ({ firing, resolved: 0, messages })),
+    );
     expect(fleet.published.every((p) => p.payload.kind === 'group')).toBe(true);
     const firing = fleet.published.length;
     await fleet.step(1, all(0));
     await fleet.step(5);
     const resolves = fleet.published.slice(firing);
-    expect(byGroupPage(resolves)).toEqual(sizes.map((resolved) => ({ firing: 0, resolved })));
+    expect(byGroupPage(resolves)).toEqual(sizes.map(([resolved, , messages]) => ({ firing: 0, resolved, messages })));
     // Every alert named exactly once when it fired and once when it resolved.
     expect(new Set(fleet.pages.flatMap((p) => p.alerts)).size).toBe(2000);
     expect(fleet.pages.flatMap((p) => p.alerts)).toHaveLength(2000);
