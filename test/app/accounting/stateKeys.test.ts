@@ -21,4 +21,13 @@ describe('STATE_KEYS', () => {
     expect(STATE_KEYS.group(key)).toBe(STATE_KEYS.group(key));
     expect(STATE_KEYS.group(key)).not.toBe(STATE_KEYS.group('{"rule":"other"}'));
   });
+
+  it.each<[string, number, string]>([
+    ['the first item (0 or absent)', 0, ''],
+    ['its first continuation', 1, '-1'],
+    ['its nineteenth', 19, '-19'],
+  ])("names a group's %s by the key's digest and its number", (_, continuation, suffix) => {
+    const key = '{"rule":"idle-slots-low"}';
+    expect(STATE_KEYS.group(key, continuation)).toBe(`${STATE_KEYS.group(key)}${suffix}`);
+  });
 });
