@@ -55,7 +55,12 @@ interface Notifier {
    * The run's grouping notifier (`groupingNotifier`) only: publishes like `publish` and answers
    * where a grouped page was accepted (null: the page names no group).
    */
-  deliver?(notification: Notification): Promise<Delivery | null>;
+  deliver?(notification: Notification, options?: DeliverOptions): Promise<Delivery | null>;
+}
+
+interface DeliverOptions {
+  /** The page is a claim's replay: its run may have handed it over already, to a continuation. */
+  replay?: boolean;
 }
 
 /** One page recorded in a claim: published after the claim, marked sent by the commit. */
@@ -195,6 +200,7 @@ export type {
   ClaimedPage,
   ConfigSource,
   CycleDeps,
+  DeliverOptions,
   Delivery,
   FetchResult,
   FetchTarget,

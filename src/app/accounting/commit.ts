@@ -104,8 +104,8 @@ function withPagesUnsent(next: TargetState, before: TargetState | null, pages: r
 }
 
 /** Publish through `notifier`; answers where a grouped page went when the notifier tells (`deliver`). */
-async function publishPage(notifier: Notifier, page: Notification): Promise<Delivery | null> {
-  if (notifier.deliver !== undefined) return notifier.deliver(page);
+async function publishPage(notifier: Notifier, page: Notification, attempt: Attempt): Promise<Delivery | null> {
+  if (notifier.deliver !== undefined) return notifier.deliver(page, { replay: attempt === 'replay' });
   await notifier.publish(page);
   return null;
 }
@@ -179,7 +179,7 @@ async function publishClaimed(item: ClaimedItem, now: Date): Promise<CommitOutco
   const leftover: ClaimedPage[] = [];
   for (const [index, page] of item.pages.entries()) {
     try {
-      const delivery = await publishPage(item.notifier, page.notification);
+      const delivery = await publishPage(item.notifier, page.notification, item.attempt);
       outcome.sent.push(page.notification);
       accept(final, page, delivery);
     } catch (error) {

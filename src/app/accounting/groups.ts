@@ -35,7 +35,7 @@ import type { GroupRef, Notification } from '../../core/alerts/types.ts';
 import { MAX_GROUP_ITEMS, MAX_GROUP_MEMBERS } from '../../core/constants.ts';
 import { buildGroupPages } from '../../core/notify/groupPage.ts';
 import { fetchAll } from '../concurrency.ts';
-import type { Delivery, Logger, Notifier, StateTable } from '../ports.ts';
+import type { DeliverOptions, Delivery, Logger, Notifier, StateTable } from '../ports.ts';
 import { type Attempt, CLAIM_STATES, claimAfterPublish, claimState, leaseFor, nextOrder, takenOver } from './claim.ts';
 import { ContentionError, storedPage } from './commit.ts';
 import { STATE_KEYS } from './stateKeys.ts';
@@ -145,6 +145,8 @@ class GroupInbox {
   writes = 0;
   readonly #queues = new Map<string, Queue>();
   #registered: Promise<Set<string>> | null = null;
+  /** Continuations read to find which holds a replayed alert: item key -> its alerts' fingerprints. */
+  readonly #membersRead = new Map<string, Promise<Set<string>>>();
 
   readonly #table: StateTable;
   readonly #now: Date;
@@ -164,11 +166,44 @@ class GroupInbox {
    * room. Answers the continuation that holds it (0: the first item), or null when none does (the
    * caller pages it alone): every item is full, or it is a resolve the item does not hold.
    */
-  add(page: Notification & { group: GroupRef }): Promise<number | null> {
+  add(page: Notification & { group: GroupRef }, options: { replay?: boolean } = {}): Promise<number | null> {
+    const named = page.group.continuation ?? 0;
+    // A replayed firing page may be held by a continuation already (its run died before its commit
+    // recorded which): it goes back there, not to an item before it that has had room since.
+    if (options.replay === true && page.status === 'firing' && named === 0)
+      return this.#holderOf(page).then((continuation) => this.#addAt(page, continuation));
+    return this.#addAt(page, named);
+  }
+
+  #addAt(page: Notification & { group: GroupRef }, continuation: number): Promise<number | null> {
     return new Promise<number | null>((resolve, reject) => {
-      const queue = this.#enqueue({ page, continuation: page.group.continuation ?? 0, resolve, reject });
+      const queue = this.#enqueue({ page, continuation, resolve, reject });
       if (!queue.busy) void this.#drain(queue);
     });
+  }
+
+  /** The continuation holding the page's alert, else 0; reads only continuations listed open, each once a run. */
+  async #holderOf(page: Notification & { group: GroupRef }): Promise<number> {
+    const registered = await this.#registeredKeys();
+    for (let n = 1; n < this.#maxItems; n++) {
+      const itemKey = groupItemKey(page.group.key, n);
+      if (!registered.has(itemKey)) continue;
+      let members = this.#membersRead.get(itemKey);
+      if (members === undefined) {
+        members = this.#table
+          .getMeta(itemKey)
+          .then((item) => new Set(Object.keys((item?.value as StoredGroup | undefined)?.group.members ?? {})));
+        this.#membersRead.set(itemKey, members);
+      }
+      if ((await members).has(page.fingerprint)) return n;
+    }
+    return 0;
+  }
+
+  /** The open groups' item keys as this run read them, with the items it listed since. */
+  #registeredKeys(): Promise<Set<string>> {
+    this.#registered ??= openGroups(this.#table).then((keys) => new Set(keys));
+    return this.#registered;
   }
 
   #enqueue(waiter: Waiter): Queue {
@@ -225,8 +260,7 @@ class GroupInbox {
     this.writes += writes;
     this.touched.add(itemKey);
     // Listed after it holds the page: a group nobody lists would only be flushed when touched again.
-    this.#registered ??= openGroups(this.#table).then((keys) => new Set(keys));
-    const registered = await this.#registered;
+    const registered = await this.#registeredKeys();
     // A group this write created may have been closed (and unlisted) since the list was read.
     if ((created || !registered.has(itemKey)) && batch[0] !== undefined) {
       this.writes += await register(this.#table, itemKey, batch[0].page.group.key);
@@ -246,20 +280,20 @@ function groupingNotifier(
   notifier: Notifier,
   inbox: GroupInbox,
   logger: Logger,
-): Notifier & { published: number; deliver(page: Notification): Promise<Delivery | null> } {
+): Notifier & { published: number; deliver(page: Notification, options?: DeliverOptions): Promise<Delivery | null> } {
   const routed = {
     published: 0,
     async publish(page: Notification): Promise<void> {
       await routed.deliver(page);
     },
-    async deliver(page: Notification): Promise<Delivery | null> {
+    async deliver(page: Notification, options: DeliverOptions = {}): Promise<Delivery | null> {
       const group = page.group ?? null;
       if (group === null) {
         await notifier.publish(page);
         routed.published++;
         return null;
       }
-      const joined = await inbox.add({ ...page, group });
+      const joined = await inbox.add({ ...page, group }, options);
       if (joined !== null) return { group: withContinuation(group, joined) };
       // Visible: past the bound a fleet incident is no longer one page per group item.
       logger.warn('group full: paged alone', { group: group.key, target: page.target, rule: page.rule });

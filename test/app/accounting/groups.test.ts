@@ -550,3 +550,49 @@ describe('a fleet incident of 1,000 targets', () => {
     expect(fleet.warnings).toEqual([]);
   });
 });
+
+describe('a replayed hand-over when an item before its continuation has room again (1 alert an item)', () => {
+  const REF = { key: '{"rule":"closing-seen"}', labels: { rule: 'closing-seen' }, intervalMs: 300_000 };
+  const handed = (target: string, status: 'firing' | 'resolved', minute: number, continuation?: number) => ({
+    fingerprint: `fp-${target}`,
+    status,
+    reason: status === 'resolved' ? ('resolved' as const) : ('first' as const),
+    target,
+    rule: 'closing-seen',
+    severity: 'critical' as const,
+    value: 3,
+    threshold: 1,
+    subject: `${target} ${status}`,
+    message: 'text',
+    payload: { evaluatedAt: at(minute).toISOString(), firedAt: at(0).toISOString() },
+    labels: {},
+    group: continuation === undefined ? REF : { ...REF, continuation },
+  });
+  const flush = (table: StateTable, minute: number) =>
+    flushGroups(
+      table,
+      { publish: async () => {} },
+      [groupItemKey(REF.key), groupItemKey(REF.key, 1)],
+      at(minute),
+      { token: `t-${minute}`, leaseMs: 90_000, repeatIntervalMs: 4 * 3_600_000, silences: [] },
+      { info: () => {}, warn: () => {}, error: () => {} },
+    );
+  const limits = { maxMembers: 1 };
+
+  it.each<[string, boolean, number]>([
+    ['a replay finds the continuation holding its alert and goes back there', true, 1],
+    ['a first hand-over (nothing holds it) joins the first item with room', false, 0],
+  ])('%s', async (_name, replay, expected) => {
+    const table = createMemoryStateTable();
+    const inbox = new GroupInbox(table, at(0), limits);
+    expect(await inbox.add(handed('web-1', 'firing', 0))).toBe(0);
+    expect(await inbox.add(handed('web-2', 'firing', 0))).toBe(1); // its run dies before its commit
+    await flush(table, 0);
+    await new GroupInbox(table, at(1), limits).add(handed('web-1', 'resolved', 1));
+    await flush(table, 5); // the first item pages the resolve
+    await flush(table, 21); // its tombstone expires: the first item closes, room again
+    expect(await openGroups(table)).toEqual([groupItemKey(REF.key, 1)]);
+    const page = replay ? handed('web-2', 'firing', 0) : handed('web-3', 'firing', 22);
+    expect(await new GroupInbox(table, at(22), limits).add(page, { replay })).toBe(expected);
+  });
+});
