@@ -5,8 +5,11 @@
  *
  * 1. Hand-over: a target's claimed page whose alert is grouped is "published" by adding it to its
  *    group (read, add, write conditional on the version read; retried on conflict). The target's
- *    commit marks the page sent only once the group holds it; a replay adds the same page again and
- *    changes nothing. Hand-overs to one group within a run are written together.
+ *    commit marks the page sent only once the group holds it, and records which item holds it; a
+ *    replay adds the same page again and changes nothing. Hand-overs to one group within a run are
+ *    written together. A group item holds MAX_GROUP_MEMBERS alerts: a firing alert a full item
+ *    refuses goes on to the group's continuation (`group#<id>-1`, -2, ..., MAX_GROUP_ITEMS in all),
+ *    an item like the first in every way below, paged as its own group page.
  * 2. Flush: claim -> publish -> commit on the group item. The claim (token, lease, reason, time and
  *    which alerts the page names with which status) is written before publishing; the commit
  *    re-reads the item and marks what each ACCEPTED part said, keeping alerts handed over
