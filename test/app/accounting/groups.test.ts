@@ -8,6 +8,7 @@ import { flushGroups, GroupInbox, groupItemKey, openGroups } from '../../../src/
 import type { CycleDeps, StateTable } from '../../../src/app/ports.ts';
 import { type CycleSummary, runCycle } from '../../../src/app/run.ts';
 import type { Notification } from '../../../src/core/alerts/types.ts';
+import { EVENTS_PER, pagerDutyEvents } from '../../../src/core/notify/pagerDuty.ts';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const at = (minute: number) => new Date(T0 + minute * 60_000);
@@ -548,6 +549,14 @@ describe('a fleet incident of 1,000 targets', () => {
     expect(new Set(fleet.pages.flatMap((p) => p.alerts)).size).toBe(2000);
     expect(fleet.pages.flatMap((p) => p.alerts)).toHaveLength(2000);
     expect(fleet.warnings).toEqual([]);
+    // As the PagerDuty forwarder maps them by default: one incident per group page, opened and resolved.
+    const incidents = new Map<string, string[]>();
+    for (const message of fleet.published)
+      for (const e of pagerDutyEvents(JSON.stringify(message.payload), 'KEY', EVENTS_PER.group))
+        incidents.set(e.dedup_key, [...(incidents.get(e.dedup_key) ?? []), e.event_action]);
+    expect([...incidents.values()].map((actions) => [actions.at(0), actions.at(-1)])).toEqual(
+      sizes.map(() => ['trigger', 'resolve']),
+    );
   });
 });
 
