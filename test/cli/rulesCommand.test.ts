@@ -189,6 +189,16 @@ describe('cli rules validate', () => {
       "rules: cannot read /no/such/file.json: ENOENT: no such file or directory, open '/no/such/file.json'",
     ],
     [['lint', 'x'], 2, 'rules: expected validate or test, found "lint" (usage: rules --help)'],
+    [
+      ['validate', '--fil', 'x.json'],
+      2,
+      'rules: expected one of the options of --help, found unknown option --fil (usage: rules --help)',
+    ],
+    [
+      ['test', 'x.test.json', '--json'],
+      2,
+      'rules: expected one of the options of --help, found unknown option --json (usage: rules --help)',
+    ],
   ])('%j exits %i with one line', async (args, code, line) => {
     expect(await cli(['rules', ...args])).toEqual({ code, out: '', err: `${line}\n` });
   });
