@@ -71,7 +71,8 @@ async function validate(argv: string[], io: CommandIo): Promise<number> {
   if (args.length === 0) throw new UsageError('expected at least one rules file');
   try {
     const rules = parseRulesDocuments(await readDocs(args, io));
-    io.stdout(`${rules.length} rule(s) in ${args.length} file(s) valid: ${rules.map((r) => r.name).join(', ')}\n`);
+    const names = rules.length === 0 ? '' : `: ${rules.map((r) => r.name).join(', ')}`;
+    io.stdout(`${rules.length} rule(s) in ${args.length} file(s) valid${names}\n`);
     return EXIT.ok;
   } catch (error) {
     if (!(error instanceof DocumentsValidationError)) throw error;

@@ -169,6 +169,12 @@ describe('cli rules validate', () => {
     expect(result.out).toMatch(/^\d+ rule\(s\) in 1 file\(s\) valid: [a-z0-9-]+(, [a-z0-9-]+)*\n$/);
   });
 
+  it('says an empty rules list is valid without a dangling colon', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'rules-')), 'empty.json');
+    writeFileSync(file, '{"rules":[]}');
+    expect(await cli(['rules', 'validate', file])).toEqual({ code: 0, out: '0 rule(s) in 1 file(s) valid\n', err: '' });
+  });
+
   it('lists every problem of an invalid file (exit 1)', async () => {
     const file = join(FIXTURES, 'invalid.json');
     const result = await cli(['rules', 'validate', file]);
