@@ -1,8 +1,9 @@
 /**
  * What the PagerDuty forwarder remembers, in the monitor's state table (partition key `pk`, TTL
  * attribute `expiresAt`), shared by every container of the forwarder:
- * - `pagerduty-order#<dedup_key>`: the last `order` accepted for that key, the parts of that
- *   page accepted (parts of one grouped page share its order) and its action (trigger or resolve);
+ * - `pagerduty-order#<dedup_key>`: the last `order` accepted for that key (or a resolve dropped
+ *   because nothing was open, which ends the key's incident all the same), the parts of that page
+ *   accepted (parts of one grouped page share its order) and its action (trigger or resolve);
  * - `pagerduty-own#<group-<id>>`: per-alert mode, the alerts of a group holding an incident of
  *   their own (a string set, at most the bound; taken and freed by conditional writes);
  * - `pagerduty-pace#<key id>#<window start>`: events sent in one pacing window for one routing key;

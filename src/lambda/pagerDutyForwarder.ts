@@ -265,6 +265,9 @@ async function forwardToPagerDuty(event: SNSEvent, deps: ForwarderDeps): Promise
     if (decision.send && (await takePace(keyId, events.length - i, deps))) decision = await worthSending(e, deps);
     if (!decision.send) {
       dropped++;
+      // Remembered as if accepted: a retried older trigger must not open what this resolve ended.
+      if (e.order !== null && NOTHING_OPEN.includes(decision.reason))
+        await deps.ledger.recordAccepted(e.event.dedup_key, e.order, e.part, deps.now(), e.event.event_action);
       continue;
     }
     try {
