@@ -256,6 +256,13 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
       expect(logs.filter(([, m]) => m === 'dropped an event older than one accepted').map(([, , f]) => f)).toEqual([
         { dedupKey: 'fp-a', action: 'trigger', order: T0, reason: 'stale' },
         { dedupKey: 'fp-b', action: 'trigger', order: T0, reason: 'stale' },
+        // The group's overflow incident: never opened, its resolve at the next page remembered.
+        {
+          dedupKey: 'group-0123456789abcdef0123456789abcdef-more',
+          action: 'resolve',
+          order: T0,
+          reason: 'stale',
+        },
       ]);
     });
 
