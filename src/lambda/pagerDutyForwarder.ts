@@ -150,7 +150,13 @@ async function eventsOf(page: AlertPage, routingKey: string, deps: ForwarderDeps
   const groupKey = page.groupKey;
   if (deps.eventsPer !== EVENTS_PER.alert || groupKey === null) return eventsOfPage(page, routingKey, deps.eventsPer);
   const held = await deps.ledger.ownIncidents(groupKey);
-  for (const fingerprint of freedBy(page.alerts, held)) await deps.ledger.freeOwnIncident(groupKey, fingerprint);
+  for (const fingerprint of freedBy(page.alerts, held)) {
+    // A late delivery of an older page does not free the place of an alert that fired again since.
+    const accepted = page.order === null ? null : await deps.ledger.accepted(fingerprint);
+    if (accepted !== null && page.order !== null && accepted.order > page.order) continue;
+    await deps.ledger.freeOwnIncident(groupKey, fingerprint);
+    held.delete(fingerprint);
+  }
   const own = new Set<string>();
   let refreshed = false;
   for (const { fingerprint, reason } of assignIncidents(page.alerts, held, PAGERDUTY_OWN_INCIDENTS_PER_GROUP)) {

@@ -493,6 +493,23 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
     expect(await ledger.ownIncidents(GROUP_KEY)).toEqual(new Set());
   });
 
+  it('per alert: a late older page saying a holder resolved neither resolves it nor frees its place', async () => {
+    // Prepare: x holds a place, and its trigger of a newer page (T0 + 2) was accepted.
+    const GROUP_KEY = 'group-0123456789abcdef0123456789abcdef';
+    await ledger.claimOwnIncident(GROUP_KEY, 'fp-x', 120, clock);
+    await ledger.recordAccepted('fp-x', T0 + 2, 1, clock, 'trigger');
+
+    // Act: the page of T0 + 1 (x resolved, y firing) arrives late.
+    const result = await forwardToPagerDuty(
+      snsEvent(groupPage([alert('x', 'resolved'), alert('y', 'firing')], T0 + 1)),
+      deps(EVENTS_PER.alert),
+    );
+
+    // Assess: y's trigger only; x's resolve is stale, the never-opened overflow's resolve dropped; x keeps its place.
+    expect([result, sentEvents()]).toEqual([{ sent: 1, dropped: 2, refused: 0 }, [['fp-y', 'trigger', 202]]]);
+    expect(await ledger.ownIncidents(GROUP_KEY)).toEqual(new Set(['fp-x', 'fp-y']));
+  });
+
   it('drops an event that waited for the pace while a newer page of its key was accepted', async () => {
     // Prepare: this window's places are taken; while the trigger waits, another invocation's resolve is accepted.
     for (let i = 0; i < 17; i++) await ledger.takeSlot(keyIdOf(KEY), clock - (clock % 10_000), 17, 10_000);
