@@ -149,11 +149,15 @@ const keyRefused = (error: unknown) =>
 async function eventsOf(page: AlertPage, routingKey: string, deps: ForwarderDeps): Promise<OrderedEvent[]> {
   const groupKey = page.groupKey;
   if (deps.eventsPer !== EVENTS_PER.alert || groupKey === null) return eventsOfPage(page, routingKey, deps.eventsPer);
+  // A late delivery of an older page neither frees the place of an alert that fired again since
+  // nor takes one for an alert that resolved since (that place would stay held).
+  const movedOn = async (fingerprint: string) => {
+    const accepted = page.order === null ? null : await deps.ledger.accepted(fingerprint);
+    return accepted !== null && page.order !== null && accepted.order > page.order;
+  };
   const held = await deps.ledger.ownIncidents(groupKey);
   for (const fingerprint of freedBy(page.alerts, held)) {
-    // A late delivery of an older page does not free the place of an alert that fired again since.
-    const accepted = page.order === null ? null : await deps.ledger.accepted(fingerprint);
-    if (accepted !== null && page.order !== null && accepted.order > page.order) continue;
+    if (await movedOn(fingerprint)) continue;
     await deps.ledger.freeOwnIncident(groupKey, fingerprint);
     held.delete(fingerprint);
   }
@@ -163,6 +167,7 @@ async function eventsOf(page: AlertPage, routingKey: string, deps: ForwarderDeps
     if (reason === INCIDENT_REASONS.full) continue;
     // A kept place is claimed again once per page: that moves the places' TTL on while the group fires.
     const claim = reason === INCIDENT_REASONS.room || !refreshed;
+    if (reason === INCIDENT_REASONS.room && (await movedOn(fingerprint))) continue;
     if (
       claim &&
       !(await deps.ledger.claimOwnIncident(groupKey, fingerprint, PAGERDUTY_OWN_INCIDENTS_PER_GROUP, deps.now()))

@@ -254,12 +254,11 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
         { status: 'triggered', summary: expect.any(String), events: 1, reopened: 0 },
       ]);
       expect(logs.filter(([, m]) => m === 'dropped an event older than one accepted').map(([, , f]) => f)).toEqual([
-        { dedupKey: 'fp-a', action: 'trigger', order: T0, reason: 'stale' },
+        // a resolved since, so the retry gives it no place of its own: its trigger is the overflow's, stale too.
         { dedupKey: 'fp-b', action: 'trigger', order: T0, reason: 'stale' },
-        // The group's overflow incident: never opened, its resolve at the next page remembered.
         {
           dedupKey: 'group-0123456789abcdef0123456789abcdef-more',
-          action: 'resolve',
+          action: 'trigger',
           order: T0,
           reason: 'stale',
         },
@@ -508,6 +507,23 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
     // Assess: y's trigger only; x's resolve is stale, the never-opened overflow's resolve dropped; x keeps its place.
     expect([result, sentEvents()]).toEqual([{ sent: 1, dropped: 2, refused: 0 }, [['fp-y', 'trigger', 202]]]);
     expect(await ledger.ownIncidents(GROUP_KEY)).toEqual(new Set(['fp-x', 'fp-y']));
+  });
+
+  it('per alert: a late older page takes no place for an alert that resolved since', async () => {
+    // Prepare: x's resolve of a newer page (T0 + 2) was accepted.
+    const GROUP_KEY = 'group-0123456789abcdef0123456789abcdef';
+    await ledger.recordAccepted('fp-x', T0 + 2, 1, clock, 'resolve');
+
+    // Act: the page of T0 + 1 (x firing) arrives late.
+    const result = await forwardToPagerDuty(
+      snsEvent(groupPage([alert('x', 'firing')], T0 + 1)),
+      deps(EVENTS_PER.alert),
+    );
+
+    // Assess: x in the overflow (its trigger would be stale), no place taken.
+    expect(result).toEqual({ sent: 1, dropped: 0, refused: 0 });
+    expect(sentEvents()).toEqual([[`${GROUP_KEY}-more`, 'trigger', 202]]);
+    expect(await ledger.ownIncidents(GROUP_KEY)).toEqual(new Set());
   });
 
   it('drops an event that waited for the pace while a newer page of its key was accepted', async () => {
