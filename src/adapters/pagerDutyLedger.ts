@@ -29,9 +29,9 @@ interface PagerDutyLedger {
   ): Promise<boolean>;
   /** The fingerprints of the alerts of `groupKey` holding an incident of their own. */
   ownIncidents(groupKey: string): Promise<Set<string>>;
-  /** Takes a place for `fingerprint` among at most `bound`; true when it holds one (taken now or before). */
+  /** Takes a seat for `fingerprint` among at most `bound`; true when it holds one (taken now or before). */
   claimOwnIncident(groupKey: string, fingerprint: string, bound: number, nowMs: number): Promise<boolean>;
-  /** Frees the place of `fingerprint`, if it holds one. */
+  /** Frees the seat of `fingerprint`, if it holds one. */
   freeOwnIncident(groupKey: string, fingerprint: string): Promise<void>;
   /** Takes one of `limit` events of the window starting at `windowStartMs`; false when all are taken. */
   takeSlot(keyId: string, windowStartMs: number, limit: number, windowMs: number): Promise<boolean>;

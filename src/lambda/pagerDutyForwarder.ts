@@ -140,17 +140,17 @@ const keyRefused = (error: unknown) =>
   error instanceof PagerDutyDeliveryError && (error.status === 400 || error.status === 403);
 
 /**
- * A page's events. Per alert, the group's places among its incidents of their own held by the
+ * A page's events. Per alert, the group's seats among its incidents of their own held by the
  * page's resolved alerts are freed, then its firing alerts keep or take one (conditional writes,
  * so parts forwarded at once never exceed the bound); those without one are coalesced into the
  * group's overflow incident. Freed before the resolves are sent: every resolve whose key was
- * triggered is sent whoever holds the places, so an incident never depends on its place.
+ * triggered is sent whoever holds the seats, so an incident never depends on its seat.
  */
 async function eventsOf(page: AlertPage, routingKey: string, deps: ForwarderDeps): Promise<OrderedEvent[]> {
   const groupKey = page.groupKey;
   if (deps.eventsPer !== EVENTS_PER.alert || groupKey === null) return eventsOfPage(page, routingKey, deps.eventsPer);
-  // A late delivery of an older page neither frees the place of an alert that fired again since
-  // nor takes one for an alert that resolved since (that place would stay held).
+  // A late delivery of an older page neither frees the seat of an alert that fired again since
+  // nor takes one for an alert that resolved since (that seat would stay held).
   const movedOn = async (fingerprint: string) => {
     const accepted = page.order === null ? null : await deps.ledger.accepted(fingerprint);
     return accepted !== null && page.order !== null && accepted.order > page.order;
@@ -165,7 +165,7 @@ async function eventsOf(page: AlertPage, routingKey: string, deps: ForwarderDeps
   let refreshed = false;
   for (const { fingerprint, reason } of assignIncidents(page.alerts, held, PAGERDUTY_OWN_INCIDENTS_PER_GROUP)) {
     if (reason === INCIDENT_REASONS.full) continue;
-    // A kept place is claimed again once per page: that moves the places' TTL on while the group fires.
+    // A kept seat is claimed again once per page: that moves the seats' TTL on while the group fires.
     const claim = reason === INCIDENT_REASONS.room || !refreshed;
     if (reason === INCIDENT_REASONS.room && (await movedOn(fingerprint))) continue;
     if (

@@ -54,8 +54,8 @@ describe('Function: createDynamoPagerDutyLedger on dynalite', () => {
     expect(accepted).toEqual({ order: 3, parts: [1], action: null });
   });
 
-  it('gives a group at most `bound` incidents of their own, keeps a holder in, and frees a place for the next', async () => {
-    // Act: three alerts claim two places, the first again; the first frees its place, the third claims it.
+  it('gives a group at most `bound` incidents of their own, keeps a holder in, and frees a seat for the next', async () => {
+    // Act: three alerts claim two seats, the first again; the first frees its seat, the third claims it.
     const claims = [
       await ledger.claimOwnIncident('group-b', 'fp-1', 2, T0),
       await ledger.claimOwnIncident('group-b', 'fp-2', 2, T0),
@@ -75,7 +75,7 @@ describe('Function: createDynamoPagerDutyLedger on dynalite', () => {
     ]);
   });
 
-  it('frees a place of a group it has no item for without creating one', async () => {
+  it('frees a seat of a group it has no item for without creating one', async () => {
     // Act
     await ledger.freeOwnIncident('group-none', 'fp-1');
 

@@ -254,7 +254,7 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
         { status: 'triggered', summary: expect.any(String), events: 1, reopened: 0 },
       ]);
       expect(logs.filter(([, m]) => m === 'dropped an event older than one accepted').map(([, , f]) => f)).toEqual([
-        // a resolved since, so the retry gives it no place of its own: its trigger is the overflow's, stale too.
+        // a resolved since, so the retry gives it no seat of its own: its trigger is the overflow's, stale too.
         { dedupKey: 'fp-b', action: 'trigger', order: T0, reason: 'stale' },
         {
           dedupKey: 'group-0123456789abcdef0123456789abcdef-more',
@@ -412,7 +412,7 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
       for (const page of pages('firing', T0).slice(0, 2))
         await forwardToPagerDuty(snsEvent(page), deps(EVENTS_PER.alert));
 
-      // Assess: part 1's 100 alerts and 20 of part 2's (the earliest fired) hold the 120 places.
+      // Assess: part 1's 100 alerts and 20 of part 2's (the earliest fired) hold the 120 seats.
       const overflow = api.requests.filter((r) => (r.body as { dedup_key: string }).dedup_key === `${GROUP_KEY}-more`);
       const body = overflow[0]?.body as { payload: { summary: string; custom_details: { alerts: unknown[] } } };
       expect([overflow.length, body.payload.custom_details.alerts.length]).toEqual([1, 80]);
@@ -431,7 +431,7 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
     });
   });
 
-  it('per alert: holders keep their incidents, a freed place goes to the earliest waiting, not to a newcomer', async () => {
+  it('per alert: holders keep their incidents, a freed seat goes to the earliest waiting, not to a newcomer', async () => {
     // Prepare: 125 firing (web-000 fired first); 120 own incidents and 5 in the overflow (web-120..124).
     const GROUP_KEY = 'group-0123456789abcdef0123456789abcdef';
     const names = Array.from({ length: 125 }, (_, i) => `web-${String(i).padStart(3, '0')}`);
@@ -492,8 +492,8 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
     expect(await ledger.ownIncidents(GROUP_KEY)).toEqual(new Set());
   });
 
-  it('per alert: a late older page saying a holder resolved neither resolves it nor frees its place', async () => {
-    // Prepare: x holds a place, and its trigger of a newer page (T0 + 2) was accepted.
+  it('per alert: a late older page saying a holder resolved neither resolves it nor frees its seat', async () => {
+    // Prepare: x holds a seat, and its trigger of a newer page (T0 + 2) was accepted.
     const GROUP_KEY = 'group-0123456789abcdef0123456789abcdef';
     await ledger.claimOwnIncident(GROUP_KEY, 'fp-x', 120, clock);
     await ledger.recordAccepted('fp-x', T0 + 2, 1, clock, 'trigger');
@@ -504,12 +504,12 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
       deps(EVENTS_PER.alert),
     );
 
-    // Assess: y's trigger only; x's resolve is stale, the never-opened overflow's resolve dropped; x keeps its place.
+    // Assess: y's trigger only; x's resolve is stale, the never-opened overflow's resolve dropped; x keeps its seat.
     expect([result, sentEvents()]).toEqual([{ sent: 1, dropped: 2, refused: 0 }, [['fp-y', 'trigger', 202]]]);
     expect(await ledger.ownIncidents(GROUP_KEY)).toEqual(new Set(['fp-x', 'fp-y']));
   });
 
-  it('per alert: a late older page takes no place for an alert that resolved since', async () => {
+  it('per alert: a late older page takes no seat for an alert that resolved since', async () => {
     // Prepare: x's resolve of a newer page (T0 + 2) was accepted.
     const GROUP_KEY = 'group-0123456789abcdef0123456789abcdef';
     await ledger.recordAccepted('fp-x', T0 + 2, 1, clock, 'resolve');
@@ -520,7 +520,7 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
       deps(EVENTS_PER.alert),
     );
 
-    // Assess: x in the overflow (its trigger would be stale), no place taken.
+    // Assess: x in the overflow (its trigger would be stale), no seat taken.
     expect(result).toEqual({ sent: 1, dropped: 0, refused: 0 });
     expect(sentEvents()).toEqual([[`${GROUP_KEY}-more`, 'trigger', 202]]);
     expect(await ledger.ownIncidents(GROUP_KEY)).toEqual(new Set());

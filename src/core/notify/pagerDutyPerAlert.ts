@@ -2,11 +2,11 @@
  * One PagerDuty incident per alert (`-c pagerDutyEventsPer=alert`) within the Events API's rate
  * limit: a group gives an incident of its own to at most `PAGERDUTY_OWN_INCIDENTS_PER_GROUP` of its
  * firing alerts and coalesces the rest into ONE overflow incident (`group-<id>-more`), so a fleet
- * incident costs the bound plus one event, not one per target. The places are remembered per group
- * by the forwarder (its state table): an alert keeps its place while it fires, and a free place
+ * incident costs the bound plus one event, not one per target. The seats are remembered per group
+ * by the forwarder (its state table): an alert keeps its seat while it fires, and a free seat
  * goes to the firing alert that fired first. So a newcomer never pushes out an alert whose
  * incident is open; and every resolved alert's resolve is sent when its key was triggered, so no
- * incident is left without the resolve that closes it, whoever holds the places.
+ * incident is left without the resolve that closes it, whoever holds the seats.
  * An alert outside any group is its own incident, as before.
  */
 import { SEVERITY_NAMES, type Severity } from '../rules/types.ts';
@@ -29,11 +29,11 @@ import { cleanSubjectText } from './sanitize.ts';
 
 /** Why a firing alert has an incident of its own, or shares the overflow incident. */
 const INCIDENT_REASONS = {
-  /** It holds one of its group's places already: it keeps it. */
+  /** It holds one of its group's seats already: it keeps it. */
   kept: 'kept',
-  /** A place is free and no alert that fired earlier is waiting for it. */
+  /** A seat is free and no alert that fired earlier is waiting for it. */
   room: 'room',
-  /** Every place is held: it is listed in the group's overflow incident. */
+  /** Every seat is held: it is listed in the group's overflow incident. */
   full: 'full',
 } as const;
 type IncidentReason = (typeof INCIDENT_REASONS)[keyof typeof INCIDENT_REASONS];
@@ -66,7 +66,7 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * The page's firing alerts, earliest fired first (the fingerprint breaks ties): the order in which
- * they take free places, so an alert that joined later never takes one before an earlier one.
+ * they take free seats, so an alert that joined later never takes one before an earlier one.
  *
  * @example rankFiring(page.alerts).map((a) => a.target) // ['web-7', 'web-1', ...] (web-7 fired first)
  */
@@ -78,15 +78,15 @@ function rankFiring(alerts: readonly AlertFacts[]): AlertFacts[] {
     .map((r) => r.alert);
 }
 
-/** The places the page frees: those of its resolved alerts. */
+/** The seats the page frees: those of its resolved alerts. */
 function freedBy(alerts: readonly AlertFacts[], held: ReadonlySet<string>): string[] {
   return alerts.filter((a) => a.status === 'resolved' && held.has(a.fingerprint)).map((a) => a.fingerprint);
 }
 
 /**
  * Which firing alerts of the page have an incident of their own and which go to the overflow,
- * given the places the group's alerts hold (`held`, possibly alerts of other parts of the page)
- * and the bound: holders keep theirs, places freed by the page's resolved alerts and the others
+ * given the seats the group's alerts hold (`held`, possibly alerts of other parts of the page)
+ * and the bound: holders keep theirs, seats freed by the page's resolved alerts and the others
  * free go in rank order, the rest overflow.
  *
  * @example assignIncidents(page.alerts, new Set(['fp-a']), 2)
@@ -185,7 +185,7 @@ function overflowResolve(page: AlertPage, groupKey: string, routingKey: string):
 
 /**
  * The events of one page of a group (`page.groupKey` set) in per-alert mode, given the firing
- * alerts that have an incident of their own (`own`, from `assignIncidents` and the places taken):
+ * alerts that have an incident of their own (`own`, from `assignIncidents` and the seats taken):
  * - a trigger for each of those, keyed by its fingerprint;
  * - a resolve for every resolved alert, keyed by its fingerprint (the forwarder sends only those
  *   PagerDuty accepted a trigger for);

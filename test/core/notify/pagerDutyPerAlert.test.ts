@@ -93,7 +93,7 @@ describe('Function: assignIncidents', () => {
       ],
     },
     {
-      case: 'a holder keeps its place though it fired last',
+      case: 'a holder keeps its seat though it fired last',
       alerts: [alert('a', 'firing', 1), alert('b', 'firing', 2), alert('c', 'firing', 9)],
       held: ['fp-c'],
       expected: [
@@ -113,7 +113,7 @@ describe('Function: assignIncidents', () => {
       ],
     },
     {
-      case: 'a holder resolved in the page frees its place for the earliest waiting',
+      case: 'a holder resolved in the page frees its seat for the earliest waiting',
       alerts: [alert('a', 'resolved', 1), alert('b', 'firing', 2), alert('c', 'firing', 3), alert('d', 'firing', 4)],
       held: ['fp-a', 'fp-b'],
       expected: [
@@ -123,7 +123,7 @@ describe('Function: assignIncidents', () => {
       ],
     },
     {
-      case: 'places held by alerts of other parts count against the bound',
+      case: 'seats held by alerts of other parts count against the bound',
       alerts: [alert('x', 'firing', 1)],
       held: ['fp-a', 'fp-b'],
       expected: [['fp-x', 'overflow', 'full']],
@@ -147,7 +147,7 @@ describe('Function: assignIncidents', () => {
 });
 
 describe('Function: freedBy', () => {
-  it('frees the places of the page resolved alerts that hold one, only those', () => {
+  it('frees the seats of the page resolved alerts that hold one, only those', () => {
     // Act
     const freed = freedBy(
       page([alert('a', 'resolved'), alert('b', 'resolved'), alert('c', 'firing')]).alerts,
