@@ -75,6 +75,16 @@ describe('Function: createDynamoPagerDutyLedger on dynalite', () => {
     ]);
   });
 
+  it('gives no more than `bound` seats to claims made at once (parts forwarded by several containers)', async () => {
+    // Act: 300 alerts claim 120 seats concurrently.
+    const claims = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => ledger.claimOwnIncident('group-d', `fp-${i}`, 120, T0)),
+    );
+
+    // Assess
+    expect([claims.filter(Boolean).length, (await ledger.ownIncidents('group-d')).size]).toEqual([120, 120]);
+  });
+
   it('frees a seat of a group it has no item for without creating one', async () => {
     // Act
     await ledger.freeOwnIncident('group-none', 'fp-1');
