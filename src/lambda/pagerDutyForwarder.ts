@@ -246,8 +246,10 @@ async function noteKeyProblem(keyId: string, error: Error, deps: ForwarderDeps):
 
 /**
  * Sends the events of every alert message of the event, in order: each only when newer than the
- * order last accepted for its `dedup_key` (then remembered), each after taking a place in the
- * routing key's pace. A record that is not an alert message is logged and skipped. A failed event
+ * order last accepted for its `dedup_key` (then remembered), a resolve only when its incident is
+ * open (else dropped at no pace, and remembered), each after taking a place in the routing key's
+ * pace. Per alert, a group's alerts past its seats are coalesced into its overflow incident
+ * (`eventsOf`). A record that is not an alert message is logged and skipped. A failed event
  * does not stop the others, then the invocation fails so Lambda retries it; the retry finds the
  * accepted events remembered and sends only the rest. A 400 or 403 (the routing key, most likely)
  * is logged for the alarm once an hour.
