@@ -85,9 +85,9 @@ function freedBy(alerts: readonly AlertFacts[], held: ReadonlySet<string>): stri
 
 /**
  * Which firing alerts of the page have an incident of their own and which go to the overflow,
- * given the seats the group's alerts hold (`held`, possibly alerts of other parts of the page)
- * and the bound: holders keep theirs, seats freed by the page's resolved alerts and the others
- * free go in rank order, the rest overflow.
+ * given the seats the group's alerts hold once the page's are freed (`held`, possibly alerts of
+ * other parts of the page; see `freedBy`) and the bound: holders keep theirs, free seats go in
+ * rank order, the rest overflow.
  *
  * @example assignIncidents(page.alerts, new Set(['fp-a']), 2)
  * // [{ fingerprint: 'fp-a', incident: 'own', reason: 'kept' }, { fingerprint: 'fp-b', incident: 'own', reason: 'room' }, { fingerprint: 'fp-c', incident: 'overflow', reason: 'full' }]
@@ -97,7 +97,7 @@ function assignIncidents(
   held: ReadonlySet<string>,
   bound: number,
 ): IncidentAssignment[] {
-  let free = Math.max(0, bound - held.size + freedBy(alerts, held).length);
+  let free = Math.max(0, bound - held.size);
   return rankFiring(alerts).map(({ fingerprint }) => {
     if (held.has(fingerprint)) return { fingerprint, incident: 'own', reason: INCIDENT_REASONS.kept };
     if (free > 0) {
