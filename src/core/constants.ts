@@ -121,6 +121,16 @@ const PAGERDUTY_EVENTS_PER_WINDOW = 17;
 /** How long the forwarder remembers the last order accepted per dedup_key, and a refused routing key. */
 const PAGERDUTY_ORDER_TTL_SECONDS = 14 * 86_400;
 const PAGERDUTY_KEY_PROBLEM_TTL_SECONDS = 3_600;
+/**
+ * With one PagerDuty event per alert (`-c pagerDutyEventsPer=alert`): the most alerts of one group
+ * that get an incident of their own; the group's other firing alerts share one overflow incident.
+ * A group's page is then 120 triggers and one overflow trigger per part of the page (a part is
+ * at most 24 KB, some tens of alerts): 1,000 alerts in 10 parts are 129 events, 8 pacing windows of
+ * 17, the last sent 70 s after the first. A fleet incident of 1,000 targets is 2 groups (a group
+ * holds 600, the rest continues in a second one), about 255 events: 15 windows, about 140 s,
+ * inside the three minutes with room for other rules' pages sharing the routing key's pace.
+ */
+const PAGERDUTY_OWN_INCIDENTS_PER_GROUP = 120;
 
 export {
   DEFAULT_CHECKPOINT_INTERVAL_MS,
@@ -159,6 +169,7 @@ export {
   PAGERDUTY_EVENTS_PER_WINDOW,
   PAGERDUTY_KEY_PROBLEM_TTL_SECONDS,
   PAGERDUTY_ORDER_TTL_SECONDS,
+  PAGERDUTY_OWN_INCIDENTS_PER_GROUP,
   PAGERDUTY_PACE_WINDOW_MS,
   SATURATION_FORECAST_MINUTES,
   SATURATION_FREE_RATIO,

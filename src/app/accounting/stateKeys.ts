@@ -24,6 +24,8 @@ const STATE_KEYS = {
   // The PagerDuty forwarder's items (whole keys; its role may touch only keys starting `pagerduty-`).
   /** The last `order` PagerDuty accepted for a dedup_key, and that page's accepted parts (TTL). */
   pagerDutyOrder: (dedupKey: string) => `pagerduty-order#${dedupKey}`,
+  /** Per-alert mode: the alerts of a group (`group-<id>`) holding an incident of their own (TTL). */
+  pagerDutyOwn: (groupKey: string) => `pagerduty-own#${groupKey}`,
   /** Events sent to one routing key (its id, never the key) in one pacing window (TTL). */
   pagerDutyPace: (keyId: string, windowStartMs: number) => `pagerduty-pace#${keyId}#${windowStartMs}`,
   /** A missing or refused routing key was already reported (TTL). */

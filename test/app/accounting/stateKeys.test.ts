@@ -9,6 +9,11 @@ describe('STATE_KEYS', () => {
     ['a configuration chunk (meta)', STATE_KEYS.configChunk('abc.3', 0), 'config#abc.3#0'],
     ['the open groups (meta)', STATE_KEYS.openGroups, 'groups'],
     ['the order PagerDuty accepted', STATE_KEYS.pagerDutyOrder('group-ab12'), 'pagerduty-order#group-ab12'],
+    [
+      'the alerts of a group with an incident of their own',
+      STATE_KEYS.pagerDutyOwn('group-ab12'),
+      'pagerduty-own#group-ab12',
+    ],
     ['a pacing window', STATE_KEYS.pagerDutyPace('k1', 1764000000000), 'pagerduty-pace#k1#1764000000000'],
     ['a routing key reported', STATE_KEYS.pagerDutyKeyProblem('k1'), 'pagerduty-key#k1'],
   ])('%s: %s', (_, key, expected) => {
