@@ -1,16 +1,22 @@
 /**
  * Defaults of the alert lifecycle and the notification format, in one place. Units are in the names.
  */
-import type { EvaluateOptions } from './alerts/types.ts';
 
 /** Alertmanager's `repeat_interval`: a still-firing alert is re-sent after this long. */
 const DEFAULT_REPEAT_INTERVAL_MS = 4 * 60 * 60 * 1000;
+/**
+ * The longest repeat interval: a firing alert (or group) is paged again at least this often, so the
+ * PagerDuty forwarder's memory of its open incident (PAGERDUTY_ORDER_TTL_SECONDS, 14 days) is
+ * renewed before it expires; past it the incident's resolve would be dropped as never triggered.
+ */
+const MAX_REPEAT_INTERVAL_MS = 7 * 24 * 60 * 60 * 1000;
 /** Two consecutive failed fetches (about two minutes on a 1-minute schedule) before paging "down". */
 const DEFAULT_DOWN_AFTER_FAILURES = 2;
 /** Prometheus' `resolvedRetention`: a resolved alert is kept this long so its resolution can be sent. */
 const DEFAULT_RESOLVED_RETENTION_MS = 15 * 60 * 1000;
 
-const DEFAULT_EVALUATE_OPTIONS: EvaluateOptions = {
+/** `EvaluateOptions`' defaults (typed where it is used: this module imports nothing, so nothing can circle back to it). */
+const DEFAULT_EVALUATE_OPTIONS = {
   repeatIntervalMs: DEFAULT_REPEAT_INTERVAL_MS,
   downAfterFailures: DEFAULT_DOWN_AFTER_FAILURES,
   resolvedRetentionMs: DEFAULT_RESOLVED_RETENTION_MS,
@@ -28,10 +34,15 @@ const DEFAULT_GROUP_INTERVAL_MS = 5 * 60 * 1000;
 /**
  * Alerts one group item holds: at most about 480 bytes each in JSON (63-character target, 64-character
  * rule), so with the newest page (24 KB at most) and a claim naming all of them the item stays
- * under DynamoDB's 400 KB (test/core/alerts/group.test.ts). Alerts past it are paged on their
- * own, so none is lost.
+ * under DynamoDB's 400 KB (test/core/alerts/group.test.ts). Alerts past it go to the group's
+ * continuation: another item, paged as its own group page (docs/routing.md).
  */
 const MAX_GROUP_MEMBERS = 600;
+/**
+ * Items one group may use: the first and its continuations, 20 x 600 = 12,000 alerts (a fleet of
+ * 10,000 targets stays grouped). An alert past the last is paged on its own, and logged.
+ */
+const MAX_GROUP_ITEMS = 20;
 
 /**
  * `minutes_to_exhaustion`: a least-squares line through the free-slot counts of the target's
@@ -116,6 +127,16 @@ const PAGERDUTY_EVENTS_PER_WINDOW = 17;
 /** How long the forwarder remembers the last order accepted per dedup_key, and a refused routing key. */
 const PAGERDUTY_ORDER_TTL_SECONDS = 14 * 86_400;
 const PAGERDUTY_KEY_PROBLEM_TTL_SECONDS = 3_600;
+/**
+ * With one PagerDuty event per alert (`-c pagerDutyEventsPer=alert`): the most alerts of one group
+ * that get an incident of their own; the group's other firing alerts share one overflow incident.
+ * A group's page is then 120 triggers and one overflow trigger per part of the page (a part is
+ * at most 24 KB, some tens of alerts): 1,000 alerts in 10 parts are 129 events, 8 pacing windows of
+ * 17, the last sent 70 s after the first. A fleet incident of 1,000 targets is 2 groups (a group
+ * holds 600, the rest continues in a second one), about 255 events: 15 windows, about 140 s,
+ * inside the three minutes with room for other rules' pages sharing the routing key's pace.
+ */
+const PAGERDUTY_OWN_INCIDENTS_PER_GROUP = 120;
 
 export {
   DEFAULT_CHECKPOINT_INTERVAL_MS,
@@ -140,10 +161,12 @@ export {
   MAX_ATTRIBUTE_CHARS,
   MAX_CHATBOT_BYTES,
   MAX_FORECAST_SAMPLES,
+  MAX_GROUP_ITEMS,
   MAX_GROUP_MEMBERS,
   MAX_LABELS_SHOWN,
   MAX_PAGERDUTY_BACKOFF_MS,
   MAX_PAYLOAD_BYTES,
+  MAX_REPEAT_INTERVAL_MS,
   MAX_REPORT_TEXT_CHARS,
   MAX_SNS_PUBLISH_BYTES,
   MAX_SUBJECT_CHARS,
@@ -153,6 +176,7 @@ export {
   PAGERDUTY_EVENTS_PER_WINDOW,
   PAGERDUTY_KEY_PROBLEM_TTL_SECONDS,
   PAGERDUTY_ORDER_TTL_SECONDS,
+  PAGERDUTY_OWN_INCIDENTS_PER_GROUP,
   PAGERDUTY_PACE_WINDOW_MS,
   SATURATION_FORECAST_MINUTES,
   SATURATION_FREE_RATIO,
