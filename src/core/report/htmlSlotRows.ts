@@ -8,7 +8,7 @@
  */
 import { allGood } from './check.ts';
 import { modeIndexOf, positionIn, positionOf } from './common.ts';
-import { RowCells as Cells, type ColumnMap, MAX_CELLS, type RowCells, RowNumbers, readSlotRow } from './htmlSlots.ts';
+import { type ColumnMap, MAX_CELLS, RowCells, RowNumbers, readSlotRow } from './htmlSlots.ts';
 import type { PendingSlots } from './lazySlots.ts';
 import { MODE_SET, type Slot } from './types.ts';
 
@@ -43,18 +43,17 @@ class SlotRows implements PendingSlots {
   private modes: Uint8Array;
   private sss: Float64Array;
   private positions: Int32Array;
-  private readonly cells = new Cells();
+  private readonly cells = new RowCells();
   private readonly numbers = new RowNumbers();
+  private readonly text: string;
+  private readonly columns: ColumnMap;
+  private readonly width: number;
+  private readonly maxRows: number;
 
   /** Whether a table `width` cells wide can be recorded (cells past `MAX_CELLS` are not kept). */
   static fits(width: number): boolean {
     return width <= MAX_CELLS;
   }
-
-  private readonly text: string;
-  private readonly columns: ColumnMap;
-  private readonly width: number;
-  private readonly maxRows: number;
 
   /**
    * `maxRows`: the scoreboard's positions when it came before the table (a table with more rows
