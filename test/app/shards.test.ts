@@ -34,7 +34,7 @@ function rawWith(count: number, url: string, extra: Record<string, unknown> = {}
 describe('planShards', () => {
   it('splits the targets by name into shards, each with every rule', () => {
     const raw = rawWith(23, 'http://127.0.0.1:1/');
-    const shards = planShards(raw, buildMonitorConfig(raw), 10, 'run-1', '2026-11-22T12:00:00Z');
+    const shards = planShards(raw, buildMonitorConfig(raw), 10, 'run-1', '2026-11-22T12:00:00Z', 'g1');
     expect(shards.map((s) => [s.shard, Object.keys(s.raw.targets).length])).toEqual([
       [{ index: 0, count: 3 }, 10],
       [{ index: 1, count: 3 }, 10],
@@ -45,7 +45,9 @@ describe('planShards', () => {
       '/p/targets/web-21',
       '/p/targets/web-22',
     ]);
-    expect(shards.every((s) => s.raw.rules['/p/rules/r'] === RULES && s.runId === 'run-1')).toBe(true);
+    expect(
+      shards.every((s) => s.raw.rules['/p/rules/r'] === RULES && s.runId === 'run-1' && s.generation === 'g1'),
+    ).toBe(true);
   });
 
   it('halves a shard that would not fit in one SQS message', () => {
@@ -56,7 +58,7 @@ describe('planShards', () => {
         ' ',
       );
     }
-    const shards = planShards(raw, buildMonitorConfig(raw), 500, 'run-2', '2026-11-22T12:00:00Z');
+    const shards = planShards(raw, buildMonitorConfig(raw), 500, 'run-2', '2026-11-22T12:00:00Z', 'g1');
     expect(shards.map((s) => Object.keys(s.raw.targets).length)).toEqual([2, 2, 2, 2]);
     expect(shards.every((s) => Buffer.byteLength(JSON.stringify(s)) < 256 * 1024)).toBe(true);
   });
@@ -194,7 +196,7 @@ describe('dispatch and consume through SQS', () => {
 
   it('drops a stale shard and returns an unreadable one for a retry', async () => {
     const raw = rawWith(2, url);
-    const stale = planShards(raw, buildMonitorConfig(raw), 10, 'run-old', '2026-11-22T11:00:00Z')[0];
+    const stale = planShards(raw, buildMonitorConfig(raw), 10, 'run-old', '2026-11-22T11:00:00Z', 'g1')[0];
     const result = await consumeShards(
       [
         { messageId: 'stale', body: JSON.stringify(stale) },
