@@ -29,6 +29,7 @@ import { waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoStateTable } from '../../../src/adapters/dynamoStateStore.ts';
+import { createDynamoPagerDutyLedger } from '../../../src/adapters/pagerDutyLedger.ts';
 import { type LocalDynamo, startDynalite } from '../../support/emulators.ts';
 import {
   CONTAINERS,
@@ -36,6 +37,7 @@ import {
   type CrashPoint,
   GLOBS,
   MAX_KEEP_STEPS,
+  type ModelOptions,
   runSequence,
   TARGET_POOL,
 } from '../../support/pageModel.ts';
@@ -62,6 +64,19 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       snsFailures: fc.nat({ max: 2 }).map((n) => (n === 2 ? 1 : 0)),
       dynamoFailures: fc.nat({ max: 3 }).map((n) => (n === 3 ? 1 : 0)),
       jitter,
+      // Sharded sequences only: mostly checked now, some late, delivered twice, or by a consumer that dies.
+      shards: fc.array(
+        fc.nat({ max: 6 }).map((n) => (n > 3 ? 0 : n)),
+        { maxLength: 4 },
+      ),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('forward' as const),
+      picks: fc.array(fc.nat({ max: 7 }), { minLength: 1, maxLength: 6 }),
+      faults: fc.array(fc.nat({ max: 17 }), { maxLength: 4 }),
     }),
   },
   {
@@ -117,18 +132,26 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('breakConfig' as const), broken: fc.boolean() }) },
 );
 
+/** A third of the sequences run sharded (one or two targets a shard); the forwarder maps per group or per alert. */
+const mode: fc.Arbitrary<ModelOptions> = fc.record({
+  sharded: fc.nat({ max: 2 }).map((n) => n === 2),
+  perShard: fc.integer({ min: 1, max: 2 }),
+  eventsPer: fc.constantFrom('group' as const, 'alert' as const),
+});
+
 const sequenceOf = (maxLength: number) =>
   fc.tuple(
     fc.array(command, { minLength: 5, maxLength }),
     fc.constantFrom('clear' as const, 'removeTargets' as const, 'removeRules' as const),
+    mode,
   );
 const sequence = sequenceOf(40);
 
 describe('page accounting under random runs, faults and configuration changes', () => {
   it(`holds its invariants over ${MEMORY_RUNS} sequences on the memory table`, async () => {
     await fc.assert(
-      fc.asyncProperty(sequence, async ([commands, settle]) => {
-        const { violations } = await runSequence(commands, settle);
+      fc.asyncProperty(sequence, async ([commands, settle, options]) => {
+        const { violations } = await runSequence(commands, settle, options);
         expect(violations).toEqual([]);
       }),
       { numRuns: MEMORY_RUNS },
@@ -147,16 +170,17 @@ describe('page accounting under random runs, faults and configuration changes', 
 
     it(`holds its invariants over ${DYNALITE_RUNS} sequences`, async () => {
       await fc.assert(
-        fc.asyncProperty(sequenceOf(20), async ([commands, settle]) => {
+        fc.asyncProperty(sequenceOf(20), async ([commands, settle, options]) => {
           const name = `model-${++tables}`;
           await dynamo.createTable(name);
           // Why: dynalite may answer ResourceNotFound for a moment after CreateTable returns.
           await waitUntilTableExists({ client: dynamo.client, maxWaitTime: 10, minDelay: 0.05 }, { TableName: name });
-          const { violations, unexpected } = await runSequence(
-            commands,
-            settle,
-            createDynamoStateTable(dynamo.doc, name),
-          );
+          // The forwarder's real ledger on the monitor's table, as deployed.
+          const { violations, unexpected } = await runSequence(commands, settle, {
+            ...options,
+            table: createDynamoStateTable(dynamo.doc, name),
+            ledger: createDynamoPagerDutyLedger(dynamo.doc, name),
+          });
           if (unexpected.length > 0) console.warn(`dynalite: ${unexpected.join(' | ')}`);
           expect(violations).toEqual([]);
         }),
