@@ -3,8 +3,12 @@
  * in an order the test chooses and replays; crashing at any table write or publish, before or
  * after it), SNS refusals, DynamoDB errors, and configuration changes (targets added and removed,
  * rules added, removed, renamed, narrowed, silences added and ended, the configuration made
- * invalid and valid again), against the real run, commit and state code. Invariants
- * (test/support/pageModel.ts):
+ * invalid and valid again), against the real run, commit and state code, in three warm
+ * containers. A third of the sequences run sharded: each run is a dispatch (`dispatchShards`)
+ * whose shard messages consumers in other containers (`consumeShards`) take in any order, a
+ * tick or two late (after a later dispatch), twice, or die on. Every accepted page goes on to the
+ * real PagerDuty forwarder (test/support/forwarderModel.ts). Invariants
+ * (test/support/pageModel.ts, test/support/forwarderModel.ts):
  * 1. After a run with no fault and no faulty run's claim still in force, for every (target, rule):
  *    the latest page is FIRING when the condition holds outside a silence, and is not FIRING when
  *    the condition does not hold or the pair left the configuration. (Every episode pages; every
@@ -20,6 +24,12 @@
  * 5. Every accepted page carries an `order`; per alert (single pages) and per group (group pages)
  *    successive orders strictly increase, except that a copy replayed after a fault repeats its
  *    page's order (a consumer drops it as not newer).
+ * 6. PagerDuty (`forwardToPagerDuty` with its ledger on the same table, a PagerDuty model with the
+ *    Events API's limit and incident state, mapping per group or per alert; deliveries reordered,
+ *    duplicated, failing mid-way and retried twice): no event beyond 120 per routing key in any
+ *    60 s; no incident re-opened after its accepted resolve except by a page of a newer order;
+ *    after every delivery and retry, nothing dead-lettered and each incident's state is the
+ *    monitor's last word (the action of its `dedup_key`'s page of the highest order).
  * Rules added by a sequence may wait `for` and keep firing for `keepFiringFor` (one or two runs):
  * a pending alert owes nothing (its latest page must not be FIRING), a kept one may be either.
  * Most sequences use the memory table (same conditional semantics as DynamoDB); some use dynalite.
