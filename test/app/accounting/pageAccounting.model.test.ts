@@ -159,14 +159,18 @@ const sequence = sequenceOf(40);
 
 describe('page accounting under random runs, faults and configuration changes', () => {
   it(`holds its invariants over ${MEMORY_RUNS} sequences on the memory table`, async () => {
+    let gaps = 0;
     await fc.assert(
       fc.asyncProperty(sequence, async ([commands, settle, options]) => {
-        const { violations } = await runSequence(commands, settle, options);
+        const { violations, forwarderGaps } = await runSequence(commands, settle, options);
         expect(violations).toEqual([]);
+        if (forwarderGaps.length > 0) gaps++;
       }),
       { numRuns: MEMORY_RUNS },
     );
-  }, 600_000);
+    // The forwarder's known gap (the fixed case below), counted so a soak says how often it is met.
+    if (SOAK > 0) console.info(`sequences meeting the forwarder's unlearnt-resolve gap: ${gaps} of ${MEMORY_RUNS}`);
+  }, 1_800_000);
 
   describe('on dynalite', () => {
     let dynamo: LocalDynamo;
@@ -196,7 +200,7 @@ describe('page accounting under random runs, faults and configuration changes', 
         }),
         { numRuns: DYNALITE_RUNS },
       );
-    }, 600_000);
+    }, 1_800_000);
   });
 
   it('the faults do happen: a sequence with a crash after a publish sends one copy of the page in flight', async () => {
@@ -311,6 +315,71 @@ describe('page accounting under random runs, faults and configuration changes', 
       ['alert a0/r1', Date.parse('2026-11-22T12:00:00Z')],
       ['alert a0/r1', Date.parse('2026-11-22T12:01:00Z')],
     ]);
+  });
+
+  it('sharded: a shard message delivered again after the next dispatch removed its target never pages it again', async () => {
+    const commands: Command[] = [
+      ...perAlertRule,
+      { kind: 'closing', target: 0, count: 1 },
+      // 12:00: a0's shard checked (a0 fires) and delivered again later; b0's checked.
+      { kind: 'run', container: 0, crash: null, snsFailures: 0, dynamoFailures: 0, shards: [2, 0] },
+      { kind: 'removeTarget', target: 0 },
+      // 12:01: container 1's dispatch reads the removal, resolves a0 and deletes its item; then
+      // a0's old shard comes back to a consumer.
+      run(1),
+    ];
+    const result = await runSequence(commands, 'clear', { sharded: true, perShard: 1 });
+    expect(result.violations).toEqual([]);
+    expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status} ${p.evaluatedAt}`)).toEqual([
+      'a0/r1 firing 2026-11-22T12:00:00.000Z',
+      'a0/r1 resolved 2026-11-22T12:01:00.000Z',
+    ]);
+  });
+
+  it.each(['group', 'alert'] as const)(
+    'forwarder (%s): retries, duplicates and reordered deliveries end with PagerDuty as the last page says',
+    async (eventsPer) => {
+      const commands: Command[] = [
+        ...perAlertRule,
+        { kind: 'closing', target: 0, count: 1 },
+        run(0), // 12:00 FIRING
+        { kind: 'forward', picks: [0], faults: [0] }, // PagerDuty opens the incident
+        { kind: 'closing', target: 0, count: 0 },
+        run(0), // 12:01 RESOLVED
+        { kind: 'closing', target: 0, count: 1 },
+        run(0), // 12:02 FIRING again
+        // The new FIRING first, its send failing (retried later); then the RESOLVED, delivered twice.
+        { kind: 'forward', picks: [1, 0], faults: [2, 5] },
+      ];
+      // Settling: the FIRING's retry re-opens (it is newer), the RESOLVED's copy is dropped as
+      // older, and the settling run's RESOLVED closes the incident.
+      const result = await runSequence(commands, 'clear', { eventsPer });
+      expect(result.violations).toEqual([]);
+      const incidents = [...result.pagerDuty.incidents.values()];
+      expect(incidents.map((i) => [i.status, i.events.map((e) => e.action)])).toEqual([
+        ['resolved', ['trigger', 'resolve', 'trigger', 'resolve']],
+      ]);
+    },
+  );
+
+  // KNOWN GAP of the forwarder, found by this model: PagerDuty takes a trigger and then the resolve,
+  // but both invocations fail after the send (answer lost, or the function dies before its ledger
+  // write); Lambda's retry of the older trigger then finds nothing in the ledger and re-opens the
+  // resolved incident (the resolve's retry closes it again). Recording the order attempted before
+  // sending, and dropping anything older than it, would close it (src/lambda/pagerDutyForwarder.ts,
+  // src/adapters/pagerDutyLedger.ts). Expected to fail until then.
+  it.fails('forwarder: a resolve PagerDuty took but the ledger never learnt is never undone by an older retry', async () => {
+    const commands: Command[] = [
+      ...perAlertRule,
+      { kind: 'closing', target: 0, count: 1 },
+      run(0), // FIRING
+      { kind: 'closing', target: 0, count: 0 },
+      run(0), // RESOLVED
+      { kind: 'forward', picks: [0, 0], faults: [3] }, // both accepted, both answers lost
+    ];
+    const result = await runSequence(commands, 'clear', { eventsPer: 'alert' });
+    expect(result.violations).toEqual([]);
+    expect(result.forwarderGaps).toEqual([]);
   });
 
   it('warm memory of a deleted item is never taken for the item created again up to the same version', async () => {
