@@ -3,12 +3,11 @@
  * argument parsing that fails as a usage error, the SSM prefix, and one exit-code policy
  * (0 done, 1 refused or failed, 2 usage), each failure one line on standard error.
  */
-import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { createSsmAdmin, type ParameterAdmin } from '../adapters/ssmAdmin.ts';
 import { DEFAULT_SSM_PREFIX } from '../core/constants.ts';
 import { SSM_PREFIX } from '../core/monitorConfig.ts';
-import { EXIT, oneLine as oneLineWith, optionsMessage, UsageError } from './command.ts';
+import { EXIT, oneLine as oneLineWith, parseOptions, UsageError } from './command.ts';
 
 const oneLine = (error: unknown) => oneLineWith(error, '; ');
 
@@ -53,15 +52,6 @@ function createAdminIo(env: Readonly<Record<string, string | undefined>>): Admin
       return admin;
     },
   };
-}
-
-/** `parseArgs`, strict, with its complaints turned into usage errors. */
-function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
-  try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(optionsMessage(error, Object.keys(options)), { cause: error });
-  }
 }
 
 /** `--prefix`, else `SSM_PREFIX`, else the default; trailing slashes dropped. */
@@ -156,7 +146,7 @@ export {
   EXIT,
   leaf,
   oneLine,
-  parseCommandArgs,
+  parseOptions,
   RefusedError,
   removeNamed,
   resolvePrefix,

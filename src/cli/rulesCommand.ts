@@ -19,6 +19,7 @@ import {
   type CommandIo,
   EXIT,
   oneLine,
+  parseOptions,
   RefusedError,
   runSubcommand,
   UsageError,
@@ -64,13 +65,14 @@ async function readDocs(paths: readonly string[], io: CommandIo) {
   );
 }
 
-async function validate(args: string[], io: CommandIo): Promise<number> {
+async function validate(argv: string[], io: CommandIo): Promise<number> {
+  // No options: refused in the words every other command uses.
+  const args = parseOptions(argv, {}, true).positionals;
   if (args.length === 0) throw new UsageError('expected at least one rules file');
-  const unknown = args.find((a) => a.startsWith('--'));
-  if (unknown !== undefined) throw new UsageError(`unknown option ${unknown}`);
   try {
     const rules = parseRulesDocuments(await readDocs(args, io));
-    io.stdout(`${rules.length} rule(s) in ${args.length} file(s) valid: ${rules.map((r) => r.name).join(', ')}\n`);
+    const names = rules.length === 0 ? '' : `: ${rules.map((r) => r.name).join(', ')}`;
+    io.stdout(`${rules.length} rule(s) in ${args.length} file(s) valid${names}\n`);
     return EXIT.ok;
   } catch (error) {
     if (!(error instanceof DocumentsValidationError)) throw error;
@@ -217,10 +219,9 @@ async function runFile(path: string, io: CommandIo): Promise<{ passed: number; f
   return { passed, failed };
 }
 
-async function test(args: string[], io: CommandIo): Promise<number> {
+async function test(argv: string[], io: CommandIo): Promise<number> {
+  const args = parseOptions(argv, {}, true).positionals;
   if (args.length === 0) throw new UsageError('expected at least one test file');
-  const unknown = args.find((a) => a.startsWith('--'));
-  if (unknown !== undefined) throw new UsageError(`unknown option ${unknown}`);
   let passed = 0;
   let failed = 0;
   for (const path of args) {

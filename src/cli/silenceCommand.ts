@@ -18,7 +18,7 @@ import {
   EXIT,
   leaf,
   oneLine,
-  parseCommandArgs,
+  parseOptions,
   RefusedError,
   removeNamed,
   resolvePrefix,
@@ -144,17 +144,21 @@ function refuseMatchingNothing(silence: Silence, targets: readonly string[], rul
 }
 
 async function add(args: string[], io: SilenceIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, {
-    target: { type: 'string' },
-    rule: { type: 'string' },
-    for: { type: 'string' },
-    until: { type: 'string' },
-    'starts-at': { type: 'string' },
-    comment: { type: 'string' },
-    name: { type: 'string' },
-    prefix: { type: 'string' },
-    force: { type: 'boolean' },
-  });
+  const { values, positionals } = parseOptions(
+    args,
+    {
+      target: { type: 'string' },
+      rule: { type: 'string' },
+      for: { type: 'string' },
+      until: { type: 'string' },
+      'starts-at': { type: 'string' },
+      comment: { type: 'string' },
+      name: { type: 'string' },
+      prefix: { type: 'string' },
+      force: { type: 'boolean' },
+    },
+    true,
+  );
   if (positionals.length > 0) throw new UsageError(`expected no positional arguments, found "${positionals[0]}"`);
   const prefix = resolvePrefix(values.prefix, io.env);
   for (const required of ['target', 'rule', 'comment'] as const)
@@ -201,7 +205,7 @@ async function add(args: string[], io: SilenceIo): Promise<number> {
 }
 
 async function list(args: string[], io: SilenceIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, { all: { type: 'boolean' }, prefix: { type: 'string' } });
+  const { values, positionals } = parseOptions(args, { all: { type: 'boolean' }, prefix: { type: 'string' } }, true);
   if (positionals.length > 0) throw new UsageError(`expected no positional arguments, found "${positionals[0]}"`);
   const prefix = resolvePrefix(values.prefix, io.env);
   const now = io.now();
@@ -234,7 +238,7 @@ async function list(args: string[], io: SilenceIo): Promise<number> {
 }
 
 async function expire(args: string[], io: SilenceIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, { prefix: { type: 'string' } });
+  const { values, positionals } = parseOptions(args, { prefix: { type: 'string' } }, true);
   if (positionals.length !== 1) throw new UsageError(`expected one silence name, found ${positionals.length}`);
   const name = positionals[0] as string;
   if (!NAME.test(name)) throw new UsageError(`expected a silence name of letters, digits, _ . -, found "${name}"`);

@@ -11,7 +11,7 @@ import {
   type CommandIo,
   EXIT,
   leaf,
-  parseCommandArgs,
+  parseOptions,
   removeNamed,
   resolvePrefix,
   runSubcommand,
@@ -82,16 +82,20 @@ function describeTarget(t: TargetConfig): string {
 }
 
 async function add(args: string[], io: TargetsIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, {
-    url: { type: 'string' },
-    'auth-parameter': { type: 'string' },
-    timeout: { type: 'string' },
-    'max-bytes': { type: 'string' },
-    'ca-bundle-parameter': { type: 'string' },
-    label: { type: 'string', multiple: true },
-    replace: { type: 'boolean' },
-    prefix: { type: 'string' },
-  });
+  const { values, positionals } = parseOptions(
+    args,
+    {
+      url: { type: 'string' },
+      'auth-parameter': { type: 'string' },
+      timeout: { type: 'string' },
+      'max-bytes': { type: 'string' },
+      'ca-bundle-parameter': { type: 'string' },
+      label: { type: 'string', multiple: true },
+      replace: { type: 'boolean' },
+      prefix: { type: 'string' },
+    },
+    true,
+  );
   if (positionals.length !== 1) throw new UsageError(`expected one target name, found ${positionals.length}`);
   const name = checkName(positionals[0]);
   const prefix = resolvePrefix(values.prefix, io.env);
@@ -143,7 +147,7 @@ async function add(args: string[], io: TargetsIo): Promise<number> {
 }
 
 async function list(args: string[], io: TargetsIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, { prefix: { type: 'string' } });
+  const { values, positionals } = parseOptions(args, { prefix: { type: 'string' } }, true);
   if (positionals.length > 0) throw new UsageError(`expected no positional arguments, found "${positionals[0]}"`);
   const prefix = resolvePrefix(values.prefix, io.env);
   const parameters = await io.ssm().list(`${prefix}/targets`);
@@ -165,7 +169,7 @@ async function list(args: string[], io: TargetsIo): Promise<number> {
 }
 
 async function remove(args: string[], io: TargetsIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, { prefix: { type: 'string' } });
+  const { values, positionals } = parseOptions(args, { prefix: { type: 'string' } }, true);
   if (positionals.length !== 1) throw new UsageError(`expected one target name, found ${positionals.length}`);
   const name = checkName(positionals[0]);
   const prefix = resolvePrefix(values.prefix, io.env);

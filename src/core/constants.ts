@@ -1,7 +1,6 @@
 /**
  * Defaults of the alert lifecycle and the notification format, in one place. Units are in the names.
  */
-import type { EvaluateOptions } from './alerts/types.ts';
 
 /** Alertmanager's `repeat_interval`: a still-firing alert is re-sent after this long. */
 const DEFAULT_REPEAT_INTERVAL_MS = 4 * 60 * 60 * 1000;
@@ -10,7 +9,8 @@ const DEFAULT_DOWN_AFTER_FAILURES = 2;
 /** Prometheus' `resolvedRetention`: a resolved alert is kept this long so its resolution can be sent. */
 const DEFAULT_RESOLVED_RETENTION_MS = 15 * 60 * 1000;
 
-const DEFAULT_EVALUATE_OPTIONS: EvaluateOptions = {
+/** `EvaluateOptions`' defaults (typed where it is used: this module imports nothing, so nothing can circle back to it). */
+const DEFAULT_EVALUATE_OPTIONS = {
   repeatIntervalMs: DEFAULT_REPEAT_INTERVAL_MS,
   downAfterFailures: DEFAULT_DOWN_AFTER_FAILURES,
   resolvedRetentionMs: DEFAULT_RESOLVED_RETENTION_MS,

@@ -169,6 +169,12 @@ describe('cli rules validate', () => {
     expect(result.out).toMatch(/^\d+ rule\(s\) in 1 file\(s\) valid: [a-z0-9-]+(, [a-z0-9-]+)*\n$/);
   });
 
+  it('says an empty rules list is valid without a dangling colon', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'rules-')), 'empty.json');
+    writeFileSync(file, '{"rules":[]}');
+    expect(await cli(['rules', 'validate', file])).toEqual({ code: 0, out: '0 rule(s) in 1 file(s) valid\n', err: '' });
+  });
+
   it('lists every problem of an invalid file (exit 1)', async () => {
     const file = join(FIXTURES, 'invalid.json');
     const result = await cli(['rules', 'validate', file]);
@@ -189,6 +195,16 @@ describe('cli rules validate', () => {
       "rules: cannot read /no/such/file.json: ENOENT: no such file or directory, open '/no/such/file.json'",
     ],
     [['lint', 'x'], 2, 'rules: expected validate or test, found "lint" (usage: rules --help)'],
+    [
+      ['validate', '--fil', 'x.json'],
+      2,
+      'rules: expected one of the options of --help, found unknown option --fil (usage: rules --help)',
+    ],
+    [
+      ['test', 'x.test.json', '--json'],
+      2,
+      'rules: expected one of the options of --help, found unknown option --json (usage: rules --help)',
+    ],
   ])('%j exits %i with one line', async (args, code, line) => {
     expect(await cli(['rules', ...args])).toEqual({ code, out: '', err: `${line}\n` });
   });
