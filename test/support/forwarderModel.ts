@@ -142,12 +142,12 @@ class ForwarderModel {
 
   /** PagerDuty's Events API: the rate limit, then the incident's state. */
   private async receive(event: PagerDutyEvent): Promise<void> {
-    const recent = this.acceptedAt.filter((t) => t > this.nowMs - 60_000);
-    if (recent.length >= EVENTS_PER_MINUTE) {
-      this.violations.push(`PagerDuty: event ${recent.length + 1} within 60 s at ${iso(this.nowMs)}: 429`);
+    const recent = this.acceptedAt.filter((t) => t > this.nowMs - 60_000).length;
+    if (recent >= EVENTS_PER_MINUTE) {
+      this.violations.push(`PagerDuty: event ${recent + 1} within 60 s at ${iso(this.nowMs)}: 429`);
       throw new PagerDutyDeliveryError(event, 1, 'HTTP 429', 429);
     }
-    this.acceptedAt = [...recent, this.nowMs];
+    this.acceptedAt.push(this.nowMs);
     const orders = this.ordersOfEvent.get(JSON.stringify(event)) ?? [];
     const accepted: AcceptedEvent = {
       action: event.event_action,

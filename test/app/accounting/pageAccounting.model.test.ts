@@ -41,6 +41,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoStateTable } from '../../../src/adapters/dynamoStateStore.ts';
 import { createDynamoPagerDutyLedger } from '../../../src/adapters/pagerDutyLedger.ts';
 import { type LocalDynamo, startDynalite } from '../../support/emulators.ts';
+import { ForwarderModel } from '../../support/forwarderModel.ts';
 import {
   CONTAINERS,
   type Command,
@@ -361,6 +362,41 @@ describe('page accounting under random runs, faults and configuration changes', 
       ]);
     },
   );
+
+  it("the PagerDuty model's rate limit: a group page of 150 alerts, one event each, is paced under 120 a minute", async () => {
+    // The model's targets are few; this page is what makes its limit bite.
+    const pagerDuty = new ForwarderModel('alert');
+    const T0 = Date.parse('2026-11-22T12:00:00Z');
+    const alerts = Array.from({ length: 150 }, (_, i) => ({
+      version: 1,
+      fingerprint: `fp-${i}`,
+      status: 'firing',
+      target: `t${i}`,
+      rule: 'r',
+      severity: 'warning',
+      new: true,
+    }));
+    const page = {
+      version: 1,
+      kind: 'group',
+      fingerprint: 'group-0123456789abcdef',
+      status: 'firing',
+      severity: 'warning',
+      rule: 'r',
+      counts: { firing: 150, resolved: 0, new: 150 },
+      part: { index: 1, count: 1 },
+      alerts,
+      order: T0,
+    };
+    pagerDuty.queue.push({ message: JSON.stringify(page), attempt: 1 });
+    await pagerDuty.settle(T0);
+    expect(pagerDuty.check()).toEqual([]);
+    expect(pagerDuty.incidents.size).toBe(150);
+    const inAnyMinute = pagerDuty.acceptedAt.map(
+      (t) => pagerDuty.acceptedAt.filter((u) => u > t - 60_000 && u <= t).length,
+    );
+    expect(Math.max(...inAnyMinute)).toBe(119); // 17 per 10 s window: at most seven windows in any 60 s
+  });
 
   // KNOWN GAP of the forwarder, found by this model: PagerDuty takes a trigger and then the resolve,
   // but both invocations fail after the send (answer lost, or the function dies before its ledger
