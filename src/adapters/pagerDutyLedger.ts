@@ -1,8 +1,11 @@
 /**
  * What the PagerDuty forwarder remembers, in the monitor's state table (partition key `pk`, TTL
  * attribute `expiresAt`), shared by every container of the forwarder:
- * - `pagerduty-order#<dedup_key>`: the last `order` accepted for that key, and the parts of that
- *   page accepted (parts of one grouped page share its order);
+ * - `pagerduty-order#<dedup_key>`: the last `order` accepted for that key (or a resolve dropped
+ *   because nothing was open, which ends the key's incident all the same), the parts of that page
+ *   accepted (parts of one grouped page share its order) and its action (trigger or resolve);
+ * - `pagerduty-own#<group-<id>>`: per-alert mode, the alerts of a group holding an incident of
+ *   their own (a string set, at most the bound; taken and freed by conditional writes);
  * - `pagerduty-pace#<key id>#<window start>`: events sent in one pacing window for one routing key;
  * - `pagerduty-key#<key id>`: a refused or missing routing key was already reported.
  * The routing key itself is never stored: `<key id>` is the start of its SHA-256.
@@ -11,13 +14,25 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { STATE_KEYS } from '../app/accounting/stateKeys.ts';
 import { PAGERDUTY_KEY_PROBLEM_TTL_SECONDS, PAGERDUTY_ORDER_TTL_SECONDS } from '../core/constants.ts';
-import type { AcceptedOrder } from '../core/notify/pagerDuty.ts';
+import { type AcceptedOrder, PAGERDUTY_ACTIONS, type PagerDutyAction } from '../core/notify/pagerDuty.ts';
 
 interface PagerDutyLedger {
   /** The last order accepted for `dedupKey`, or null when none is remembered. */
   accepted(dedupKey: string): Promise<AcceptedOrder | null>;
-  /** Remembers that `part` of the page of `order` was accepted; false when a newer order is already there. */
-  recordAccepted(dedupKey: string, order: number, part: number, nowMs: number): Promise<boolean>;
+  /** Remembers that `part` of the page of `order` was accepted with `action`; false when a newer order is already there. */
+  recordAccepted(
+    dedupKey: string,
+    order: number,
+    part: number,
+    nowMs: number,
+    action: PagerDutyAction,
+  ): Promise<boolean>;
+  /** The fingerprints of the alerts of `groupKey` holding an incident of their own. */
+  ownIncidents(groupKey: string): Promise<Set<string>>;
+  /** Takes a seat for `fingerprint` among at most `bound`; true when it holds one (taken now or before). */
+  claimOwnIncident(groupKey: string, fingerprint: string, bound: number, nowMs: number): Promise<boolean>;
+  /** Frees the seat of `fingerprint`, if it holds one. */
+  freeOwnIncident(groupKey: string, fingerprint: string): Promise<void>;
   /** Takes one of `limit` events of the window starting at `windowStartMs`; false when all are taken. */
   takeSlot(keyId: string, windowStartMs: number, limit: number, windowMs: number): Promise<boolean>;
   /** True the first time a key problem is noted within its TTL (so it is reported once). */
@@ -52,17 +67,18 @@ function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: str
       );
       if (Item === undefined || typeof Item.order !== 'number') return null;
       const parts = Item.parts instanceof Set ? [...(Item.parts as Set<number>)] : [];
-      return { order: Item.order, parts: parts.sort((a, b) => a - b) };
+      const action = Object.values(PAGERDUTY_ACTIONS).find((a) => a === Item.action) ?? null;
+      return { order: Item.order, parts: parts.sort((a, b) => a - b), action };
     },
 
-    async recordAccepted(dedupKey, order, part, nowMs) {
+    async recordAccepted(dedupKey, order, part, nowMs, action) {
       const expiresAt = epochSeconds(nowMs) + PAGERDUTY_ORDER_TTL_SECONDS;
       // A newer order replaces the record; the same order gains the part.
       const newer = await conditional(() =>
         doc.send(
           new PutCommand({
             TableName: tableName,
-            Item: { pk: orderKey(dedupKey), order, parts: new Set([part]), expiresAt },
+            Item: { pk: orderKey(dedupKey), order, parts: new Set([part]), action, expiresAt },
             ConditionExpression: 'attribute_not_exists(pk) OR #order < :order',
             ExpressionAttributeNames: { '#order': 'order' },
             ExpressionAttributeValues: { ':order': order },
@@ -79,6 +95,49 @@ function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: str
             ConditionExpression: '#order = :order',
             ExpressionAttributeNames: { '#order': 'order' },
             ExpressionAttributeValues: { ':order': order, ':part': new Set([part]), ':expiresAt': expiresAt },
+          }),
+        ),
+      );
+    },
+
+    async ownIncidents(groupKey) {
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: tableName, Key: { pk: STATE_KEYS.pagerDutyOwn(groupKey) }, ConsistentRead: true }),
+      );
+      return Item?.members instanceof Set ? new Set([...(Item.members as Set<string>)]) : new Set();
+    },
+
+    claimOwnIncident(groupKey, fingerprint, bound, nowMs) {
+      return conditional(() =>
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: STATE_KEYS.pagerDutyOwn(groupKey) },
+            UpdateExpression: 'ADD members :fp SET expiresAt = :expiresAt',
+            // Why the bound is checked in the write: containers forwarding parts of one page claim at once.
+            ConditionExpression:
+              'attribute_not_exists(members) OR size(members) < :bound OR contains(members, :fpText)',
+            ExpressionAttributeValues: {
+              ':fp': new Set([fingerprint]),
+              ':fpText': fingerprint,
+              ':bound': bound,
+              ':expiresAt': epochSeconds(nowMs) + PAGERDUTY_ORDER_TTL_SECONDS,
+            },
+          }),
+        ),
+      );
+    },
+
+    async freeOwnIncident(groupKey, fingerprint) {
+      // Conditional: an update would otherwise create an item without its TTL when there is none.
+      await conditional(() =>
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: STATE_KEYS.pagerDutyOwn(groupKey) },
+            UpdateExpression: 'DELETE members :fp',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':fp': new Set([fingerprint]) },
           }),
         ),
       );

@@ -3,7 +3,7 @@
  * `config/`) depends on. Adapters implement them; the Lambda runtime and the tests compose them.
  * Nothing here imports an adapter, so the orchestration never depends on AWS types.
  */
-import type { AlertRecord, EvaluateOptions, Notification, TargetState } from '../core/alerts/types.ts';
+import type { AlertRecord, EvaluateOptions, GroupRef, Notification, TargetState } from '../core/alerts/types.ts';
 import type { FetchFailureReason } from '../core/downReasons.ts';
 import type { RawConfig } from '../core/monitorConfig.ts';
 import type { MetricResult } from '../core/rules/compute.ts';
@@ -40,9 +40,27 @@ interface ConfigSource {
   getSecret(name: string): Promise<string>;
 }
 
+/**
+ * Where a grouped page was accepted: the group item that holds it (`GroupRef.continuation` names
+ * a continuation), or null when it went out on its own (every item of its group was full).
+ */
+interface Delivery {
+  group: GroupRef | null;
+}
+
 /** Delivers a notification (SNS in the Lambda); throws when it was not accepted. */
 interface Notifier {
   publish(notification: Notification): Promise<void>;
+  /**
+   * The run's grouping notifier (`groupingNotifier`) only: publishes like `publish` and answers
+   * where a grouped page was accepted (null: the page names no group).
+   */
+  deliver?(notification: Notification, options?: DeliverOptions): Promise<Delivery | null>;
+}
+
+interface DeliverOptions {
+  /** The page is a claim's replay: its run may have handed it over already, to a continuation. */
+  replay?: boolean;
 }
 
 /** One page recorded in a claim: published after the claim, marked sent by the commit. */
@@ -179,6 +197,8 @@ interface CycleDeps {
   checkpointIntervalMs?: number;
   /** Start order: higher first (`LatencyMemory.priority`); default name order. */
   fetchPriority?(target: string): number;
+  /** Alerts a group item holds and items a group may use (MAX_GROUP_MEMBERS, MAX_GROUP_ITEMS); tests set fewer. */
+  groupLimits?: { maxMembers?: number; maxItems?: number };
 }
 
 export type {
@@ -186,6 +206,8 @@ export type {
   ClaimedPage,
   ConfigSource,
   CycleDeps,
+  DeliverOptions,
+  Delivery,
   FetchResult,
   FetchTarget,
   Logger,

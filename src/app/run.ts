@@ -201,8 +201,8 @@ interface RunGroups {
 }
 
 function runGroups(deps: CycleDeps, now: Date): RunGroups {
-  const inbox = new GroupInbox(deps.table, now);
-  return { inbox, notifier: groupingNotifier(deps.notifier, inbox), token: randomUUID() };
+  const inbox = new GroupInbox(deps.table, now, deps.groupLimits);
+  return { inbox, notifier: groupingNotifier(deps.notifier, inbox, deps.logger), token: randomUUID() };
 }
 
 /** What a run's group flush needs: which groups, the silences in force, and where failures go. */

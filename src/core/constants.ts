@@ -28,10 +28,15 @@ const DEFAULT_GROUP_INTERVAL_MS = 5 * 60 * 1000;
 /**
  * Alerts one group item holds: at most about 480 bytes each in JSON (63-character target, 64-character
  * rule), so with the newest page (24 KB at most) and a claim naming all of them the item stays
- * under DynamoDB's 400 KB (test/core/alerts/group.test.ts). Alerts past it are paged on their
- * own, so none is lost.
+ * under DynamoDB's 400 KB (test/core/alerts/group.test.ts). Alerts past it go to the group's
+ * continuation: another item, paged as its own group page (docs/routing.md).
  */
 const MAX_GROUP_MEMBERS = 600;
+/**
+ * Items one group may use: the first and its continuations, 20 x 600 = 12,000 alerts (a fleet of
+ * 10,000 targets stays grouped). An alert past the last is paged on its own, and logged.
+ */
+const MAX_GROUP_ITEMS = 20;
 
 /**
  * `minutes_to_exhaustion`: a least-squares line through the free-slot counts of the target's
@@ -116,6 +121,16 @@ const PAGERDUTY_EVENTS_PER_WINDOW = 17;
 /** How long the forwarder remembers the last order accepted per dedup_key, and a refused routing key. */
 const PAGERDUTY_ORDER_TTL_SECONDS = 14 * 86_400;
 const PAGERDUTY_KEY_PROBLEM_TTL_SECONDS = 3_600;
+/**
+ * With one PagerDuty event per alert (`-c pagerDutyEventsPer=alert`): the most alerts of one group
+ * that get an incident of their own; the group's other firing alerts share one overflow incident.
+ * A group's page is then 120 triggers and one overflow trigger per part of the page (a part is
+ * at most 24 KB, some tens of alerts): 1,000 alerts in 10 parts are 129 events, 8 pacing windows of
+ * 17, the last sent 70 s after the first. A fleet incident of 1,000 targets is 2 groups (a group
+ * holds 600, the rest continues in a second one), about 255 events: 15 windows, about 140 s,
+ * inside the three minutes with room for other rules' pages sharing the routing key's pace.
+ */
+const PAGERDUTY_OWN_INCIDENTS_PER_GROUP = 120;
 
 export {
   DEFAULT_CHECKPOINT_INTERVAL_MS,
@@ -140,6 +155,7 @@ export {
   MAX_ATTRIBUTE_CHARS,
   MAX_CHATBOT_BYTES,
   MAX_FORECAST_SAMPLES,
+  MAX_GROUP_ITEMS,
   MAX_GROUP_MEMBERS,
   MAX_LABELS_SHOWN,
   MAX_PAGERDUTY_BACKOFF_MS,
@@ -153,6 +169,7 @@ export {
   PAGERDUTY_EVENTS_PER_WINDOW,
   PAGERDUTY_KEY_PROBLEM_TTL_SECONDS,
   PAGERDUTY_ORDER_TTL_SECONDS,
+  PAGERDUTY_OWN_INCIDENTS_PER_GROUP,
   PAGERDUTY_PACE_WINDOW_MS,
   SATURATION_FORECAST_MINUTES,
   SATURATION_FREE_RATIO,

@@ -14,7 +14,7 @@
 import { decideNotification } from './alerts/decide.ts';
 import { elapsedMs, resolvesAt } from './alerts/elapsed.ts';
 import { fingerprint } from './alerts/fingerprint.ts';
-import { groupRefOf, groupRefOfKey } from './alerts/group.ts';
+import { groupRefOf, groupRefOfKey, withContinuation } from './alerts/group.ts';
 import { findSilence, type Silence } from './alerts/silenceMatch.ts';
 import { stepAlert } from './alerts/step.ts';
 import type { AlertRecord, AlertView, EvaluateOptions, Notification, TargetState } from './alerts/types.ts';
@@ -284,9 +284,14 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
         { rule: rule.name, severity: rule.severity, target, labels },
         rule.groupIntervalMs,
       );
-      if (reason === 'first') next.group = prev?.group ?? ref?.key ?? null;
+      if (reason === 'first' && next.group == null) {
+        next.group = ref?.key ?? null;
+        delete next.groupContinuation; // a new group: where it joins is found at its hand-over
+      }
       const key = next.group ?? null;
-      const group = key === null ? null : key === ref?.key ? ref : groupRefOfKey(key, rule.groupIntervalMs);
+      const named = key === null ? null : key === ref?.key ? ref : groupRefOfKey(key, rule.groupIntervalMs);
+      // The item it joined (a continuation when the first was full), so its resolve closes that page.
+      const group = named === null ? null : withContinuation(named, next.groupContinuation);
       const notification = buildNotification({
         rule,
         alert: next,

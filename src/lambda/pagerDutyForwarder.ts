@@ -1,7 +1,9 @@
 /**
  * The PagerDuty forwarder's environment and its one job: the alerts of every SNS record become
- * Events API v2 events (one per group, or one per alert), each sent only when it is newer than
- * what PagerDuty last accepted for its `dedup_key`, at a pace the Events API accepts. Kept apart
+ * Events API v2 events (one per group, or one per alert within a bound per group, the rest of the
+ * group in one overflow incident), each sent only when it is newer than what PagerDuty last
+ * accepted for its `dedup_key` (a resolve only while an incident is open), at a pace the Events
+ * API accepts. Kept apart
  * from the entry (src/lambda/pagerDutyHandler.ts) so tests can give it a clock, a routing key, a
  * sender and a ledger of their own.
  */
@@ -9,16 +11,24 @@ import { createHash } from 'node:crypto';
 import type { SNSEvent } from 'aws-lambda';
 import { PagerDutyDeliveryError, type PagerDutySender } from '../adapters/pagerDutyEventsClient.ts';
 import type { PagerDutyLedger } from '../adapters/pagerDutyLedger.ts';
-import { PAGERDUTY_EVENTS_PER_WINDOW, PAGERDUTY_PACE_WINDOW_MS } from '../core/constants.ts';
 import {
+  PAGERDUTY_EVENTS_PER_WINDOW,
+  PAGERDUTY_OWN_INCIDENTS_PER_GROUP,
+  PAGERDUTY_PACE_WINDOW_MS,
+} from '../core/constants.ts';
+import {
+  type AlertPage,
   EVENTS_PER,
   type EventsPer,
   eventsOfPage,
+  FORWARD_REASONS,
+  type ForwardReason,
   forwardDecision,
   type OrderedEvent,
   PagerDutyMessageError,
   readAlertPage,
 } from '../core/notify/pagerDuty.ts';
+import { assignIncidents, freedBy, INCIDENT_REASONS, perAlertEvents } from '../core/notify/pagerDutyPerAlert.ts';
 import { EnvironmentError } from './environment.ts';
 import { FORWARDER_ENVIRONMENT as E } from './environmentContract.ts';
 
@@ -31,7 +41,11 @@ const LOG_MESSAGES = {
   refused: 'refused a message that is not an alert message',
   keyRefused: 'PagerDuty routing key missing or refused',
   dropped: 'dropped an event older than one accepted',
+  noIncident: 'dropped a resolve for a dedup_key with no open incident',
+  coalesced: 'coalesced alerts of a group into its overflow incident',
 } as const;
+/** Why a resolve is dropped when nothing is open (its own log line: not a retry or a reordering). */
+const NOTHING_OPEN: readonly ForwardReason[] = [FORWARD_REASONS.neverTriggered, FORWARD_REASONS.alreadyResolved];
 
 interface PagerDutyConfig {
   /** SSM parameter (SecureString) holding the integration's routing key. */
@@ -91,7 +105,7 @@ interface ForwarderDeps {
 interface ForwardResult {
   /** Events PagerDuty accepted. */
   sent: number;
-  /** Events older than (or the same as) one accepted for their dedup_key, not sent. */
+  /** Events older than (or the same as) one accepted for their dedup_key, and resolves with nothing open, not sent. */
   dropped: number;
   /** Records that were not alert messages, refused without a retry. */
   refused: number;
@@ -125,23 +139,69 @@ const keyIdOf = (routingKey: string) => createHash('sha256').update(routingKey).
 const keyRefused = (error: unknown) =>
   error instanceof PagerDutyDeliveryError && (error.status === 400 || error.status === 403);
 
+/**
+ * A page's events. Per alert, the group's seats among its incidents of their own held by the
+ * page's resolved alerts are freed, then its firing alerts keep or take one (conditional writes,
+ * so parts forwarded at once never exceed the bound); those without one are coalesced into the
+ * group's overflow incident. Freed before the resolves are sent: every resolve whose key was
+ * triggered is sent whoever holds the seats, so an incident never depends on its seat.
+ */
+async function eventsOf(page: AlertPage, routingKey: string, deps: ForwarderDeps): Promise<OrderedEvent[]> {
+  const groupKey = page.groupKey;
+  if (deps.eventsPer !== EVENTS_PER.alert || groupKey === null) return eventsOfPage(page, routingKey, deps.eventsPer);
+  // A late delivery of an older page neither frees the seat of an alert that fired again since
+  // nor takes one for an alert that resolved since (that seat would stay held).
+  const movedOn = async (fingerprint: string) => {
+    const accepted = page.order === null ? null : await deps.ledger.accepted(fingerprint);
+    return accepted !== null && page.order !== null && accepted.order > page.order;
+  };
+  const held = await deps.ledger.ownIncidents(groupKey);
+  for (const fingerprint of freedBy(page.alerts, held)) {
+    if (await movedOn(fingerprint)) continue;
+    await deps.ledger.freeOwnIncident(groupKey, fingerprint);
+    held.delete(fingerprint);
+  }
+  const own = new Set<string>();
+  let refreshed = false;
+  for (const { fingerprint, reason } of assignIncidents(page.alerts, held, PAGERDUTY_OWN_INCIDENTS_PER_GROUP)) {
+    if (reason === INCIDENT_REASONS.full) continue;
+    // A kept seat is claimed again once per page: that moves the seats' TTL on while the group fires.
+    const claim = reason === INCIDENT_REASONS.room || !refreshed;
+    if (reason === INCIDENT_REASONS.room && (await movedOn(fingerprint))) continue;
+    if (
+      claim &&
+      !(await deps.ledger.claimOwnIncident(groupKey, fingerprint, PAGERDUTY_OWN_INCIDENTS_PER_GROUP, deps.now()))
+    )
+      continue;
+    refreshed ||= reason === INCIDENT_REASONS.kept;
+    own.add(fingerprint);
+  }
+  const coalesced = page.alerts.filter((a) => a.status === 'firing').length - own.size;
+  if (coalesced > 0)
+    deps.log('info', LOG_MESSAGES.coalesced, { groupKey, own: own.size, coalesced, order: page.order });
+  return perAlertEvents(page, own, routingKey);
+}
+
 /** The events of the records that are alert messages; each other record is logged once and skipped. */
-function eventsOfRecords(
+async function eventsOfRecords(
   event: SNSEvent,
   routingKey: string,
   deps: ForwarderDeps,
-): { events: OrderedEvent[]; refused: number } {
+): Promise<{ events: OrderedEvent[]; refused: number }> {
   const events: OrderedEvent[] = [];
   let refused = 0;
   for (const record of event.Records ?? []) {
+    let page: AlertPage;
     try {
-      events.push(...eventsOfPage(readAlertPage(record.Sns?.Message ?? ''), routingKey, deps.eventsPer));
+      page = readAlertPage(record.Sns?.Message ?? '');
     } catch (error) {
       if (!(error instanceof PagerDutyMessageError)) throw error;
       // Why: a retry cannot make it an alert message; failing would only retry it into the DLQ.
       refused++;
       deps.log('error', LOG_MESSAGES.refused, { messageId: record.Sns?.MessageId, error: error.message });
+      continue;
     }
+    events.push(...(await eventsOf(page, routingKey, deps)));
   }
   return { events, refused };
 }
@@ -162,17 +222,20 @@ async function takePace(keyId: string, left: number, deps: ForwarderDeps): Promi
   }
 }
 
-/** Whether the event is newer than what was accepted for its key, logging it when it is not. */
-async function worthSending(e: OrderedEvent, deps: ForwarderDeps): Promise<boolean> {
-  const decision = forwardDecision(e, e.order === null ? null : await deps.ledger.accepted(e.event.dedup_key));
+/** Whether the event is newer than what was accepted for its key (a resolve: and closes something), logging it when not. */
+async function worthSending(e: OrderedEvent, deps: ForwarderDeps): Promise<{ send: boolean; reason: ForwardReason }> {
+  const decision = forwardDecision(
+    { order: e.order, part: e.part, action: e.event.event_action },
+    e.order === null ? null : await deps.ledger.accepted(e.event.dedup_key),
+  );
   if (!decision.send)
-    deps.log('info', LOG_MESSAGES.dropped, {
+    deps.log('info', NOTHING_OPEN.includes(decision.reason) ? LOG_MESSAGES.noIncident : LOG_MESSAGES.dropped, {
       dedupKey: e.event.dedup_key,
       action: e.event.event_action,
       order: e.order,
       reason: decision.reason,
     });
-  return decision.send;
+  return decision;
 }
 
 /** Logs a missing or refused routing key the first time in its TTL (the table remembers), for the alarm. */
@@ -183,8 +246,10 @@ async function noteKeyProblem(keyId: string, error: Error, deps: ForwarderDeps):
 
 /**
  * Sends the events of every alert message of the event, in order: each only when newer than the
- * order last accepted for its `dedup_key` (then remembered), each after taking a place in the
- * routing key's pace. A record that is not an alert message is logged and skipped. A failed event
+ * order last accepted for its `dedup_key` (then remembered), a resolve only when its incident is
+ * open (else dropped at no pace, and remembered), each after taking a place in the routing key's
+ * pace. Per alert, a group's alerts past its seats are coalesced into its overflow incident
+ * (`eventsOf`). A record that is not an alert message is logged and skipped. A failed event
  * does not stop the others, then the invocation fails so Lambda retries it; the retry finds the
  * accepted events remembered and sends only the rest. A 400 or 403 (the routing key, most likely)
  * is logged for the alarm once an hour.
@@ -202,18 +267,20 @@ async function forwardToPagerDuty(event: SNSEvent, deps: ForwarderDeps): Promise
     throw error;
   }
   const keyId = keyIdOf(routingKey);
-  const { events, refused } = eventsOfRecords(event, routingKey, deps);
+  const { events, refused } = await eventsOfRecords(event, routingKey, deps);
   const failures: Error[] = [];
   let sent = 0;
   let dropped = 0;
   for (const [i, e] of events.entries()) {
-    // Checked before taking a place (a retry's accepted events cost no pace), and again after a
-    // wait: a newer page of the same key may have been accepted meanwhile by another invocation.
-    const fresh =
-      (await worthSending(e, deps)) &&
-      (!(await takePace(keyId, events.length - i, deps)) || (await worthSending(e, deps)));
-    if (!fresh) {
+    // Checked before taking a place (a retry's accepted events and resolves with nothing open cost
+    // no pace), and again after a wait: a newer page of the key may have been accepted meanwhile.
+    let decision = await worthSending(e, deps);
+    if (decision.send && (await takePace(keyId, events.length - i, deps))) decision = await worthSending(e, deps);
+    if (!decision.send) {
       dropped++;
+      // Remembered as if accepted: a retried older trigger must not open what this resolve ended.
+      if (e.order !== null && NOTHING_OPEN.includes(decision.reason))
+        await deps.ledger.recordAccepted(e.event.dedup_key, e.order, e.part, deps.now(), e.event.event_action);
       continue;
     }
     try {
@@ -224,7 +291,8 @@ async function forwardToPagerDuty(event: SNSEvent, deps: ForwarderDeps): Promise
       continue;
     }
     sent++;
-    if (e.order !== null) await deps.ledger.recordAccepted(e.event.dedup_key, e.order, e.part, deps.now());
+    if (e.order !== null)
+      await deps.ledger.recordAccepted(e.event.dedup_key, e.order, e.part, deps.now(), e.event.event_action);
   }
   if (failures.length > 0) throw new ForwardError(failures);
   return { sent, dropped, refused };

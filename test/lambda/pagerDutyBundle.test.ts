@@ -262,7 +262,8 @@ describe('the synthesized PagerDuty forwarder bundle under the Lambda runtime in
 
   it("fault scenario 4: a retried invocation of a group's trigger, after the group resolved, is dropped in the other container", async () => {
     // Prepare: the group's trigger fails four times in container A (the invocation fails); its
-    // resolve is accepted in container B; then Lambda retries the trigger, in B.
+    // resolve in container B finds nothing open (dropped at no pace, remembered); then Lambda
+    // retries the trigger, in B.
     // Every group of this rule shares one key: PagerDuty's incidents start afresh for this scenario.
     api.incidents.clear();
     const story = groupStory(['db-1', 'db-2'], T0);
@@ -280,7 +281,7 @@ describe('the synthesized PagerDuty forwarder bundle under the Lambda runtime in
 
     // Assess
     expect([resolved, retried]).toEqual([
-      { sent: 1, dropped: 0, refused: 0 },
+      { sent: 0, dropped: 1, refused: 0 },
       { sent: 0, dropped: 1, refused: 0 },
     ]);
     expect(api.incident(ROUTING_KEY, key)).toBeUndefined();
@@ -289,7 +290,7 @@ describe('the synthesized PagerDuty forwarder bundle under the Lambda runtime in
         .slice(before)
         .filter((r) => (r.body as { dedup_key: string }).dedup_key === key)
         .map((r) => r.status),
-    ).toEqual([500, 500, 500, 500, 202]);
+    ).toEqual([500, 500, 500, 500]);
   }, 60_000);
 
   it('fault scenario 5: a fleet incident of a full group (600 targets) opens one incident at once and resolves it, within the rate limit', async () => {
@@ -311,9 +312,16 @@ describe('the synthesized PagerDuty forwarder bundle under the Lambda runtime in
       events.slice(story.firing.length).map((e, i) => (i % 2 === 0 ? lambda : other).invoke(e)),
     );
 
-    // Assess: one event per part, every alert listed in some part, none throttled, the incident resolved.
+    // Assess: one trigger per part, every alert listed in some part, none throttled, the incident
+    // resolved by the first resolve accepted (the other parts' resolves find it closed: dropped,
+    // but for one racing it in the other container within an HTTP round trip).
     const sent = api.requests.slice(before);
-    expect([...firing, ...resolving].every((r) => (r as { sent: number }).sent === 1)).toBe(true);
+    const counted = (results: unknown[]) =>
+      results.map((r) => r as { sent: number; dropped: number }).map((r) => [r.sent, r.sent + r.dropped]);
+    expect(counted(firing)).toEqual(firing.map(() => [1, 1]));
+    expect(counted(resolving).every(([, handled]) => handled === 1)).toBe(true);
+    const resolves = sent.filter((r) => (r.body as { event_action: string }).event_action === 'resolve').length;
+    expect(resolves >= 1 && resolves <= 2).toBe(true);
     expect(sent.map((r) => r.status).every((s) => s === 202)).toBe(true);
     const listed = new Set(
       sent

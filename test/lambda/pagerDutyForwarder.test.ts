@@ -19,7 +19,7 @@ const T0 = Date.parse('2026-11-22T12:00:00Z');
 /** What Lambda gives the forwarder (the stack's timeout). */
 const INVOCATION_MS = 900_000;
 
-const alert = (target: string, status: 'firing' | 'resolved') => ({
+const alert = (target: string, status: 'firing' | 'resolved', firedAt?: number) => ({
   version: 1,
   fingerprint: `fp-${target}`,
   status,
@@ -30,6 +30,7 @@ const alert = (target: string, status: 'firing' | 'resolved') => ({
   op: '>=',
   threshold: 20,
   value: 23,
+  ...(firedAt === undefined ? {} : { firedAt: new Date(firedAt).toISOString() }),
 });
 
 /** A grouped page as the monitor publishes it (`kind: "group"`), with its order when given. */
@@ -253,8 +254,14 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
         { status: 'triggered', summary: expect.any(String), events: 1, reopened: 0 },
       ]);
       expect(logs.filter(([, m]) => m === 'dropped an event older than one accepted').map(([, , f]) => f)).toEqual([
-        { dedupKey: 'fp-a', action: 'trigger', order: T0, reason: 'stale' },
+        // a resolved since, so the retry gives it no seat of its own: its trigger is the overflow's, stale too.
         { dedupKey: 'fp-b', action: 'trigger', order: T0, reason: 'stale' },
+        {
+          dedupKey: 'group-0123456789abcdef0123456789abcdef-more',
+          action: 'trigger',
+          order: T0,
+          reason: 'stale',
+        },
       ]);
     });
 
@@ -350,42 +357,174 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
     );
   });
 
-  it('fault scenario 5: a fleet incident of 1,000 targets, one event per alert, reaches PagerDuty paced and resolves', async () => {
-    // Prepare: the monitor's page about 1,000 firing targets in two parts, then their resolve.
+  describe('fault scenario 5: a fleet incident of 1,000 targets in one group page', () => {
+    const GROUP_KEY = 'group-0123456789abcdef0123456789abcdef';
     const targets = Array.from({ length: 1000 }, (_, i) => `web-${String(i).padStart(4, '0')}`);
+    // Fired over the 10 minutes before T0, in an order unrelated to the names the parts are sorted by.
+    const firedAt = (i: number) => T0 - ((i * 7919) % 1000) * 600;
+    /** The page in 10 parts of 100 (as the monitor splits it by size), part i carrying order + i - 1. */
     const pages = (status: 'firing' | 'resolved', order: number) =>
-      [0, 1].map((p) =>
+      Array.from({ length: 10 }, (_, p) =>
         groupPage(
-          targets.slice(p * 500, p * 500 + 500).map((t) => alert(t, status)),
-          order,
-          { index: p + 1, count: 2 },
+          targets.slice(p * 100, p * 100 + 100).map((t, i) => alert(t, status, firedAt(p * 100 + i))),
+          order + p,
+          { index: p + 1, count: 10 },
         ),
       );
 
-    // Act: the two parts arrive as two invocations, the resolve 20 minutes after the trigger.
-    const results = [];
-    for (const page of pages('firing', T0))
-      results.push(await forwardToPagerDuty(snsEvent(page), deps(EVENTS_PER.alert)));
-    const triggersDoneAt = clock;
-    const started = api.requests[0]?.at ?? 0;
-    clock = Math.max(clock, started + 20 * 60_000);
-    for (const page of pages('resolved', T0 + 20 * 60_000))
-      results.push(await forwardToPagerDuty(snsEvent(page), deps(EVENTS_PER.alert)));
+    it.each([
+      { per: EVENTS_PER.group, incidents: 1, triggers: 10, resolves: 1, lastTriggerAfter: 0 },
+      // 120 own incidents, and the overflow's trigger from each part with alerts past the bound (2 to 10).
+      // 129 at 17 per 10 s: the last in the 8th window, 70 s after the first.
+      { per: EVENTS_PER.alert, incidents: 121, triggers: 129, resolves: 121, lastTriggerAfter: 70_000 },
+    ])(
+      'per $per: $triggers triggers within $lastTriggerAfter ms, none over the rate, then $resolves resolve(s) close all $incidents incident(s)',
+      async ({ per, incidents, triggers, resolves, lastTriggerAfter }) => {
+        // Act: each part is an invocation of its own (SNS hands Lambda one record), the resolve 20 minutes on.
+        for (const page of pages('firing', T0)) await forwardToPagerDuty(snsEvent(page), deps(per));
+        const triggered = [...api.requests];
+        clock += 20 * 60_000;
+        for (const page of pages('resolved', T0 + 20 * 60_000)) await forwardToPagerDuty(snsEvent(page), deps(per));
 
-    // Assess: every event accepted at the first try, at most 120 in any minute, every incident resolved.
-    expect(results.map((r) => r.sent)).toEqual([500, 500, 500, 500]);
-    expect(api.throttled()).toBe(0);
-    const times = api.requests.map((r) => r.at);
-    const busiest = Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + 60_000).length));
-    expect(busiest).toBeLessThanOrEqual(120);
-    const incidents = [...api.incidents.values()];
-    expect([incidents.length, incidents.filter((i) => i.status === 'resolved' && i.reopened === 0).length]).toEqual([
-      1000, 1000,
+        // Assess: every event accepted at the first try, at most 119 in any minute, all triggers well
+        // within 3 minutes of the first, every incident opened resolved and none re-opened.
+        expect(api.throttled()).toBe(0);
+        const times = api.requests.map((r) => r.at);
+        const busiest = Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + 60_000).length));
+        expect(busiest).toBeLessThanOrEqual(119);
+        const first = triggered[0]?.at ?? 0;
+        expect([triggered.length, (triggered.at(-1)?.at ?? Number.POSITIVE_INFINITY) - first]).toEqual([
+          triggers,
+          lastTriggerAfter,
+        ]);
+        expect(api.requests.length - triggered.length).toBe(resolves);
+        const opened = [...api.incidents.values()];
+        expect([opened.length, opened.filter((i) => i.status === 'resolved' && i.reopened === 0).length]).toEqual([
+          incidents,
+          incidents,
+        ]);
+      },
+      120_000,
+    );
+
+    it('per alert: the overflow incident names the rule and how many more targets, listing them', async () => {
+      // Act
+      for (const page of pages('firing', T0).slice(0, 2))
+        await forwardToPagerDuty(snsEvent(page), deps(EVENTS_PER.alert));
+
+      // Assess: part 1's 100 alerts and 20 of part 2's (the earliest fired) hold the 120 seats.
+      const overflow = api.requests.filter((r) => (r.body as { dedup_key: string }).dedup_key === `${GROUP_KEY}-more`);
+      const body = overflow[0]?.body as { payload: { summary: string; custom_details: { alerts: unknown[] } } };
+      expect([overflow.length, body.payload.custom_details.alerts.length]).toEqual([1, 80]);
+      expect(body.payload.summary).toMatch(
+        /^\[FIRING warning\] closing-pileup: 80 more targets \(part 2 of 10\): web-01/,
+      );
+      const part2Own = targets
+        .slice(100, 200)
+        .map((t, i) => ({ t, at: firedAt(100 + i) }))
+        .sort((a, b) => a.at - b.at || (a.t < b.t ? -1 : 1))
+        .slice(0, 20)
+        .map((a) => `fp-${a.t}`);
+      expect(await ledger.ownIncidents(GROUP_KEY)).toEqual(
+        new Set([...targets.slice(0, 100).map((t) => `fp-${t}`), ...part2Own]),
+      );
+    });
+  });
+
+  it('per alert: holders keep their incidents, a freed seat goes to the earliest waiting, not to a newcomer', async () => {
+    // Prepare: 125 firing (web-000 fired first); 120 own incidents and 5 in the overflow (web-120..124).
+    const GROUP_KEY = 'group-0123456789abcdef0123456789abcdef';
+    const names = Array.from({ length: 125 }, (_, i) => `web-${String(i).padStart(3, '0')}`);
+    const firing = (name: string, i: number) => alert(name, 'firing', T0 - (200 - i) * 1000);
+    await forwardToPagerDuty(snsEvent(groupPage(names.map(firing), T0)), deps(EVENTS_PER.alert));
+    const afterFirst = api.requests.length;
+
+    // Act: the next page: web-000 and web-001 resolved, three newcomers (named to sort first, fired last).
+    const newcomers = ['a-1', 'a-2', 'a-3'].map((n) => alert(n, 'firing', T0 + 30_000));
+    clock += 60_000;
+    await forwardToPagerDuty(
+      snsEvent(
+        groupPage(
+          [...newcomers, ...names.map((n, i) => (i < 2 ? alert(n, 'resolved', T0 - (200 - i) * 1000) : firing(n, i)))],
+          T0 + 60_000,
+        ),
+      ),
+      deps(EVENTS_PER.alert),
+    );
+
+    // Assess: the first page was 121 events; the second resolves the two, opens web-120 and web-121
+    // (the earliest waiting), re-triggers the 118 kept and the overflow, which now lists web-122..124 and the newcomers.
+    expect(afterFirst).toBe(121);
+    const second = api.requests.slice(afterFirst).map((r) => r.body as { dedup_key: string; event_action: string });
+    const opened = second.filter((e) => e.event_action === 'trigger' && api.incident(KEY, e.dedup_key)?.events === 1);
+    expect(opened.map((e) => e.dedup_key)).toEqual(['fp-web-120', 'fp-web-121']);
+    expect(second.filter((e) => e.event_action === 'resolve').map((e) => e.dedup_key)).toEqual([
+      'fp-web-000',
+      'fp-web-001',
     ]);
-    // The first 17 in the first 10 s; all 1,000 triggers within 10 minutes (1,000 / 119 a minute).
-    expect(times.filter((t) => t < started + 10_000)).toHaveLength(17);
-    expect(triggersDoneAt - started).toBeLessThan(10 * 60_000);
-  }, 120_000);
+    const overflow = api.incident(KEY, `${GROUP_KEY}-more`);
+    expect(overflow).toMatchObject({ status: 'triggered', events: 2 });
+    expect(overflow?.summary).toBe(
+      '[FIRING warning] closing-pileup: 6 more targets: a-1, a-2, a-3, web-122, web-123, web-124',
+    );
+    expect(second).toHaveLength(2 + 2 + 118 + 1);
+    expect((await ledger.ownIncidents(GROUP_KEY)).size).toBe(120);
+
+    // Act: everything resolves (the page names those still firing at the last page).
+    clock += 60_000;
+    const last = await forwardToPagerDuty(
+      snsEvent(
+        groupPage(
+          [...newcomers, ...names.map((n, i) => firing(n, i)).slice(2)].map((a) => ({
+            ...a,
+            status: 'resolved' as const,
+          })),
+          T0 + 120_000,
+        ),
+      ),
+      deps(EVENTS_PER.alert),
+    );
+
+    // Assess: 120 own resolves and the overflow's; the 6 never-opened are dropped at no pace; nothing left open or held.
+    expect(last).toEqual({ sent: 121, dropped: 6, refused: 0 });
+    expect([...api.incidents.values()].filter((i) => i.status !== 'resolved')).toEqual([]);
+    expect(api.incidents.size).toBe(123);
+    expect(await ledger.ownIncidents(GROUP_KEY)).toEqual(new Set());
+  });
+
+  it('per alert: a late older page saying a holder resolved neither resolves it nor frees its seat', async () => {
+    // Prepare: x holds a seat, and its trigger of a newer page (T0 + 2) was accepted.
+    const GROUP_KEY = 'group-0123456789abcdef0123456789abcdef';
+    await ledger.claimOwnIncident(GROUP_KEY, 'fp-x', 120, clock);
+    await ledger.recordAccepted('fp-x', T0 + 2, 1, clock, 'trigger');
+
+    // Act: the page of T0 + 1 (x resolved, y firing) arrives late.
+    const result = await forwardToPagerDuty(
+      snsEvent(groupPage([alert('x', 'resolved'), alert('y', 'firing')], T0 + 1)),
+      deps(EVENTS_PER.alert),
+    );
+
+    // Assess: y's trigger only; x's resolve is stale, the never-opened overflow's resolve dropped; x keeps its seat.
+    expect([result, sentEvents()]).toEqual([{ sent: 1, dropped: 2, refused: 0 }, [['fp-y', 'trigger', 202]]]);
+    expect(await ledger.ownIncidents(GROUP_KEY)).toEqual(new Set(['fp-x', 'fp-y']));
+  });
+
+  it('per alert: a late older page takes no seat for an alert that resolved since', async () => {
+    // Prepare: x's resolve of a newer page (T0 + 2) was accepted.
+    const GROUP_KEY = 'group-0123456789abcdef0123456789abcdef';
+    await ledger.recordAccepted('fp-x', T0 + 2, 1, clock, 'resolve');
+
+    // Act: the page of T0 + 1 (x firing) arrives late.
+    const result = await forwardToPagerDuty(
+      snsEvent(groupPage([alert('x', 'firing')], T0 + 1)),
+      deps(EVENTS_PER.alert),
+    );
+
+    // Assess: x in the overflow (its trigger would be stale), no seat taken.
+    expect(result).toEqual({ sent: 1, dropped: 0, refused: 0 });
+    expect(sentEvents()).toEqual([[`${GROUP_KEY}-more`, 'trigger', 202]]);
+    expect(await ledger.ownIncidents(GROUP_KEY)).toEqual(new Set());
+  });
 
   it('drops an event that waited for the pace while a newer page of its key was accepted', async () => {
     // Prepare: this window's places are taken; while the trigger waits, another invocation's resolve is accepted.
@@ -393,7 +532,7 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
     const waiting = deps(EVENTS_PER.alert);
     const sleep = waiting.sleep;
     waiting.sleep = async (ms) => {
-      await ledger.recordAccepted('fp-web-1', T0 + 1, 1, clock);
+      await ledger.recordAccepted('fp-web-1', T0 + 1, 1, clock, 'resolve');
       await sleep(ms);
     };
 
@@ -406,7 +545,8 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
 
   it('fails when the pace would outlast the invocation; the retry sends only what was not accepted', async () => {
     // Prepare: 40 alerts but an invocation with 30 s left: 17 now, 17 after 10 s, then too late
-    // (another wait would leave less than the 15 s kept back).
+    // (another wait would leave less than the 15 s kept back). The retry also drops the page's
+    // resolve of the group's overflow incident, which was never opened (all 40 have their own).
     const page = groupPage(
       Array.from({ length: 40 }, (_, i) => alert(`web-${i}`, 'firing')),
       T0,
@@ -422,6 +562,6 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
     const retry = await forwardToPagerDuty(snsEvent(page), deps(EVENTS_PER.alert));
 
     // Assess
-    expect([sentFirst, retry.sent, retry.dropped, api.requests.length]).toEqual([34, 6, 34, 40]);
+    expect([sentFirst, retry.sent, retry.dropped, api.requests.length]).toEqual([34, 6, 35, 40]);
   });
 });

@@ -15,11 +15,14 @@ import { buildPublishInput } from '../../src/adapters/snsMessage.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import {
   type AcceptedOrder,
+  type AlertPage,
   type EventsPer,
   eventsOfPage,
+  type OrderedEvent,
   type PagerDutyEvent,
   readAlertPage,
 } from '../../src/core/notify/pagerDuty.ts';
+import { perAlertEvents } from '../../src/core/notify/pagerDutyPerAlert.ts';
 import { forwardToPagerDuty } from '../../src/lambda/pagerDutyForwarder.ts';
 
 const ROUTING_KEY = 'R0UT1NGKEY0000000000000000000000';
@@ -64,22 +67,35 @@ class ForwarderCrashError extends Error {
   }
 }
 
-/** A PagerDutyLedger over a map, with the DynamoDB ledger's conditions. */
+/** A PagerDutyLedger over maps, with the DynamoDB ledger's conditions. */
 function createMemoryLedger(): PagerDutyLedger {
   const orders = new Map<string, AcceptedOrder>();
+  const seats = new Map<string, Set<string>>();
   const slots = new Map<string, number>();
   const problems = new Set<string>();
   return {
     async accepted(dedupKey) {
       const a = orders.get(dedupKey);
-      return a === undefined ? null : { order: a.order, parts: [...a.parts].sort((x, y) => x - y) };
+      return a === undefined ? null : { ...a, parts: [...a.parts].sort((x, y) => x - y) };
     },
-    async recordAccepted(dedupKey, order, part) {
+    async recordAccepted(dedupKey, order, part, _nowMs, action) {
       const a = orders.get(dedupKey);
-      if (a === undefined || a.order < order) orders.set(dedupKey, { order, parts: [part] });
+      if (a === undefined || a.order < order) orders.set(dedupKey, { order, parts: [part], action });
       else if (a.order === order) a.parts = [...new Set([...a.parts, part])];
       else return false;
       return true;
+    },
+    async ownIncidents(groupKey) {
+      return new Set(seats.get(groupKey) ?? []);
+    },
+    async claimOwnIncident(groupKey, fingerprint, bound) {
+      const held = seats.get(groupKey) ?? new Set<string>();
+      if (!held.has(fingerprint) && held.size >= bound) return false;
+      seats.set(groupKey, held.add(fingerprint));
+      return true;
+    },
+    async freeOwnIncident(groupKey, fingerprint) {
+      seats.get(groupKey)?.delete(fingerprint);
     },
     async takeSlot(keyId, windowStartMs, limit) {
       const key = `${keyId}#${windowStartMs}`;
@@ -113,11 +129,16 @@ class ForwarderModel {
   ordersOfEvent = new Map<string, number[]>();
   violations: string[] = [];
   /**
-   * Re-openings by an older trigger's retry after PagerDuty took a resolve the forwarder's ledger
-   * never learnt of (its invocation failed after the send): a gap of the forwarder, reported apart.
+   * The forwarder's known gaps, reported apart from the violations: both start with an event
+   * PagerDuty took whose invocation failed after the send (answer lost, or died before the ledger
+   * write), so the ledger never learnt it. (1) It was a resolve: an older trigger's retry re-opens
+   * the incident (until the resolve's retry closes it). (2) It was a trigger: the next resolve is
+   * dropped as never triggered and outranks the trigger's retry: the incident stays open.
    */
   unlearnt: string[] = [];
   invocations = 0;
+  /** How long after the previous invocation (or the monitor's run) each starts. */
+  invocationGapMs = 1_000;
   readonly ledger: PagerDutyLedger;
   readonly eventsPer: EventsPer;
 
@@ -130,7 +151,7 @@ class ForwarderModel {
   published(n: Notification): void {
     const message = JSON.parse(String(buildPublishInput(n, 'arn:aws:sns:eu-west-1:1:alerts').Message)).lambda as string;
     this.queue.push({ message, attempt: 1 });
-    for (const { event, order } of eventsOfPage(readAlertPage(message), ROUTING_KEY, this.eventsPer)) {
+    for (const { event, order } of this.eventsOf(readAlertPage(message))) {
       if (order === null) continue;
       const id = JSON.stringify(event);
       this.ordersOfEvent.set(id, [...(this.ordersOfEvent.get(id) ?? []), order]);
@@ -138,6 +159,16 @@ class ForwarderModel {
       if (before === undefined || before.order <= order)
         this.lastWord.set(event.dedup_key, { order, action: event.event_action });
     }
+  }
+
+  /**
+   * What the monitor says to PagerDuty with a page: the mapping, and per alert every firing alert
+   * of a group with an incident of its own (the model's groups stay far under the bound).
+   */
+  private eventsOf(page: AlertPage): OrderedEvent[] {
+    if (this.eventsPer !== 'alert' || page.groupKey === null) return eventsOfPage(page, ROUTING_KEY, this.eventsPer);
+    const firing = page.alerts.filter((a) => a.status === 'firing').map((a) => a.fingerprint);
+    return perAlertEvents(page, new Set(firing), ROUTING_KEY);
   }
 
   /** PagerDuty's Events API: the rate limit, then the incident's state. */
@@ -191,7 +222,7 @@ class ForwarderModel {
     // Lambda's retries and the dead-letter queue only catch what failed: the last attempt is clean.
     const f: ForwardFault = delivery.attempt >= MAX_ATTEMPTS ? { kind: 'none' } : fault;
     if (f.kind === 'duplicate') this.queue.push({ ...delivery });
-    this.nowMs = Math.max(this.nowMs, monitorNowMs) + 1_000;
+    this.nowMs = Math.max(this.nowMs, monitorNowMs) + this.invocationGapMs;
     const startMs = this.nowMs;
     this.invocations++;
     let sends = 0;
@@ -230,7 +261,10 @@ class ForwarderModel {
           sender,
           ledger: {
             accepted: living((k) => ledger.accepted(k)),
-            recordAccepted: living((k, o, p, now) => ledger.recordAccepted(k, o, p, now)),
+            recordAccepted: living((k, o, p, now, action) => ledger.recordAccepted(k, o, p, now, action)),
+            ownIncidents: living((g) => ledger.ownIncidents(g)),
+            claimOwnIncident: living((g, fp, bound, now) => ledger.claimOwnIncident(g, fp, bound, now)),
+            freeOwnIncident: living((g, fp) => ledger.freeOwnIncident(g, fp)),
             takeSlot: living((k, w, l, ms) => ledger.takeSlot(k, w, l, ms)),
             noteKeyProblem: living((k, now) => ledger.noteKeyProblem(k, now)),
           },
@@ -270,10 +304,13 @@ class ForwarderModel {
       const status = this.incidents.get(dedupKey)?.status;
       const want = word.action === 'trigger' ? 'triggered' : 'resolved';
       // A resolve for an incident PagerDuty never opened leaves none: the same as resolved.
-      if ((status ?? 'resolved') !== want)
-        out.push(
-          `PagerDuty: ${dedupKey} ${status ?? 'never opened'}, the monitor's last page (order ${word.order}) says ${word.action}`,
-        );
+      if ((status ?? 'resolved') === want) continue;
+      const said = `PagerDuty: ${dedupKey} ${status ?? 'never opened'}, the monitor's last page (order ${word.order}) says ${word.action}`;
+      // The second known gap: PagerDuty took the trigger whose answer the forwarder lost, so the
+      // resolve found nothing accepted, was dropped as never triggered, and outranks the retry.
+      const last = this.incidents.get(dedupKey)?.events.at(-1);
+      if (want === 'resolved' && last?.action === 'trigger' && last.unanswered === true) this.unlearnt.push(said);
+      else out.push(said);
     }
     return out;
   }

@@ -20,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 import type { AlertRecord, Notification, TargetState } from '../../core/alerts/types.ts';
 import { withOrder } from '../../core/notify/build.ts';
 import { fitText, payloadBytes } from '../../core/notify/limits.ts';
-import type { Claim, ClaimedPage, Notifier, StateTable, StoredState } from '../ports.ts';
+import type { Claim, ClaimedPage, Delivery, Notifier, StateTable, StoredState } from '../ports.ts';
 import { type Attempt, CLAIM_STATES, claimAfterPublish, claimState, leaseFor, nextOrder, takenOver } from './claim.ts';
 import { STATE_KEYS } from './stateKeys.ts';
 
@@ -103,9 +103,35 @@ function withPagesUnsent(next: TargetState, before: TargetState | null, pages: r
   return out;
 }
 
-function accept(state: TargetState, page: ClaimedPage): void {
-  if (page.record === null) delete state.alerts[page.notification.fingerprint];
-  else state.alerts[page.notification.fingerprint] = page.record;
+/** Publish through `notifier`; answers where a grouped page went when the notifier tells (`deliver`). */
+async function publishPage(notifier: Notifier, page: Notification, attempt: Attempt): Promise<Delivery | null> {
+  if (notifier.deliver !== undefined) return notifier.deliver(page, { replay: attempt === 'replay' });
+  await notifier.publish(page);
+  return null;
+}
+
+/**
+ * The page's record once accepted. A grouped page's record names where it was accepted (issue 21):
+ * the continuation of its group that holds it, or no group when it went out alone (every item was
+ * full), so the alert's resolve goes to the page that opened its incident.
+ */
+function accept(state: TargetState, page: ClaimedPage, delivery: Delivery | null): void {
+  const { record } = page;
+  if (record === null) {
+    delete state.alerts[page.notification.fingerprint];
+    return;
+  }
+  if (delivery === null) {
+    state.alerts[page.notification.fingerprint] = record;
+    return;
+  }
+  const { groupContinuation: _, ...rest } = record;
+  const continuation = delivery.group?.continuation ?? 0;
+  state.alerts[page.notification.fingerprint] = {
+    ...rest,
+    group: delivery.group?.key ?? null,
+    ...(continuation > 0 ? { groupContinuation: continuation } : {}),
+  };
 }
 
 /** A page as kept in a claim: the text capped, an oversized payload reduced to its facts. */
@@ -153,9 +179,9 @@ async function publishClaimed(item: ClaimedItem, now: Date): Promise<CommitOutco
   const leftover: ClaimedPage[] = [];
   for (const [index, page] of item.pages.entries()) {
     try {
-      await item.notifier.publish(page.notification);
+      const delivery = await publishPage(item.notifier, page.notification, item.attempt);
       outcome.sent.push(page.notification);
-      accept(final, page);
+      accept(final, page, delivery);
     } catch (error) {
       outcome.failed.push({ notification: page.notification, error });
       leftover.push(claimed.claim.pages[index] as ClaimedPage);

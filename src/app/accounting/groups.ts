@@ -5,8 +5,11 @@
  *
  * 1. Hand-over: a target's claimed page whose alert is grouped is "published" by adding it to its
  *    group (read, add, write conditional on the version read; retried on conflict). The target's
- *    commit marks the page sent only once the group holds it; a replay adds the same page again and
- *    changes nothing. Hand-overs to one group within a run are written together.
+ *    commit marks the page sent only once the group holds it, and records which item holds it; a
+ *    replay adds the same page again and changes nothing. Hand-overs to one group within a run are
+ *    written together. A group item holds MAX_GROUP_MEMBERS alerts: a firing alert a full item
+ *    refuses goes on to the group's continuation (`group#<id>-1`, -2, ..., MAX_GROUP_ITEMS in all),
+ *    an item like the first in every way below, paged as its own group page.
  * 2. Flush: claim -> publish -> commit on the group item. The claim (token, lease, reason, time and
  *    which alerts the page names with which status) is written before publishing; the commit
  *    re-reads the item and marks what each ACCEPTED part said, keeping alerts handed over
@@ -27,14 +30,15 @@ import {
   pagedOf,
   type StatusByAlert,
   settle,
+  withContinuation,
   withoutSilenced,
 } from '../../core/alerts/group.ts';
 import type { Silence } from '../../core/alerts/silences.ts';
 import type { GroupRef, Notification } from '../../core/alerts/types.ts';
-import { MAX_GROUP_MEMBERS } from '../../core/constants.ts';
+import { MAX_GROUP_ITEMS, MAX_GROUP_MEMBERS } from '../../core/constants.ts';
 import { buildGroupPages } from '../../core/notify/groupPage.ts';
 import { fetchAll } from '../concurrency.ts';
-import type { Logger, Notifier, StateTable } from '../ports.ts';
+import type { DeliverOptions, Delivery, Logger, Notifier, StateTable } from '../ports.ts';
 import { type Attempt, CLAIM_STATES, claimAfterPublish, claimState, leaseFor, nextOrder, takenOver } from './claim.ts';
 import { ContentionError, storedPage } from './commit.ts';
 import { STATE_KEYS } from './stateKeys.ts';
@@ -123,54 +127,119 @@ function latestOf(page: Notification): LatestPage {
   };
 }
 
-type Waiter = { page: Notification & { group: GroupRef }; resolve(added: boolean): void; reject(e: unknown): void };
+/** A page waiting to be written to one item of its group (`continuation` 0: the first). */
+type Waiter = {
+  page: Notification & { group: GroupRef };
+  continuation: number;
+  resolve(joined: number | null): void;
+  reject(e: unknown): void;
+};
+type Queue = { itemKey: string; waiting: Waiter[]; busy: boolean };
 
 /**
- * Hands pages over to their groups. Pages for one group arriving while its write is in flight are
- * written together by the next one, so a fleet-wide incident costs a few writes, not one per target.
+ * Hands pages over to their groups. Pages for one group item arriving while its write is in flight
+ * are written together by the next one, so a fleet-wide incident costs a few writes, not one per
+ * target. A firing page a full item refuses goes on to the group's next item (its continuation,
+ * with the others refused in the same write), up to `maxItems`.
  */
 class GroupInbox {
   /** Group item keys this run handed pages to: flushed at the end of the run. */
   readonly touched = new Set<string>();
   writes = 0;
-  readonly #queues = new Map<string, { waiting: Waiter[]; busy: boolean }>();
+  readonly #queues = new Map<string, Queue>();
   #registered: Promise<Set<string>> | null = null;
+  /** Continuations read to find which holds a replayed alert: item key -> its alerts' fingerprints. */
+  readonly #membersRead = new Map<string, Promise<Set<string>>>();
 
   readonly #table: StateTable;
   readonly #now: Date;
   readonly #maxMembers: number;
+  readonly #maxItems: number;
 
-  constructor(table: StateTable, now: Date, maxMembers = MAX_GROUP_MEMBERS) {
+  constructor(table: StateTable, now: Date, limits: { maxMembers?: number; maxItems?: number } = {}) {
     this.#table = table;
     this.#now = now;
-    this.#maxMembers = maxMembers;
+    this.#maxMembers = limits.maxMembers ?? MAX_GROUP_MEMBERS;
+    this.#maxItems = limits.maxItems ?? MAX_GROUP_ITEMS;
   }
 
-  /** Adds the page to its group; false when the group is full (the caller pages it alone). */
-  add(page: Notification & { group: GroupRef }): Promise<boolean> {
-    const itemKey = groupItemKey(page.group.key);
-    let queue = this.#queues.get(itemKey);
-    if (queue === undefined) {
-      queue = { waiting: [], busy: false };
-      this.#queues.set(itemKey, queue);
-    }
-    const q = queue;
-    return new Promise<boolean>((resolve, reject) => {
-      q.waiting.push({ page, resolve, reject });
-      if (!q.busy) void this.#drain(itemKey, q);
+  /**
+   * Adds the page to its group: to the item its ref names (`continuation`, else the first), or,
+   * for a firing page that item refuses because it is full, to the next one that holds it or has
+   * room. Answers the continuation that holds it (0: the first item), or null when none does (the
+   * caller pages it alone): every item is full, or it is a resolve the item does not hold.
+   */
+  add(page: Notification & { group: GroupRef }, options: { replay?: boolean } = {}): Promise<number | null> {
+    const named = page.group.continuation ?? 0;
+    // A replayed firing page may be held by a continuation already (its run died before its commit
+    // recorded which): it goes back there, not to an item before it that has had room since.
+    if (options.replay === true && page.status === 'firing' && named === 0)
+      return this.#holderOf(page).then((continuation) => this.#addAt(page, continuation));
+    return this.#addAt(page, named);
+  }
+
+  #addAt(page: Notification & { group: GroupRef }, continuation: number): Promise<number | null> {
+    return new Promise<number | null>((resolve, reject) => {
+      const queue = this.#enqueue({ page, continuation, resolve, reject });
+      if (!queue.busy) void this.#drain(queue);
     });
   }
 
-  async #drain(itemKey: string, queue: { waiting: Waiter[]; busy: boolean }): Promise<void> {
+  /** The continuation holding the page's alert, else 0; reads only continuations listed open, each once a run. */
+  async #holderOf(page: Notification & { group: GroupRef }): Promise<number> {
+    const registered = await this.#registeredKeys();
+    for (let n = 1; n < this.#maxItems; n++) {
+      const itemKey = groupItemKey(page.group.key, n);
+      if (!registered.has(itemKey)) continue;
+      let members = this.#membersRead.get(itemKey);
+      if (members === undefined) {
+        members = this.#table
+          .getMeta(itemKey)
+          .then((item) => new Set(Object.keys((item?.value as StoredGroup | undefined)?.group.members ?? {})));
+        this.#membersRead.set(itemKey, members);
+      }
+      if ((await members).has(page.fingerprint)) return n;
+    }
+    return 0;
+  }
+
+  /** The open groups' item keys as this run read them, with the items it listed since. */
+  #registeredKeys(): Promise<Set<string>> {
+    this.#registered ??= openGroups(this.#table).then((keys) => new Set(keys));
+    return this.#registered;
+  }
+
+  #enqueue(waiter: Waiter): Queue {
+    const itemKey = groupItemKey(waiter.page.group.key, waiter.continuation);
+    let queue = this.#queues.get(itemKey);
+    if (queue === undefined) {
+      queue = { itemKey, waiting: [], busy: false };
+      this.#queues.set(itemKey, queue);
+    }
+    queue.waiting.push(waiter);
+    return queue;
+  }
+
+  async #drain(queue: Queue): Promise<void> {
     queue.busy = true;
     while (queue.waiting.length > 0) {
       const batch = queue.waiting.splice(0);
+      let added: boolean[];
       try {
-        const added = await this.#write(itemKey, batch);
-        for (const [i, w] of batch.entries()) w.resolve(added[i] as boolean);
+        added = await this.#write(queue.itemKey, batch);
       } catch (error) {
         for (const w of batch) w.reject(error);
+        continue;
       }
+      // Every page refused here is queued before any next write starts: they go on together.
+      const onward = new Set<Queue>();
+      for (const [i, w] of batch.entries()) {
+        if (added[i] === true) w.resolve(w.continuation);
+        else if (w.page.status === 'firing' && w.continuation + 1 < this.#maxItems)
+          onward.add(this.#enqueue({ ...w, continuation: w.continuation + 1 }));
+        else w.resolve(null);
+      }
+      for (const next of onward) if (!next.busy) void this.#drain(next);
     }
     queue.busy = false;
   }
@@ -183,8 +252,9 @@ class GroupInbox {
       added = [];
       created = current === null;
       let group = current?.group ?? null;
-      for (const [i, { page }] of batch.entries()) {
-        const next = addToGroup(group, page.group, page, latest[i] as LatestPage, this.#now, this.#maxMembers);
+      for (const [i, { page, continuation }] of batch.entries()) {
+        const ref = withContinuation(page.group, continuation);
+        const next = addToGroup(group, ref, page, latest[i] as LatestPage, this.#now, this.#maxMembers);
         added.push(next !== null);
         if (next !== null) group = next;
       }
@@ -193,8 +263,7 @@ class GroupInbox {
     this.writes += writes;
     this.touched.add(itemKey);
     // Listed after it holds the page: a group nobody lists would only be flushed when touched again.
-    this.#registered ??= openGroups(this.#table).then((keys) => new Set(keys));
-    const registered = await this.#registered;
+    const registered = await this.#registeredKeys();
     // A group this write created may have been closed (and unlisted) since the list was read.
     if ((created || !registered.has(itemKey)) && batch[0] !== undefined) {
       this.writes += await register(this.#table, itemKey, batch[0].page.group.key);
@@ -206,18 +275,34 @@ class GroupInbox {
 
 /**
  * The notifier a run's targets and configuration step publish through: a grouped page goes to its
- * group, any other (and one its full group refuses) straight to `notifier`. `published` counts
- * what `notifier` accepted: pages handed to a group count when their group pages.
+ * group (answering which item holds it), any other (and one no item of its group can hold)
+ * straight to `notifier`. `published` counts what `notifier` accepted: pages handed to a group
+ * count when their group pages.
  */
-function groupingNotifier(notifier: Notifier, inbox: GroupInbox): Notifier & { published: number } {
+function groupingNotifier(
+  notifier: Notifier,
+  inbox: GroupInbox,
+  logger: Logger,
+): Notifier & { published: number; deliver(page: Notification, options?: DeliverOptions): Promise<Delivery | null> } {
   const routed = {
     published: 0,
-    async publish(page: Notification) {
+    async publish(page: Notification): Promise<void> {
+      await routed.deliver(page);
+    },
+    async deliver(page: Notification, options: DeliverOptions = {}): Promise<Delivery | null> {
       const group = page.group ?? null;
-      if (group === null) await notifier.publish(page);
-      else if (await inbox.add({ ...page, group })) return;
-      else await notifier.publish({ ...page, group: null });
+      if (group === null) {
+        await notifier.publish(page);
+        routed.published++;
+        return null;
+      }
+      const joined = await inbox.add({ ...page, group }, options);
+      if (joined !== null) return { group: withContinuation(group, joined) };
+      // Visible: past the bound a fleet incident is no longer one page per group item.
+      logger.warn('group full: paged alone', { group: group.key, target: page.target, rule: page.rule });
+      await notifier.publish({ ...page, group: null });
       routed.published++;
+      return { group: null };
     },
   };
   return routed;

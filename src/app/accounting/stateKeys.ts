@@ -17,13 +17,15 @@ const STATE_KEYS = {
   lastValidConfig: 'last-valid-config',
   /** meta: one chunk of a stored configuration, named per save. */
   configChunk: (chunksId: string, index: number) => `config#${chunksId}#${index}`,
-  /** meta: one alert group (members, newest page, claim in flight). */
-  group: (key: string) => `group#${groupId(key)}`,
+  /** meta: one alert group (members, newest page, claim in flight); a continuation (1, 2, ...) its own item. */
+  group: (key: string, continuation = 0) => `group#${groupId(key, continuation)}`,
   /** meta: the open groups, group item key -> group key. */
   openGroups: 'groups',
   // The PagerDuty forwarder's items (whole keys; its role may touch only keys starting `pagerduty-`).
   /** The last `order` PagerDuty accepted for a dedup_key, and that page's accepted parts (TTL). */
   pagerDutyOrder: (dedupKey: string) => `pagerduty-order#${dedupKey}`,
+  /** Per-alert mode: the alerts of a group (`group-<id>`) holding an incident of their own (TTL). */
+  pagerDutyOwn: (groupKey: string) => `pagerduty-own#${groupKey}`,
   /** Events sent to one routing key (its id, never the key) in one pacing window (TTL). */
   pagerDutyPace: (keyId: string, windowStartMs: number) => `pagerduty-pace#${keyId}#${windowStartMs}`,
   /** A missing or refused routing key was already reported (TTL). */

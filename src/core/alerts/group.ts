@@ -58,6 +58,8 @@ interface LatestPage {
 
 interface GroupState {
   key: string;
+  /** Which continuation of the group this item is (1, 2, ...); absent: the group's first item. */
+  continuation?: number;
   labels: Record<string, string>;
   intervalMs: number;
   /** When the group's last page was accepted; null: none yet. */
@@ -110,9 +112,19 @@ function groupRefOfKey(key: string, intervalMs: number | null): GroupRef {
   return { key, labels: groupLabelsOf(key), intervalMs };
 }
 
-/** The group's identity in the table and in its pages: 32 hex characters of SHA-256 over the key. */
-function groupId(key: string): string {
-  return createHash('sha256').update(key).digest('hex').slice(0, 32);
+/**
+ * The group's identity in the table and in its pages: 32 hex characters of SHA-256 over the key;
+ * a continuation's adds its number (`<id>-2`), so it is its own item and its own incident.
+ */
+function groupId(key: string, continuation = 0): string {
+  const id = createHash('sha256').update(key).digest('hex').slice(0, 32);
+  return continuation > 0 ? `${id}-${continuation}` : id;
+}
+
+/** `ref` naming continuation `n` of its group (0 or absent: the first item). */
+function withContinuation(ref: GroupRef, n: number | undefined): GroupRef {
+  const { continuation: _, ...first } = ref;
+  return n !== undefined && n > 0 ? { ...first, continuation: n } : first;
 }
 
 /** A payload field that should be a string: itself, else null. */
@@ -178,6 +190,7 @@ function addToGroup(
 ): GroupState | null {
   const base: GroupState = group ?? {
     key: ref.key,
+    ...(ref.continuation !== undefined && ref.continuation > 0 ? { continuation: ref.continuation } : {}),
     labels: ref.labels,
     intervalMs: ref.intervalMs ?? DEFAULT_GROUP_INTERVAL_MS,
     lastSentAt: null,
@@ -273,5 +286,6 @@ export {
   pagedOf,
   settle,
   stringOrNull,
+  withContinuation,
   withoutSilenced,
 };

@@ -43,6 +43,11 @@ interface AlertRecord {
    */
   group?: string | null;
   /**
+   * Which item of that group holds it: 1, 2, ... a continuation (the first item was full when it
+   * joined); absent: the group's first item. Set from where its firing page was actually handed over.
+   */
+  groupContinuation?: number;
+  /**
    * The silence that held back this firing alert's page (the latest one, while it lasts), so the
    * page sent when it ends can name it; cleared once that page goes out or the alert stops firing.
    */
@@ -112,6 +117,12 @@ interface GroupRef {
   labels: Record<string, string>;
   /** The rule's `groupInterval`; null when the rule is gone (a removal's resolve): the group keeps its own. */
   intervalMs: number | null;
+  /**
+   * The continuation (1, 2, ...) of the group the page goes to: a group item holds at most
+   * MAX_GROUP_MEMBERS alerts, and a firing alert a full item refuses goes on to the next one.
+   * Absent: the first item (a firing page goes on from there when it is full).
+   */
+  continuation?: number;
 }
 
 /** Knobs of `evaluateTarget`; defaults in `src/core/constants.ts`. */

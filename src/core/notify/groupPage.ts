@@ -96,8 +96,12 @@ function notifyReasonOf(status: AlertStatus, reason: GroupPageInput['reason']): 
   return reason === 'repeat' ? 'repeat' : 'first';
 }
 
+/** The item's own id: a continuation's differs from the first item's (`<id>-2`), so it is its own incident. */
+const itemIdOf = (group: GroupState) => groupId(group.key, group.continuation);
+
 function groupJson(group: GroupState): Record<string, unknown> {
-  return { id: groupId(group.key), key: group.key, labels: group.labels };
+  const continuation = group.continuation ?? 0;
+  return { id: itemIdOf(group), key: group.key, labels: group.labels, ...(continuation > 0 ? { continuation } : {}) };
 }
 
 /** A string map as it is, anything else as `{}`. */
@@ -182,11 +186,20 @@ function fitTargets(targets: readonly string[], room: number): string {
   return count === 0 ? capChars(targets[0] ?? '', room) : `${shown}${MORE_TARGETS}`;
 }
 
-/** `[FIRING critical] idle-slots-low on 6 targets: web-1, web-2, ... (2/3)`, under 100 ASCII characters. */
-function buildSubject(facts: PageFacts, index: number, count: number): string {
-  const suffix = count > 1 ? ` (${index}/${count})` : '';
+/** `6 targets`; on a continuation `6 more targets` (the group's first page names others). */
+const targetCount = (facts: PageFacts, continuation: number) =>
+  plural(facts.targets.length, continuation > 0 ? 'more target' : 'target');
+
+/**
+ * `[FIRING critical] idle-slots-low on 6 targets: web-1, web-2, ... (2/3)`, under 100 ASCII
+ * characters; a continuation's `... on 400 more targets: web-0600, ... (continuation 1)`.
+ */
+function buildSubject(facts: PageFacts, continuation: number, index: number, count: number): string {
+  const named = continuation > 0 ? `continuation ${continuation}` : '';
+  const split = count > 1 ? `${index}/${count}` : '';
+  const suffix = named === '' && split === '' ? '' : ` (${[named, split].filter((t) => t !== '').join(', ')})`;
   const lead = `[${facts.status.toUpperCase()} ${facts.severity}] `;
-  const on = ` on ${plural(facts.targets.length, 'target')}: `;
+  const on = ` on ${targetCount(facts, continuation)}: `;
   const ruleRoom = MAX_SUBJECT_CHARS - suffix.length - lead.length - on.length - SUBJECT_TARGETS_MIN_CHARS;
   const head = `${lead}${capChars(cleanSubjectText(ruleLabel(facts)), ruleRoom)}${on}`;
   const targets = fitTargets(facts.targets.map(cleanSubjectText), MAX_SUBJECT_CHARS - suffix.length - head.length);
@@ -223,9 +236,14 @@ function sectionLines(title: string, alerts: readonly NamedAlert[], total: numbe
 function headLines(input: GroupPageInput, facts: PageFacts, index: number, count: number): string[] {
   const ofParts = count > 1 ? ` (part ${index} of ${count})` : '';
   const rule = cleanConfigText(ruleLabel(facts), 200);
+  const continuation = input.group.continuation ?? 0;
   const lines = [
-    `${facts.status.toUpperCase()} ${facts.severity}: ${rule} on ${plural(facts.targets.length, 'target')}${ofParts}`,
+    `${facts.status.toUpperCase()} ${facts.severity}: ${rule} on ${targetCount(facts, continuation)}${ofParts}`,
   ];
+  if (continuation > 0)
+    lines.push(
+      `Continuation ${continuation} of this group: it has more alerts than one group page holds; the group's first page and its other continuations name the others.`,
+    );
   const labels = Object.entries(input.group.labels).map(
     ([k, v]) => `${cleanConfigText(k, 64)}=${cleanConfigText(v, 256)}`,
   );
@@ -301,7 +319,7 @@ function groupPayload(
     kind: 'group',
     status: facts.status,
     reason: input.reason,
-    fingerprint: `group-${groupId(input.group.key)}`,
+    fingerprint: `group-${itemIdOf(input.group)}`,
     group: groupJson(input.group),
     severity: facts.severity,
     rule: facts.rule,
@@ -348,7 +366,7 @@ function groupedPages(input: GroupPageInput, alerts: readonly NamedAlert[]): Not
     const index = i + 1;
     const named = part.map((e) => e.alert);
     return {
-      fingerprint: `group-${groupId(input.group.key)}`,
+      fingerprint: `group-${itemIdOf(input.group)}`,
       status: facts.status,
       reason: notifyReasonOf(facts.status, input.reason),
       target: targetLabel(facts),
@@ -356,7 +374,7 @@ function groupedPages(input: GroupPageInput, alerts: readonly NamedAlert[]): Not
       severity: facts.severity,
       value: null,
       threshold: first?.threshold ?? 0,
-      subject: buildSubject(facts, index, parts.length),
+      subject: buildSubject(facts, input.group.continuation ?? 0, index, parts.length),
       message: buildMessage(input, facts, named, index, parts.length),
       payload: groupPayload(
         input,

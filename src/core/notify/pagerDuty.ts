@@ -366,10 +366,12 @@ function pagerDutyEvents(message: string, routingKey: string, per: EventsPer): P
   return eventsOfPage(readAlertPage(message), routingKey, per).map((e) => e.event);
 }
 
-/** What the forwarder remembers per `dedup_key`: the last order accepted and the parts of that page accepted. */
+/** What the forwarder remembers per `dedup_key`: the last order accepted, the parts of that page accepted, its action. */
 interface AcceptedOrder {
   order: number;
   parts: number[];
+  /** Null on what was remembered before actions were. */
+  action: PagerDutyAction | null;
 }
 
 /** Why an event is sent or dropped. */
@@ -386,25 +388,45 @@ const FORWARD_REASONS = {
   stale: 'stale',
   /** This very event was accepted already. */
   duplicate: 'duplicate',
+  /** A resolve for a key PagerDuty never accepted a trigger for: there is no incident to close. */
+  neverTriggered: 'never-triggered',
+  /** A resolve after an accepted resolve: the incident is closed already. */
+  alreadyResolved: 'already-resolved',
 } as const;
 type ForwardReason = (typeof FORWARD_REASONS)[keyof typeof FORWARD_REASONS];
 
+/** What `forwardDecision` reads of an event. */
+interface EventToForward {
+  order: number | null;
+  part: number;
+  action: PagerDutyAction;
+}
+
 /**
  * Whether to send an event, given what was accepted for its `dedup_key`: only what is newer, or a
- * part of the accepted page not yet accepted.
+ * part of the accepted page not yet accepted; a resolve only while an incident is open (so the
+ * alerts of a fleet incident that never had an incident of their own cost no pace when it ends).
  *
- * @example forwardDecision({ order: 5, part: 1 }, { order: 7, parts: [1] }) // { send: false, reason: 'stale' }
+ * @example forwardDecision({ order: 5, part: 1, action: 'trigger' }, { order: 7, parts: [1], action: 'trigger' })
+ * // { send: false, reason: 'stale' }
  */
 function forwardDecision(
-  event: Pick<OrderedEvent, 'order' | 'part'>,
+  event: EventToForward,
   accepted: AcceptedOrder | null,
 ): { send: boolean; reason: ForwardReason } {
   if (event.order === null) return { send: true, reason: FORWARD_REASONS.unordered };
-  if (accepted === null) return { send: true, reason: FORWARD_REASONS.first };
-  if (event.order > accepted.order) return { send: true, reason: FORWARD_REASONS.newer };
+  const resolve = event.action === PAGERDUTY_ACTIONS.resolve;
+  if (accepted === null)
+    return resolve
+      ? { send: false, reason: FORWARD_REASONS.neverTriggered }
+      : { send: true, reason: FORWARD_REASONS.first };
   if (event.order < accepted.order) return { send: false, reason: FORWARD_REASONS.stale };
-  return accepted.parts.includes(event.part)
-    ? { send: false, reason: FORWARD_REASONS.duplicate }
+  if (event.order === accepted.order && accepted.parts.includes(event.part))
+    return { send: false, reason: FORWARD_REASONS.duplicate };
+  if (resolve && accepted.action === PAGERDUTY_ACTIONS.resolve)
+    return { send: false, reason: FORWARD_REASONS.alreadyResolved };
+  return event.order > accepted.order
+    ? { send: true, reason: FORWARD_REASONS.newer }
     : { send: true, reason: FORWARD_REASONS.otherPart };
 }
 
@@ -413,6 +435,7 @@ export type {
   AlertFacts,
   AlertPage,
   EventsPer,
+  EventToForward,
   ForwardReason,
   GroupFacts,
   OrderedEvent,
@@ -420,14 +443,20 @@ export type {
   PagerDutyEvent,
 };
 export {
+  alertEvent,
+  cut,
   EVENTS_PER,
   eventsOfPage,
   FORWARD_REASONS,
   forwardDecision,
+  isObject,
+  linksOf,
   MAX_DEDUP_KEY_CHARS,
   MAX_SUMMARY_CHARS,
   PAGERDUTY_ACTIONS,
+  PAGERDUTY_CLIENT,
   PagerDutyMessageError,
   pagerDutyEvents,
   readAlertPage,
+  targetList,
 };

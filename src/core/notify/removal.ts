@@ -3,7 +3,7 @@
  * removed or renamed, or the rule's `targets` no longer match. The firing page went out, so the
  * incident it opened is closed with a page saying why.
  */
-import { groupRefOfKey } from '../alerts/group.ts';
+import { groupRefOfKey, withContinuation } from '../alerts/group.ts';
 import type { AlertRecord, Notification } from '../alerts/types.ts';
 import { MAX_SUBJECT_CHARS } from '../constants.ts';
 import { cleanConfigText, cleanSubjectText } from './sanitize.ts';
@@ -77,7 +77,7 @@ function buildRemovalNotification({ alert, cause, labels, now }: RemovalInput): 
     },
     labels: { ...labels },
     // The resolve closes the group page that named the alert firing.
-    group: alert.group == null ? null : groupRefOfKey(alert.group, null),
+    group: alert.group == null ? null : withContinuation(groupRefOfKey(alert.group, null), alert.groupContinuation),
   };
 }
 

@@ -8,6 +8,7 @@ import { flushGroups, GroupInbox, groupItemKey, openGroups } from '../../../src/
 import type { CycleDeps, StateTable } from '../../../src/app/ports.ts';
 import { type CycleSummary, runCycle } from '../../../src/app/run.ts';
 import type { Notification } from '../../../src/core/alerts/types.ts';
+import { EVENTS_PER, pagerDutyEvents } from '../../../src/core/notify/pagerDuty.ts';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const at = (minute: number) => new Date(T0 + minute * 60_000);
@@ -37,10 +38,20 @@ const rule = (name: string, threshold: number, extra: Record<string, unknown> = 
   ...extra,
 });
 
+/** How a fleet's runs differ from the defaults: fewer alerts per group item, one target at a time. */
+interface FleetOptions {
+  groupLimits?: CycleDeps['groupLimits'];
+  concurrency?: number;
+}
+
 class Fleet {
   readonly table: StateTable = createMemoryStateTable();
   readonly closing = new Map<string, number>();
   readonly pages: Seen[] = [];
+  /** Every page published, whole. */
+  readonly published: Notification[] = [];
+  readonly warnings: string[] = [];
+  readonly options: FleetOptions;
   /** Each published page's `order` (issue 21), in publish order. */
   readonly orders: unknown[] = [];
   readonly warm = new Map();
@@ -50,10 +61,29 @@ class Fleet {
   readonly targets: Record<string, Record<string, string>>;
   readonly rules: object[];
 
-  constructor(targets: Record<string, Record<string, string>>, rules: object[]) {
+  constructor(targets: Record<string, Record<string, string>>, rules: object[], options: FleetOptions = {}) {
+    this.options = options;
     this.targets = targets;
     this.rules = rules;
     for (const t of Object.keys(targets)) this.closing.set(t, 0);
+  }
+
+  /** A target whose next commit (the write after its pages went out) fails: the run dies there, its claim left. */
+  crashAfterPublish: string | null = null;
+
+  /** The table as a run sees it: the memory table, but for `crashAfterPublish`. */
+  runTable(): StateTable {
+    const table = this.table;
+    return {
+      ...table,
+      put: async (key, item, expected, now) => {
+        if (this.crashAfterPublish !== null && key === `target#${this.crashAfterPublish}` && item.claim === null) {
+          this.crashAfterPublish = null;
+          throw new Error('the run died after publishing');
+        }
+        return table.put(key, item, expected, now);
+      },
+    };
   }
 
   deps(): CycleDeps {
@@ -65,9 +95,10 @@ class Fleet {
     const raw = { targets, rules: { '/g/rules/all': JSON.stringify({ rules: this.rules }) }, silences };
     return {
       config: { loadRaw: async () => structuredClone(raw), getSecret: async () => '' },
-      table: this.table,
+      table: this.runTable(),
       notifier: {
         publish: async (page) => {
+          this.published.push(page);
           this.orders.push(page.payload.order);
           this.pages.push({ minute: this.minute, status: page.status, reason: page.reason, alerts: named(page) });
         },
@@ -78,11 +109,12 @@ class Fleet {
         return { ok: true, body, status: 200, contentType: 'text/plain', latencyMs: 1, url: target.url };
       },
       metrics: { target: () => {}, run: () => {} },
-      logger: { info: () => {}, warn: () => {}, error: () => {} },
-      concurrency: 4,
+      logger: { info: () => {}, warn: (message) => this.warnings.push(message), error: () => {} },
+      concurrency: this.options.concurrency ?? 4,
       evaluate: {},
       claimLeaseMs: 90_000,
       warm: this.warm,
+      ...(this.options.groupLimits === undefined ? {} : { groupLimits: this.options.groupLimits }),
     };
   }
 
@@ -321,5 +353,255 @@ describe('group page order (issue 21)', () => {
     await fleet.step(10); // the resolve
     expect(fleet.pages.map((p) => p.minute)).toEqual([0, 5, 10]);
     expect(fleet.orders).toEqual([at(0).getTime(), at(5).getTime(), at(10).getTime()]);
+  });
+});
+
+/** The pages of a step in a fixed order (groups flush concurrently): by the alerts they name. */
+const sorted = (pages: Seen[]) => [...pages].sort((x, y) => x.alerts.join().localeCompare(y.alerts.join()));
+
+describe('a group past one item: its continuations (2 alerts an item, one target at a time)', () => {
+  const fleet = new Fleet(
+    { 'web-1': {}, 'web-2': {}, 'web-3': {}, 'web-4': {}, 'web-5': {} },
+    [rule('closing-seen', 1)],
+    { groupLimits: { maxMembers: 2 }, concurrency: 1 },
+  );
+  it.each<[string, number, Record<string, number>, Seen[]]>([
+    [
+      'five alerts fire: the first item pages two, its continuations two and one, no alert alone',
+      0,
+      { 'web-1': 2, 'web-2': 2, 'web-3': 2, 'web-4': 2, 'web-5': 2 },
+      [
+        page(0, 'firing', 'first', ['web-1/closing-seen firing', 'web-2/closing-seen firing']),
+        page(0, 'firing', 'first', ['web-3/closing-seen firing', 'web-4/closing-seen firing']),
+        page(0, 'firing', 'first', ['web-5/closing-seen firing']),
+      ],
+    ],
+    ["an alert of the first continuation resolves: it waits for that item's interval", 1, { 'web-3': 0 }, []],
+    [
+      'the continuation pages its resolve beside its alert still firing; the first item says nothing',
+      5,
+      {},
+      [page(5, 'firing', 'first', ['web-4/closing-seen firing', 'web-3/closing-seen resolved'])],
+    ],
+    ["the continuation's last alert resolves", 6, { 'web-4': 0 }, []],
+    [
+      'the continuation resolves on its own while the first item still fires',
+      10,
+      {},
+      [page(10, 'resolved', 'resolved', ['web-4/closing-seen resolved'])],
+    ],
+    [
+      'the rest resolve: the first item and the second continuation each resolve their own page',
+      11,
+      { 'web-1': 0, 'web-2': 0, 'web-5': 0 },
+      [
+        page(11, 'resolved', 'resolved', ['web-1/closing-seen resolved', 'web-2/closing-seen resolved']),
+        page(11, 'resolved', 'resolved', ['web-5/closing-seen resolved']),
+      ],
+    ],
+  ])('minute %#: %s', async (_name, minute, closing, expected) => {
+    expect(sorted(await fleet.step(minute, closing))).toEqual(sorted(expected));
+  });
+
+  it('each item pages as its own group: its own id and fingerprint, a continuation saying so', () => {
+    const first = fleet.published.filter((p) => p.payload.evaluatedAt === at(0).toISOString());
+    const groups = first.map((p) => p.payload.group as { id: string; continuation?: number });
+    const id = groupItemKey('{"rule":"closing-seen"}').slice('group#'.length);
+    expect(groups.map((g) => [g.id, g.continuation]).sort()).toEqual([
+      [id, undefined],
+      [`${id}-1`, 1],
+      [`${id}-2`, 2],
+    ]);
+    const continued = first.find((p) => (p.payload.group as { continuation?: number }).continuation === 1);
+    expect(continued?.fingerprint).toBe(`group-${id}-1`);
+    expect(continued?.subject).toBe('[FIRING critical] closing-seen on 2 more targets: web-3, web-4 (continuation 1)');
+    expect(continued?.message.split('\n').slice(0, 2)).toEqual([
+      'FIRING critical: closing-seen on 2 more targets',
+      "Continuation 1 of this group: it has more alerts than one group page holds; the group's first page and its other continuations name the others.",
+    ]);
+  });
+
+  it('every item is closed once its tombstones expire', async () => {
+    expect((await openGroups(fleet.table)).length).toBe(3);
+    await fleet.step(31);
+    expect(await openGroups(fleet.table)).toEqual([]);
+    expect(fleet.warnings).toEqual([]);
+  });
+});
+
+describe('an alert no item of its group could hold (1 alert an item, 1 item)', () => {
+  const fleet = new Fleet({ 'web-1': {}, 'web-2': {} }, [rule('closing-seen', 1)], {
+    groupLimits: { maxMembers: 1, maxItems: 1 },
+    concurrency: 1,
+  });
+  it.each<[string, number, Record<string, number>, Seen[], boolean[]]>([
+    [
+      'the second alert is paged alone at once; the group pages the first',
+      0,
+      { 'web-1': 2, 'web-2': 2 },
+      [
+        page(0, 'firing', 'first', ['web-2/closing-seen firing']),
+        page(0, 'firing', 'first', ['web-1/closing-seen firing']),
+      ],
+      [false, true],
+    ],
+    ['the grouped alert resolves', 1, { 'web-1': 0 }, [], []],
+    ['its group pages the resolve', 5, {}, [page(5, 'resolved', 'resolved', ['web-1/closing-seen resolved'])], [true]],
+    ['its tombstone expires: the group closes, with room again', 21, {}, [], []],
+    [
+      'the alert paged alone resolves alone, closing its own page, not through the group',
+      22,
+      { 'web-2': 0 },
+      [page(22, 'resolved', 'resolved', ['web-2/closing-seen resolved'])],
+      [false],
+    ],
+  ])('minute %#: %s', async (_name, minute, closing, expected, grouped) => {
+    const before = fleet.published.length;
+    expect(await fleet.step(minute, closing)).toEqual(expected);
+    expect(fleet.published.slice(before).map((p) => p.payload.group !== undefined)).toEqual(grouped);
+  });
+
+  it('the page alone was logged, and no group was opened for the resolve', async () => {
+    expect(fleet.warnings).toEqual(['group full: paged alone']);
+    expect(await openGroups(fleet.table)).toEqual([]);
+  });
+});
+
+describe('a run that died after handing an alert over to a continuation', () => {
+  const fleet = new Fleet({ 'web-1': {}, 'web-2': {} }, [rule('closing-seen', 1)], {
+    groupLimits: { maxMembers: 1 },
+    concurrency: 1,
+  });
+  it('replays the hand-over into the same continuation, pages nothing twice, and resolves it there', async () => {
+    fleet.crashAfterPublish = 'web-2';
+    await expect(fleet.step(0, { 'web-1': 2, 'web-2': 2 })).rejects.toThrow();
+    expect(sorted(fleet.pages)).toEqual([
+      page(0, 'firing', 'first', ['web-1/closing-seen firing']),
+      page(0, 'firing', 'first', ['web-2/closing-seen firing']),
+    ]);
+    expect(await fleet.step(2)).toEqual([]); // the claim's lease ran out: replayed, nothing new
+    const item = (await fleet.table.loadMany(['target#web-2'])).get('target#web-2');
+    expect(Object.values(item?.state.alerts ?? {}).map((a) => [a.group, a.groupContinuation])).toEqual([
+      ['{"rule":"closing-seen"}', 1],
+    ]);
+    expect(await fleet.step(3, { 'web-2': 0 })).toEqual([]);
+    const resolved = await fleet.step(5);
+    expect(resolved).toEqual([page(5, 'resolved', 'resolved', ['web-2/closing-seen resolved'])]);
+    expect(fleet.published.at(-1)?.payload.group).toMatchObject({ continuation: 1 });
+  });
+});
+
+/** Per group page, most alerts first: the alerts it names by status, and the SNS messages (parts of its payload) it took. */
+function byGroupPage(
+  published: readonly Notification[],
+): Array<{ firing: number; resolved: number; messages: number }> {
+  const pages = new Map<string, { firing: number; resolved: number; messages: number }>();
+  for (const message of published) {
+    const counts = pages.get(message.fingerprint) ?? { firing: 0, resolved: 0, messages: 0 };
+    for (const a of message.payload.alerts as Array<{ status: 'firing' | 'resolved' }>) counts[a.status]++;
+    counts.messages++;
+    pages.set(message.fingerprint, counts);
+  }
+  return [...pages.values()].sort((a, b) => b.firing + b.resolved - (a.firing + a.resolved));
+}
+
+describe('a fleet incident of 1,000 targets', () => {
+  const targets = Object.fromEntries(
+    Array.from({ length: 1000 }, (_, i) => [`web-${String(i).padStart(4, '0')}`, {}] as const),
+  );
+  const all = (closing: number) => Object.fromEntries(Object.keys(targets).map((t) => [t, closing]));
+  // Each group page: [alerts it names, SNS messages it takes firing, then resolved (its payload's
+  // parts; each is one PagerDuty event, all within the forwarder's first 10-second window of 17)].
+  it.each<[string, number | undefined, Array<[number, number, number]>]>([
+    [
+      '300 alerts an item: 4 group pages',
+      300,
+      [
+        [300, 4, 4],
+        [300, 4, 4],
+        [300, 4, 4],
+        [100, 2, 2],
+      ],
+    ],
+    [
+      '600 alerts an item (MAX_GROUP_MEMBERS): 2 group pages',
+      undefined,
+      [
+        [600, 8, 8],
+        [400, 5, 6],
+      ],
+    ],
+  ])('%s when they fire, as many when they resolve, none alone', async (_name, maxMembers, sizes) => {
+    const fleet = new Fleet(targets, [rule('closing-seen', 1)], {
+      ...(maxMembers === undefined ? {} : { groupLimits: { maxMembers } }),
+    });
+    await fleet.step(0, all(2));
+    expect(byGroupPage(fleet.published)).toEqual(
+      sizes.map(([firing, messages]) => ({ firing, resolved: 0, messages })),
+    );
+    expect(fleet.published.every((p) => p.payload.kind === 'group')).toBe(true);
+    const firing = fleet.published.length;
+    await fleet.step(1, all(0));
+    await fleet.step(5);
+    const resolves = fleet.published.slice(firing);
+    expect(byGroupPage(resolves)).toEqual(sizes.map(([resolved, , messages]) => ({ firing: 0, resolved, messages })));
+    // Every alert named exactly once when it fired and once when it resolved.
+    expect(new Set(fleet.pages.flatMap((p) => p.alerts)).size).toBe(2000);
+    expect(fleet.pages.flatMap((p) => p.alerts)).toHaveLength(2000);
+    expect(fleet.warnings).toEqual([]);
+    // As the PagerDuty forwarder maps them by default: one incident per group page, opened and resolved.
+    const incidents = new Map<string, string[]>();
+    for (const message of fleet.published)
+      for (const e of pagerDutyEvents(JSON.stringify(message.payload), 'KEY', EVENTS_PER.group))
+        incidents.set(e.dedup_key, [...(incidents.get(e.dedup_key) ?? []), e.event_action]);
+    expect([...incidents.values()].map((actions) => [actions.at(0), actions.at(-1)])).toEqual(
+      sizes.map(() => ['trigger', 'resolve']),
+    );
+  });
+});
+
+describe('a replayed hand-over when an item before its continuation has room again (1 alert an item)', () => {
+  const REF = { key: '{"rule":"closing-seen"}', labels: { rule: 'closing-seen' }, intervalMs: 300_000 };
+  const handed = (target: string, status: 'firing' | 'resolved', minute: number, continuation?: number) => ({
+    fingerprint: `fp-${target}`,
+    status,
+    reason: status === 'resolved' ? ('resolved' as const) : ('first' as const),
+    target,
+    rule: 'closing-seen',
+    severity: 'critical' as const,
+    value: 3,
+    threshold: 1,
+    subject: `${target} ${status}`,
+    message: 'text',
+    payload: { evaluatedAt: at(minute).toISOString(), firedAt: at(0).toISOString() },
+    labels: {},
+    group: continuation === undefined ? REF : { ...REF, continuation },
+  });
+  const flush = (table: StateTable, minute: number) =>
+    flushGroups(
+      table,
+      { publish: async () => {} },
+      [groupItemKey(REF.key), groupItemKey(REF.key, 1)],
+      at(minute),
+      { token: `t-${minute}`, leaseMs: 90_000, repeatIntervalMs: 4 * 3_600_000, silences: [] },
+      { info: () => {}, warn: () => {}, error: () => {} },
+    );
+  const limits = { maxMembers: 1 };
+
+  it.each<[string, boolean, number]>([
+    ['a replay finds the continuation holding its alert and goes back there', true, 1],
+    ['a first hand-over (nothing holds it) joins the first item with room', false, 0],
+  ])('%s', async (_name, replay, expected) => {
+    const table = createMemoryStateTable();
+    const inbox = new GroupInbox(table, at(0), limits);
+    expect(await inbox.add(handed('web-1', 'firing', 0))).toBe(0);
+    expect(await inbox.add(handed('web-2', 'firing', 0))).toBe(1); // its run dies before its commit
+    await flush(table, 0);
+    await new GroupInbox(table, at(1), limits).add(handed('web-1', 'resolved', 1));
+    await flush(table, 5); // the first item pages the resolve
+    await flush(table, 21); // its tombstone expires: the first item closes, room again
+    expect(await openGroups(table)).toEqual([groupItemKey(REF.key, 1)]);
+    const page = replay ? handed('web-2', 'firing', 0) : handed('web-3', 'firing', 22);
+    expect(await new GroupInbox(table, at(22), limits).add(page, { replay })).toBe(expected);
   });
 });

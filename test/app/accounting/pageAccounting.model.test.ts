@@ -29,7 +29,9 @@
  *    duplicated, failing mid-way and retried twice): no event beyond 120 per routing key in any
  *    60 s; no incident re-opened after its accepted resolve except by a page of a newer order;
  *    after every delivery and retry, nothing dead-lettered and each incident's state is the
- *    monitor's last word (the action of its `dedup_key`'s page of the highest order).
+ *    monitor's last word (the action of its `dedup_key`'s page of the highest order). Except the
+ *    forwarder's known gaps (an event PagerDuty took whose answer it lost: the cases marked
+ *    KNOWN GAPS below), counted apart (`forwarderGaps`) and printed by a soak.
  * Rules added by a sequence may wait `for` and keep firing for `keepFiringFor` (one or two runs):
  * a pending alert owes nothing (its latest page must not be FIRING), a kept one may be either.
  * Most sequences use the memory table (same conditional semantics as DynamoDB); some use dynalite.
@@ -363,59 +365,72 @@ describe('page accounting under random runs, faults and configuration changes', 
     },
   );
 
-  it("the PagerDuty model's rate limit: a group page of 150 alerts, one event each, is paced under 120 a minute", async () => {
-    // The model's targets are few; this page is what makes its limit bite.
+  it("the PagerDuty model's rate limit: 150 pages forwarded at once are paced under 120 a minute, none refused", async () => {
+    // The model's targets are few; this burst (150 invocations starting together, as concurrent
+    // containers would) is what makes its limit bite.
     const pagerDuty = new ForwarderModel('alert');
+    pagerDuty.invocationGapMs = 0;
     const T0 = Date.parse('2026-11-22T12:00:00Z');
-    const alerts = Array.from({ length: 150 }, (_, i) => ({
-      version: 1,
-      fingerprint: `fp-${i}`,
-      status: 'firing',
-      target: `t${i}`,
-      rule: 'r',
-      severity: 'warning',
-      new: true,
-    }));
-    const page = {
-      version: 1,
-      kind: 'group',
-      fingerprint: 'group-0123456789abcdef',
-      status: 'firing',
-      severity: 'warning',
-      rule: 'r',
-      counts: { firing: 150, resolved: 0, new: 150 },
-      part: { index: 1, count: 1 },
-      alerts,
-      order: T0,
-    };
-    pagerDuty.queue.push({ message: JSON.stringify(page), attempt: 1 });
+    for (let i = 0; i < 150; i++) {
+      const alert = {
+        version: 1,
+        fingerprint: `fp-${i}`,
+        status: 'firing',
+        target: `t${i}`,
+        rule: 'r',
+        severity: 'warning',
+      };
+      pagerDuty.queue.push({ message: JSON.stringify({ ...alert, order: T0 }), attempt: 1 });
+    }
     await pagerDuty.settle(T0);
     expect(pagerDuty.check()).toEqual([]);
     expect(pagerDuty.incidents.size).toBe(150);
     const inAnyMinute = pagerDuty.acceptedAt.map(
       (t) => pagerDuty.acceptedAt.filter((u) => u > t - 60_000 && u <= t).length,
     );
-    expect(Math.max(...inAnyMinute)).toBe(119); // 17 per 10 s window: at most seven windows in any 60 s
+    // 17 per 10 s window, each window's events at its start: nine windows, six in any 60 s.
+    expect(Math.max(...inAnyMinute)).toBe(102);
+    expect(Math.max(...pagerDuty.acceptedAt) - Math.min(...pagerDuty.acceptedAt)).toBe(80_000);
   });
 
-  // KNOWN GAP of the forwarder, found by this model: PagerDuty takes a trigger and then the resolve,
-  // but both invocations fail after the send (answer lost, or the function dies before its ledger
-  // write); Lambda's retry of the older trigger then finds nothing in the ledger and re-opens the
-  // resolved incident (the resolve's retry closes it again). Recording the order attempted before
-  // sending, and dropping anything older than it, would close it (src/lambda/pagerDutyForwarder.ts,
-  // src/adapters/pagerDutyLedger.ts). Expected to fail until then.
-  it.fails('forwarder: a resolve PagerDuty took but the ledger never learnt is never undone by an older retry', async () => {
-    const commands: Command[] = [
-      ...perAlertRule,
-      { kind: 'closing', target: 0, count: 1 },
-      run(0), // FIRING
-      { kind: 'closing', target: 0, count: 0 },
-      run(0), // RESOLVED
-      { kind: 'forward', picks: [0, 0], faults: [3] }, // both accepted, both answers lost
-    ];
-    const result = await runSequence(commands, 'clear', { eventsPer: 'alert' });
-    expect(result.violations).toEqual([]);
-    expect(result.forwarderGaps).toEqual([]);
+  // KNOWN GAPS of the forwarder, found by this model (test/support/forwarderModel.ts `unlearnt`).
+  // Both start with an event PagerDuty took whose invocation failed after the send (the answer
+  // lost, or the function dying before its ledger write), so the ledger never learnt its order.
+  // (1) A resolve: a retry of an older trigger (e.g. a group's update) re-opens the incident until
+  // the resolve's retry closes it. (2) A trigger, the case pinned here: the next resolve finds
+  // nothing accepted, is dropped as never triggered and remembered, so the trigger's retry is
+  // dropped as older, and the incident stays open for good. Recording the order and action
+  // attempted before each send (a resolve is sent while a trigger may be open; nothing older than
+  // an attempt is sent) would close both (src/lambda/pagerDutyForwarder.ts, src/core/notify/pagerDuty.ts
+  // `forwardDecision`, src/adapters/pagerDutyLedger.ts). Expected to fail until then.
+  const firesThenResolves: Command[] = [
+    ...perAlertRule,
+    { kind: 'closing', target: 0, count: 1 },
+    run(0), // FIRING
+    { kind: 'closing', target: 0, count: 0 },
+    run(0), // RESOLVED
+  ];
+  it.fails.each(['group', 'alert'] as const)(
+    'forwarder (%s): a trigger PagerDuty took but the ledger never learnt is closed by the next resolve',
+    async (eventsPer) => {
+      const commands: Command[] = [
+        ...firesThenResolves,
+        // The FIRING taken by PagerDuty, its answer lost; the RESOLVED, finding nothing accepted,
+        // dropped as never triggered (and remembered, so the FIRING's retry is dropped as older).
+        { kind: 'forward', picks: [0, 0], faults: [3, 0] },
+      ];
+      const result = await runSequence(commands, 'clear', { eventsPer });
+      expect(result.violations).toEqual([]);
+      expect(result.forwarderGaps).toEqual([]);
+    },
+  );
+  it('the known gap is what the model sets apart, nothing else', async () => {
+    const commands: Command[] = [...firesThenResolves, { kind: 'forward', picks: [0, 0], faults: [3, 0] }];
+    const leftOpen = await runSequence(commands, 'clear', { eventsPer: 'alert' });
+    expect(leftOpen.violations).toEqual([]);
+    expect(leftOpen.forwarderGaps.map((g) => g.replace(/[0-9a-f]{16}/, '<fingerprint>'))).toEqual([
+      "PagerDuty: <fingerprint> triggered, the monitor's last page (order 1795348860000) says resolve",
+    ]);
   });
 
   it('warm memory of a deleted item is never taken for the item created again up to the same version', async () => {

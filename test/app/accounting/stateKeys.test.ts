@@ -9,6 +9,11 @@ describe('STATE_KEYS', () => {
     ['a configuration chunk (meta)', STATE_KEYS.configChunk('abc.3', 0), 'config#abc.3#0'],
     ['the open groups (meta)', STATE_KEYS.openGroups, 'groups'],
     ['the order PagerDuty accepted', STATE_KEYS.pagerDutyOrder('group-ab12'), 'pagerduty-order#group-ab12'],
+    [
+      'the alerts of a group with an incident of their own',
+      STATE_KEYS.pagerDutyOwn('group-ab12'),
+      'pagerduty-own#group-ab12',
+    ],
     ['a pacing window', STATE_KEYS.pagerDutyPace('k1', 1764000000000), 'pagerduty-pace#k1#1764000000000'],
     ['a routing key reported', STATE_KEYS.pagerDutyKeyProblem('k1'), 'pagerduty-key#k1'],
   ])('%s: %s', (_, key, expected) => {
@@ -20,5 +25,14 @@ describe('STATE_KEYS', () => {
     expect(STATE_KEYS.group(key)).toMatch(/^group#[0-9a-f]+$/);
     expect(STATE_KEYS.group(key)).toBe(STATE_KEYS.group(key));
     expect(STATE_KEYS.group(key)).not.toBe(STATE_KEYS.group('{"rule":"other"}'));
+  });
+
+  it.each<[string, number, string]>([
+    ['the first item (0 or absent)', 0, ''],
+    ['its first continuation', 1, '-1'],
+    ['its nineteenth', 19, '-19'],
+  ])("names a group's %s by the key's digest and its number", (_, continuation, suffix) => {
+    const key = '{"rule":"idle-slots-low"}';
+    expect(STATE_KEYS.group(key, continuation)).toBe(`${STATE_KEYS.group(key)}${suffix}`);
   });
 });

@@ -847,3 +847,51 @@ describe('buildGroupPages: a group of one reminded', () => {
     expect(page?.payload).toMatchObject({ reason: 'repeat', evaluatedAt: '2026-11-22T16:10:00.000Z' });
   });
 });
+
+describe('buildGroupPages: a continuation (the group had more alerts than its first item holds)', () => {
+  it('is its own group page: its own id, fingerprint and PagerDuty incident, saying it continues the group', () => {
+    // Arrange
+    const group: GroupState = { ...groupOf([joined('web-601'), joined('web-602')], null), continuation: 1 };
+
+    // Act
+    const [page, ...rest] = buildGroupPages({ group, paged: pagedOf(group), reason: 'first', now: NOW });
+
+    // Assess
+    expect(rest).toEqual([]);
+    expect(page?.fingerprint).toBe(`group-${BY_RULE_ID}-1`);
+    expect(page?.payload.group).toEqual({ ...BY_RULE_GROUP, id: `${BY_RULE_ID}-1`, continuation: 1 });
+    expect(page?.subject).toBe('[FIRING critical] idle-slots-low on 2 more targets: web-601, web-602 (continuation 1)');
+    expect(page?.message.split('\n').slice(0, 4)).toEqual([
+      'FIRING critical: idle-slots-low on 2 more targets',
+      "Continuation 1 of this group: it has more alerts than one group page holds; the group's first page and its other continuations name the others.",
+      'Group: rule=idle-slots-low',
+      '2 firing (2 new since the last page)',
+    ]);
+    const events = pagerDutyEvents(JSON.stringify(page?.payload), KEY, EVENTS_PER.group);
+    expect(events.map((e) => [e.dedup_key, e.event_action])).toEqual([[`group-${BY_RULE_ID}-1`, 'trigger']]);
+  });
+
+  it('names the continuation and the part in a subject within the limit', () => {
+    // Arrange
+    const names = Array.from({ length: 600 }, (_, i) => `web-${String(i + 600).padStart(4, '0')}.`.padEnd(63, 'x'));
+    const group: GroupState = {
+      ...groupOf(
+        names.map((t) => member(t)),
+        null,
+      ),
+      continuation: 2,
+    };
+
+    // Act
+    const pages = buildGroupPages({ group, paged: pagedOf(group), reason: 'repeat', now: NOW });
+
+    // Assess
+    expect(pages.map((n) => n.subject)).toEqual(
+      pages.map(
+        (_, i) =>
+          `[FIRING critical] idle-slots-low on 600 more targets: web-0600.${'x'.repeat(11)}... (continuation 2, ${i + 1}/9)`,
+      ),
+    );
+    expect(pages.every((n) => n.subject.length <= MAX_SUBJECT_CHARS)).toBe(true);
+  });
+});

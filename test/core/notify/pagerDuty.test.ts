@@ -390,18 +390,36 @@ describe('Function: eventsOfPage, one incident per group (the default)', () => {
 });
 
 describe('Function: forwardDecision', () => {
-  it.each([
-    { event: { order: null, part: 1 }, accepted: { order: 9, parts: [1] }, expected: [true, 'unordered'] },
-    { event: { order: 5, part: 1 }, accepted: null, expected: [true, 'first'] },
-    { event: { order: 6, part: 1 }, accepted: { order: 5, parts: [1] }, expected: [true, 'newer'] },
-    { event: { order: 5, part: 2 }, accepted: { order: 5, parts: [1] }, expected: [true, 'other-part'] },
-    { event: { order: 5, part: 1 }, accepted: { order: 5, parts: [1, 2] }, expected: [false, 'duplicate'] },
-    { event: { order: 4, part: 3 }, accepted: { order: 5, parts: [1] }, expected: [false, 'stale'] },
-  ])('order $event.order part $event.part against $accepted: $expected', ({ event, accepted, expected }) => {
-    // Act
-    const decision = forwardDecision(event, accepted);
-
-    // Assess
-    expect([decision.send, decision.reason]).toEqual(expected);
+  const trigger = (order: number | null, part = 1) => ({ order, part, action: 'trigger' as const });
+  const resolve = (order: number | null, part = 1) => ({ order, part, action: 'resolve' as const });
+  const accepted = (order: number, parts: number[], action: 'trigger' | 'resolve' | null = 'trigger') => ({
+    order,
+    parts,
+    action,
   });
+  it.each([
+    { event: trigger(null), accepted: accepted(9, [1]), expected: [true, 'unordered'] },
+    { event: resolve(null), accepted: null, expected: [true, 'unordered'] },
+    { event: trigger(5), accepted: null, expected: [true, 'first'] },
+    { event: trigger(6), accepted: accepted(5, [1]), expected: [true, 'newer'] },
+    { event: trigger(5, 2), accepted: accepted(5, [1]), expected: [true, 'other-part'] },
+    { event: trigger(5), accepted: accepted(5, [1, 2]), expected: [false, 'duplicate'] },
+    { event: trigger(4, 3), accepted: accepted(5, [1]), expected: [false, 'stale'] },
+    { event: resolve(6), accepted: accepted(5, [1]), expected: [true, 'newer'] },
+    { event: resolve(6), accepted: accepted(5, [1], null), expected: [true, 'newer'] },
+    { event: resolve(5), accepted: null, expected: [false, 'never-triggered'] },
+    { event: resolve(7), accepted: accepted(6, [1], 'resolve'), expected: [false, 'already-resolved'] },
+    { event: resolve(6, 2), accepted: accepted(6, [1], 'resolve'), expected: [false, 'already-resolved'] },
+    { event: resolve(4), accepted: accepted(6, [1], 'resolve'), expected: [false, 'stale'] },
+    { event: trigger(7), accepted: accepted(6, [1], 'resolve'), expected: [true, 'newer'] },
+  ])(
+    '$event.action order $event.order part $event.part against $accepted: $expected',
+    ({ event, accepted, expected }) => {
+      // Act
+      const decision = forwardDecision(event, accepted);
+
+      // Assess
+      expect([decision.send, decision.reason]).toEqual(expected);
+    },
+  );
 });
