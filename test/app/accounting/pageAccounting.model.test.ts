@@ -172,7 +172,7 @@ describe('page accounting under random runs, faults and configuration changes', 
       { numRuns: MEMORY_RUNS },
     );
     // The forwarder's known gap (the fixed case below), counted so a soak says how often it is met.
-    if (SOAK > 0) console.info(`sequences meeting the forwarder's unlearnt-resolve gap: ${gaps} of ${MEMORY_RUNS}`);
+    if (SOAK > 0) console.info(`sequences meeting the forwarder's known gaps: ${gaps} of ${MEMORY_RUNS}`);
   }, 1_800_000);
 
   describe('on dynalite', () => {
