@@ -270,8 +270,11 @@ function readConfig(get: Lookup): AlertsConfig {
   if (repeat !== undefined) {
     // The function's own reading of REPEAT_INTERVAL decides what is valid.
     const ms = typeof repeat === 'string' ? parseDuration(repeat) : null;
-    if (ms !== null && ms > 0) c.repeatInterval = repeat as string;
-    else problems.push(`repeatInterval: expected a duration like 30m or 4h, found ${JSON.stringify(repeat)}`);
+    if (ms !== null && ms > 0 && ms <= ENV.repeatInterval.maxMs) c.repeatInterval = repeat as string;
+    else
+      problems.push(
+        `repeatInterval: expected a duration like 30m or 4h, at most ${formatDuration(ENV.repeatInterval.maxMs)}, found ${JSON.stringify(repeat)}`,
+      );
   }
   // The Lambda's own ranges (the environment contract) decide what is valid.
   c.downAfterFailures = int('downAfterFailures', ENV.downAfterFailures);

@@ -4,6 +4,12 @@
 
 /** Alertmanager's `repeat_interval`: a still-firing alert is re-sent after this long. */
 const DEFAULT_REPEAT_INTERVAL_MS = 4 * 60 * 60 * 1000;
+/**
+ * The longest repeat interval: a firing alert (or group) is paged again at least this often, so the
+ * PagerDuty forwarder's memory of its open incident (PAGERDUTY_ORDER_TTL_SECONDS, 14 days) is
+ * renewed before it expires; past it the incident's resolve would be dropped as never triggered.
+ */
+const MAX_REPEAT_INTERVAL_MS = 7 * 24 * 60 * 60 * 1000;
 /** Two consecutive failed fetches (about two minutes on a 1-minute schedule) before paging "down". */
 const DEFAULT_DOWN_AFTER_FAILURES = 2;
 /** Prometheus' `resolvedRetention`: a resolved alert is kept this long so its resolution can be sent. */
@@ -160,6 +166,7 @@ export {
   MAX_LABELS_SHOWN,
   MAX_PAGERDUTY_BACKOFF_MS,
   MAX_PAYLOAD_BYTES,
+  MAX_REPEAT_INTERVAL_MS,
   MAX_REPORT_TEXT_CHARS,
   MAX_SNS_PUBLISH_BYTES,
   MAX_SUBJECT_CHARS,

@@ -4,7 +4,7 @@
 
 import { ProblemListError } from '../core/errors.ts';
 import { SSM_PREFIX } from '../core/monitorConfig.ts';
-import { parseDuration } from '../core/rules/duration.ts';
+import { formatDuration, parseDuration } from '../core/rules/duration.ts';
 import { z } from '../core/zod.ts';
 import { MONITOR_ENVIRONMENT as E, type IntegerVariable } from './environmentContract.ts';
 
@@ -80,7 +80,10 @@ const ENV_SCHEMA = z.object({
   [E.repeatInterval.name]: variable((v, fail) => {
     if (v === undefined || v === '') return E.repeatInterval.defaultMs;
     const ms = parseDuration(v);
-    if (ms === null || ms <= 0) fail(`${E.repeatInterval.name} expects a duration like 4h or 30m, found "${v}"`);
+    if (ms === null || ms <= 0 || ms > E.repeatInterval.maxMs)
+      fail(
+        `${E.repeatInterval.name} expects a duration like 4h or 30m, at most ${formatDuration(E.repeatInterval.maxMs)}, found "${v}"`,
+      );
     return ms as number;
   }),
   [E.downAfterFailures.name]: integer(E.downAfterFailures),

@@ -12,6 +12,7 @@ import {
   DEFAULT_REPEAT_INTERVAL_MS,
   DEFAULT_SSM_PREFIX,
   DEFAULT_TARGETS_PER_SHARD,
+  MAX_REPEAT_INTERVAL_MS,
 } from '../core/constants.ts';
 
 /** Runs per SSM read on a warm container: a configuration change takes effect within this many runs. */
@@ -45,6 +46,8 @@ interface OtherVariable {
   name: string;
   default?: string;
   defaultMs?: number;
+  /** A duration's longest value. */
+  maxMs?: number;
 }
 
 /** The monitor function's variables (handler.ts and shardedHandler.ts). */
@@ -53,7 +56,7 @@ const MONITOR_ENVIRONMENT = {
   topicArn: { name: 'TOPIC_ARN' },
   stateTable: { name: 'STATE_TABLE' },
   /** A duration (`4h`, `30m`). */
-  repeatInterval: { name: 'REPEAT_INTERVAL', defaultMs: DEFAULT_REPEAT_INTERVAL_MS },
+  repeatInterval: { name: 'REPEAT_INTERVAL', defaultMs: DEFAULT_REPEAT_INTERVAL_MS, maxMs: MAX_REPEAT_INTERVAL_MS },
   downAfterFailures: { name: 'DOWN_AFTER_FAILURES', min: 1, max: 100, default: DEFAULT_DOWN_AFTER_FAILURES },
   configMaxAgeSeconds: {
     name: 'CONFIG_MAX_AGE_SECONDS',

@@ -121,8 +121,15 @@ describe('readConfig', () => {
       'targetMetrics: expected all, none, dashboard or names of targets (seeded or in dashboardTargets), found "web-1"',
       'secretsKeyArn: expected a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), found "alias/aws/ssm"',
       'vpcId: required with subnetIds or securityGroupIds',
-      'repeatInterval: expected a duration like 30m or 4h, found "4 hours"',
+      'repeatInterval: expected a duration like 30m or 4h, at most 7d, found "4 hours"',
     ]);
+  });
+
+  it("refuses a repeat interval past the PagerDuty forwarder's memory of an open incident", () => {
+    expect(() => from({ repeatInterval: '8d' })).toThrow(
+      'repeatInterval: expected a duration like 30m or 4h, at most 7d, found "8d"',
+    );
+    expect(from({ repeatInterval: '7d' }).repeatInterval).toBe('7d');
   });
 
   it('refuses a timeout longer than the schedule, which would let runs queue up', () => {

@@ -48,6 +48,23 @@ describe('readRuntimeConfig', () => {
     });
   });
 
+  it.each([
+    ['7d', 7 * 86_400_000],
+    ['1s', 1_000],
+  ])('takes REPEAT_INTERVAL %s', (text, ms) => {
+    expect(
+      readRuntimeConfig({ TOPIC_ARN: 'arn:aws:sns:eu-west-1:1:t', STATE_TABLE: 'state', REPEAT_INTERVAL: text })
+        .repeatIntervalMs,
+    ).toBe(ms);
+  });
+
+  // Why 7d: a firing incident is paged again within the PagerDuty forwarder's 14-day memory of it.
+  it.each(['8d', '0s'])('refuses REPEAT_INTERVAL %s', (text) => {
+    expect(() =>
+      readRuntimeConfig({ TOPIC_ARN: 'arn:aws:sns:eu-west-1:1:t', STATE_TABLE: 'state', REPEAT_INTERVAL: text }),
+    ).toThrow(`REPEAT_INTERVAL expects a duration like 4h or 30m, at most 7d, found "${text}"`);
+  });
+
   it('lists every problem at once', () => {
     let error: unknown;
     try {
@@ -66,7 +83,7 @@ describe('readRuntimeConfig', () => {
     expect((error as EnvironmentError).problems).toEqual([
       'TOPIC_ARN expects an SNS topic ARN (arn:aws:sns:...)',
       'STATE_TABLE is required: the name of the DynamoDB state table',
-      'REPEAT_INTERVAL expects a duration like 4h or 30m, found "soon"',
+      'REPEAT_INTERVAL expects a duration like 4h or 30m, at most 7d, found "soon"',
       'FETCH_CONCURRENCY expects a whole number from 1 to 1000, found "0"',
       'CHATBOT_FORMAT expects true or false',
       'CHATBOT_TOPIC_ARN expects an SNS topic ARN (arn:aws:sns:...), found "chat"',

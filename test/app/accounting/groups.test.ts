@@ -135,6 +135,29 @@ const page = (minute: number, status: string, reason: string, alerts: string[]):
   alerts,
 });
 
+/** A target's page as a run hands it over to its group, `minute` after the test's start. */
+const handedPage = (
+  target: string,
+  status: 'firing' | 'resolved',
+  minute: number,
+  group: { key: string; labels: Record<string, string>; intervalMs: number; continuation?: number },
+  fingerprint = `fp-${target}`,
+) => ({
+  fingerprint,
+  status,
+  reason: status === 'resolved' ? ('resolved' as const) : ('first' as const),
+  target,
+  rule: group.labels.rule as string,
+  severity: 'critical' as const,
+  value: 3,
+  threshold: 1,
+  subject: `${target} ${status}`,
+  message: 'text',
+  payload: { evaluatedAt: at(minute).toISOString(), firedAt: at(0).toISOString() },
+  labels: {},
+  group,
+});
+
 describe('grouping by rule (the default), group interval 5m', () => {
   const fleet = new Fleet({ 'web-1': {}, 'web-2': {}, 'web-3': {} }, [rule('closing-seen', 1)]);
   it.each<[string, number, Record<string, number>, Seen[]]>([
@@ -270,21 +293,8 @@ describe('a silence made after an alert joined its group, before the group paged
 describe('the list of open groups under races', () => {
   const REF = { key: '{"rule":"closing-seen"}', labels: { rule: 'closing-seen' }, intervalMs: 300_000 };
   const OTHER = { key: '{"rule":"other"}', labels: { rule: 'other' }, intervalMs: 300_000 };
-  const handed = (target: string, status: 'firing' | 'resolved', minute: number, group = REF) => ({
-    fingerprint: `fp-${target}-${group.key}`,
-    status,
-    reason: status === 'resolved' ? ('resolved' as const) : ('first' as const),
-    target,
-    rule: group.labels.rule,
-    severity: 'critical' as const,
-    value: 3,
-    threshold: 1,
-    subject: `${target} ${status}`,
-    message: 'text',
-    payload: { evaluatedAt: at(minute).toISOString(), firedAt: at(0).toISOString() },
-    labels: {},
-    group,
-  });
+  const handed = (target: string, status: 'firing' | 'resolved', minute: number, group = REF) =>
+    handedPage(target, status, minute, group, `fp-${target}-${group.key}`);
   const flush = (table: StateTable, minute: number, keys: string[]) =>
     flushGroups(
       table,
@@ -562,21 +572,8 @@ describe('a fleet incident of 1,000 targets', () => {
 
 describe('a replayed hand-over when an item before its continuation has room again (1 alert an item)', () => {
   const REF = { key: '{"rule":"closing-seen"}', labels: { rule: 'closing-seen' }, intervalMs: 300_000 };
-  const handed = (target: string, status: 'firing' | 'resolved', minute: number, continuation?: number) => ({
-    fingerprint: `fp-${target}`,
-    status,
-    reason: status === 'resolved' ? ('resolved' as const) : ('first' as const),
-    target,
-    rule: 'closing-seen',
-    severity: 'critical' as const,
-    value: 3,
-    threshold: 1,
-    subject: `${target} ${status}`,
-    message: 'text',
-    payload: { evaluatedAt: at(minute).toISOString(), firedAt: at(0).toISOString() },
-    labels: {},
-    group: continuation === undefined ? REF : { ...REF, continuation },
-  });
+  const handed = (target: string, status: 'firing' | 'resolved', minute: number, continuation?: number) =>
+    handedPage(target, status, minute, continuation === undefined ? REF : { ...REF, continuation });
   const flush = (table: StateTable, minute: number) =>
     flushGroups(
       table,
