@@ -164,6 +164,12 @@ interface ShardMessage {
   runId: string;
   /** The scheduled event's time: a shard older than the interval is obsolete. */
   scheduledAt: string;
+  /**
+   * The stored configuration's generation the dispatch applied (`LastValidPointer.generation`): a
+   * consumer whose table moved on since checks what the stored configuration holds instead.
+   * Absent on messages sent before it was kept (they are checked the same way).
+   */
+  generation?: string;
   shard: { index: number; count: number };
   /** This shard's target parameters and every rules and silences parameter (no secrets). */
   raw: RawConfig;

@@ -3,13 +3,29 @@
  * scheduled invocation resolves the configuration once and sends one SQS message per shard of
  * targets; the same function, fed by the queue, checks only its shard's targets. Claims and
  * conditional writes keep pages one per transition even when a shard is retried or two shards
- * overlap; removed targets are resolved by the dispatch (it compares configurations).
+ * overlap; removed targets are resolved by the dispatch (it compares configurations). A message
+ * names the stored configuration's generation its dispatch applied: a consumer whose table moved
+ * on since (a later dispatch applied another configuration) checks only what the stored one still
+ * holds, with its rules and silences, so a late or repeated message never pages a target or rule
+ * the operator removed (whose resolve would then never be owed).
  */
 import { randomUUID } from 'node:crypto';
 import { buildMonitorConfig, type MonitorConfig, type RawConfig } from '../core/monitorConfig.ts';
+import { redactCredentials } from '../core/notify/sanitize.ts';
 import { resolveConfig } from './config/resolve.ts';
+import { readConfigGeneration, readStoredConfig } from './config/stored.ts';
 import type { CycleDeps, ShardMessage, ShardQueue } from './ports.ts';
 import { type CycleSummary, checkTargets, runFailure, runGroups, sendGroups } from './run.ts';
+
+/** The stored configuration could not be read whole: the message is returned for a retry. */
+class StoredConfigUnreadableError extends Error {
+  constructor(generation: string | null) {
+    super(
+      `expected the stored configuration to check a shard dispatched at generation ${generation ?? '(none)'} against, found it ${generation === null ? 'absent' : 'unreadable (torn by a concurrent save)'}`,
+    );
+    this.name = 'StoredConfigUnreadableError';
+  }
+}
 
 /** SQS takes 256 KiB a message; leave room for the envelope. */
 const MAX_MESSAGE_BYTES = 240 * 1024;
@@ -21,6 +37,7 @@ function planShards(
   perShard: number,
   runId: string,
   scheduledAt: string,
+  generation: string,
 ): ShardMessage[] {
   const byName = new Map<string, [string, string]>();
   for (const [parameter, value] of Object.entries(raw.targets))
@@ -44,6 +61,7 @@ function planShards(
     version: 1,
     runId,
     scheduledAt,
+    generation,
     shard: { index, count: slices.length },
     raw: slice,
   }));
@@ -57,10 +75,8 @@ async function dispatchShards(
   options: { perShard: number; scheduledAt: string },
 ): Promise<{ mode: 'dispatch'; shards: number; targets: number; configError: string | null }> {
   const groups = runGroups(deps, now);
-  const { config, raw, error, publishErrors, stateErrors, applied } = await resolveConfig(
-    { ...deps, notifier: groups.notifier },
-    now,
-  );
+  const resolved = await resolveConfig({ ...deps, notifier: groups.notifier }, now);
+  const { config, raw, error, publishErrors, stateErrors, applied } = resolved;
   // The dispatch pages every open group that is due (shards page only the groups they handed to).
   await sendGroups(deps, groups, now, {
     all: true,
@@ -74,7 +90,14 @@ async function dispatchShards(
     if (failure !== null) throw failure;
     return { mode: 'dispatch', shards: 0, targets: 0, configError: error };
   }
-  const messages = planShards(raw, config, options.perShard, randomUUID(), options.scheduledAt);
+  const messages = planShards(
+    raw,
+    config,
+    options.perShard,
+    randomUUID(),
+    options.scheduledAt,
+    resolved.generation ?? '',
+  );
   await queue.send(messages);
   deps.logger.info('shards dispatched', { shards: messages.length, targets: config.targets.length });
   if (failure !== null) throw failure;
@@ -84,12 +107,54 @@ async function dispatchShards(
 function readMessage(body: string): ShardMessage | null {
   try {
     const m = JSON.parse(body) as ShardMessage;
-    return m.version === 1 && typeof m.scheduledAt === 'string' && typeof m.raw === 'object' && m.raw !== null
+    return m.version === 1 &&
+      typeof m.scheduledAt === 'string' &&
+      typeof m.raw === 'object' &&
+      m.raw !== null &&
+      (m.generation === undefined || typeof m.generation === 'string')
       ? m
       : null;
   } catch {
     return null;
   }
+}
+
+const leaf = (parameter: string) => parameter.slice(parameter.lastIndexOf('/') + 1);
+
+/**
+ * What a shard checks: its message's configuration while the table is still at the generation
+ * its dispatch applied; else (a later dispatch applied another, or the message predates
+ * generations) the stored configuration's rules and silences, and those of its targets the stored
+ * configuration still holds unchanged (a changed one is the newer dispatch's to check). Either way
+ * with the generation it stands for, so targets it creates while the table moves on again are
+ * recorded as removals owed (`oweRemovals`).
+ * @throws StoredConfigUnreadableError when the table moved on and its configuration cannot be read whole
+ */
+async function shardConfig(
+  deps: CycleDeps,
+  message: ShardMessage,
+): Promise<{ config: MonitorConfig; generation: string }> {
+  const generation = await readConfigGeneration(deps.table);
+  if (message.generation !== undefined && generation === message.generation)
+    return { config: buildMonitorConfig(message.raw), generation };
+  const stored = await readStoredConfig(deps.table);
+  if (stored?.raw == null) throw new StoredConfigUnreadableError(generation);
+  const targets: Record<string, string> = {};
+  const left: string[] = [];
+  for (const [parameter, value] of Object.entries(message.raw.targets)) {
+    // Stored redacted: a parameter unchanged since is equal once redacted (and keeps its credentials).
+    if (stored.raw.targets[parameter] === redactCredentials(value)) targets[parameter] = value;
+    else left.push(leaf(parameter));
+  }
+  deps.logger.warn('shard checked against the configuration stored since its dispatch', {
+    runId: message.runId,
+    shard: message.shard,
+    dispatchGeneration: message.generation ?? null,
+    storedGeneration: stored.pointer.generation,
+    leftToNewerDispatch: left,
+  });
+  const raw: RawConfig = { targets, rules: stored.raw.rules, silences: stored.raw.silences };
+  return { config: buildMonitorConfig(raw), generation: stored.pointer.generation };
 }
 
 /**
@@ -120,7 +185,16 @@ async function consumeShards(
       continue;
     }
     try {
-      summaries.push(await checkTargets(deps, buildMonitorConfig(message.raw), now));
+      const { config, generation } = await shardConfig(deps, message);
+      const configStep = {
+        error: null,
+        publishFailures: [],
+        stateFailures: [],
+        writes: 0,
+        applied: true,
+        generation,
+      };
+      summaries.push(await checkTargets(deps, config, now, { configStep }));
     } catch (error) {
       deps.logger.error('shard failed', {
         runId: message.runId,
@@ -133,4 +207,4 @@ async function consumeShards(
   return { batchItemFailures, summaries };
 }
 
-export { consumeShards, dispatchShards, planShards };
+export { consumeShards, dispatchShards, planShards, StoredConfigUnreadableError };

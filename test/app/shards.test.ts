@@ -9,10 +9,12 @@ import { CreateQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/c
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoStateTable } from '../../src/adapters/dynamoStateStore.ts';
 import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
+import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
 import { createSnsNotifier } from '../../src/adapters/snsNotifier.ts';
 import { createSqsShardQueue } from '../../src/adapters/sqsShardQueue.ts';
-import type { CycleDeps } from '../../src/app/ports.ts';
+import type { CycleDeps, ShardMessage, StateTable } from '../../src/app/ports.ts';
 import { consumeShards, dispatchShards, planShards } from '../../src/app/shards.ts';
+import type { Notification } from '../../src/core/alerts/types.ts';
 import { buildMonitorConfig, type RawConfig } from '../../src/core/monitorConfig.ts';
 import { credentials, type LocalDynamo, type LocalSns, region, startDynalite, startSns } from '../support/emulators.ts';
 
@@ -32,7 +34,7 @@ function rawWith(count: number, url: string, extra: Record<string, unknown> = {}
 describe('planShards', () => {
   it('splits the targets by name into shards, each with every rule', () => {
     const raw = rawWith(23, 'http://127.0.0.1:1/');
-    const shards = planShards(raw, buildMonitorConfig(raw), 10, 'run-1', '2026-11-22T12:00:00Z');
+    const shards = planShards(raw, buildMonitorConfig(raw), 10, 'run-1', '2026-11-22T12:00:00Z', 'g1');
     expect(shards.map((s) => [s.shard, Object.keys(s.raw.targets).length])).toEqual([
       [{ index: 0, count: 3 }, 10],
       [{ index: 1, count: 3 }, 10],
@@ -43,7 +45,9 @@ describe('planShards', () => {
       '/p/targets/web-21',
       '/p/targets/web-22',
     ]);
-    expect(shards.every((s) => s.raw.rules['/p/rules/r'] === RULES && s.runId === 'run-1')).toBe(true);
+    expect(
+      shards.every((s) => s.raw.rules['/p/rules/r'] === RULES && s.runId === 'run-1' && s.generation === 'g1'),
+    ).toBe(true);
   });
 
   it('halves a shard that would not fit in one SQS message', () => {
@@ -54,7 +58,7 @@ describe('planShards', () => {
         ' ',
       );
     }
-    const shards = planShards(raw, buildMonitorConfig(raw), 500, 'run-2', '2026-11-22T12:00:00Z');
+    const shards = planShards(raw, buildMonitorConfig(raw), 500, 'run-2', '2026-11-22T12:00:00Z', 'g1');
     expect(shards.map((s) => Object.keys(s.raw.targets).length)).toEqual([2, 2, 2, 2]);
     expect(shards.every((s) => Buffer.byteLength(JSON.stringify(s)) < 256 * 1024)).toBe(true);
   });
@@ -192,7 +196,7 @@ describe('dispatch and consume through SQS', () => {
 
   it('drops a stale shard and returns an unreadable one for a retry', async () => {
     const raw = rawWith(2, url);
-    const stale = planShards(raw, buildMonitorConfig(raw), 10, 'run-old', '2026-11-22T11:00:00Z')[0];
+    const stale = planShards(raw, buildMonitorConfig(raw), 10, 'run-old', '2026-11-22T11:00:00Z', 'g1')[0];
     const result = await consumeShards(
       [
         { messageId: 'stale', body: JSON.stringify(stale) },
@@ -205,5 +209,145 @@ describe('dispatch and consume through SQS', () => {
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'garbage' }]);
     expect(result.summaries).toEqual([]);
     expect(await sns.drain()).toEqual([]);
+  });
+});
+
+describe('a shard message delivered after the configuration moved on', () => {
+  // One rule per alert (no group waits), closing slots by target: what each fetch answers.
+  const perAlert = (name: string) =>
+    JSON.stringify({
+      rules: [{ name, metric: 'slots_closing', op: '>=', threshold: 1, severity: 'critical', groupBy: [] }],
+    });
+  const targetsOf = (...names: string[]) =>
+    Object.fromEntries(
+      names.map((n) => [`/m/targets/${n}`, JSON.stringify({ url: `http://${n}.test/server-status` })]),
+    );
+  const configOf = (names: string[], rule = 'r0', url?: (name: string) => string): RawConfig => ({
+    targets: url
+      ? Object.fromEntries(names.map((n) => [`/m/targets/${n}`, JSON.stringify({ url: url(n) })]))
+      : targetsOf(...names),
+    rules: { '/m/rules/all': perAlert(rule) },
+    silences: {},
+  });
+  const T0 = Date.parse('2026-11-22T12:00:00Z');
+  const at = (minute: number, seconds = 0) => new Date(T0 + minute * 60_000 + seconds * 1000);
+
+  function world() {
+    const table: StateTable & { keys(): string[] } = createMemoryStateTable();
+    const pages: Notification[] = [];
+    const logs: Array<[string, Record<string, unknown>]> = [];
+    const queue: ShardMessage[] = [];
+    let raw: RawConfig = configOf(['a0', 'a1']);
+    const deps = (): CycleDeps => ({
+      config: { loadRaw: async () => structuredClone(raw), getSecret: async () => '' },
+      table,
+      notifier: { publish: async (n) => void pages.push(n) },
+      // Two closing slots (every rule fires) except at a moved status page (none close).
+      fetch: async (t) => ({
+        ok: true,
+        body: `Total Accesses: 100\nUptime: 1000\nScoreboard: ${t.url.includes('other') ? '' : 'CC'}________\n`,
+        status: 200,
+        contentType: 'text/plain',
+        latencyMs: 1,
+        url: t.url,
+      }),
+      metrics: { target: () => {}, run: () => {} },
+      logger: {
+        info: (m, e) => void logs.push([m, e]),
+        warn: (m, e) => void logs.push([m, e]),
+        error: (m, e) => void logs.push([m, e]),
+      },
+      concurrency: 2,
+      evaluate: {},
+      claimLeaseMs: 60_000,
+      warm: new Map(),
+    });
+    const dispatch = async (now: Date) => {
+      await dispatchShards(deps(), { send: async (m) => void queue.push(...m) }, now, {
+        perShard: 10,
+        scheduledAt: now.toISOString(),
+      });
+      return queue.splice(0);
+    };
+    const consume = (messages: ShardMessage[], now: Date) =>
+      consumeShards(
+        messages.map((m, i) => ({ messageId: `m${i}`, body: JSON.stringify(m) })),
+        deps(),
+        now,
+        600,
+      );
+    return {
+      table,
+      pages,
+      logs,
+      dispatch,
+      consume,
+      configure: (next: RawConfig) => {
+        raw = next;
+      },
+      said: () => pages.map((p) => `${p.target}/${p.rule} ${p.status}`),
+    };
+  }
+
+  it.each<{
+    name: string;
+    /** The configuration the operator sets after the first dispatch's shards were checked. */
+    next: RawConfig;
+    /** What the pages say after the late copy of the first dispatch's shard is checked. */
+    pages: string[];
+    /** Target items in the table at the end. */
+    items: string[];
+  }>([
+    {
+      name: 'a target removed (and resolved by the next dispatch) is never paged again',
+      next: configOf(['a1']),
+      pages: ['a0/r0 firing', 'a1/r0 firing', 'a0/r0 resolved'],
+      items: ['target#a1'],
+    },
+    {
+      name: "a rule renamed: the old rule's alerts are resolved once and never fire again",
+      next: configOf(['a0', 'a1'], 'r1'),
+      pages: ['a0/r0 firing', 'a1/r0 firing', 'a0/r0 resolved', 'a1/r0 resolved', 'a0/r1 firing', 'a1/r1 firing'],
+      items: ['target#a0', 'target#a1'],
+    },
+    {
+      name: "a target's URL changed: the late copy leaves it to the next dispatch's shard",
+      next: configOf(['a0', 'a1'], 'r0', (n) =>
+        n === 'a0' ? 'http://a0.test/other-status' : `http://${n}.test/server-status`,
+      ),
+      pages: ['a0/r0 firing', 'a1/r0 firing', 'a0/r0 resolved'],
+      items: ['target#a0', 'target#a1'],
+    },
+    {
+      name: 'nothing changed: the late copy is checked again and pages nothing twice',
+      next: configOf(['a0', 'a1']),
+      pages: ['a0/r0 firing', 'a1/r0 firing'],
+      items: ['target#a0', 'target#a1'],
+    },
+  ])('$name', async ({ next, pages, items }) => {
+    const w = world();
+    const first = await w.dispatch(at(0));
+    expect((await w.consume(first, at(0, 5))).batchItemFailures).toEqual([]);
+    w.configure(next);
+    const second = await w.dispatch(at(1));
+    expect((await w.consume(second, at(1, 5))).batchItemFailures).toEqual([]);
+    // SQS delivers the first dispatch's shard again (a visibility timeout ran out), within its age.
+    const late = await w.consume(first, at(2));
+    expect(late.batchItemFailures).toEqual([]);
+    expect(w.said()).toEqual(pages);
+    expect(w.table.keys().filter((k) => k.startsWith('target#'))).toEqual(items);
+    // The next dispatch owes nothing: no resolve was left to page.
+    await w.consume(await w.dispatch(at(3)), at(3, 5));
+    expect(w.said()).toEqual(pages);
+  });
+
+  it('a message from before messages carried a generation is checked against the stored configuration', async () => {
+    const w = world();
+    const first = (await w.dispatch(at(0))).map(({ generation: _, ...m }) => m as ShardMessage);
+    w.configure(configOf(['a1']));
+    await w.consume(await w.dispatch(at(1)), at(1, 5));
+    await w.consume(first, at(2));
+    expect(w.said()).toEqual(['a1/r0 firing']);
+    expect(w.logs.map(([m]) => m)).toContain('shard checked against the configuration stored since its dispatch');
   });
 });

@@ -8,12 +8,24 @@
  * state the invariants.
  */
 import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
-import type { ConfigSource, CycleDeps, Notifier, StateTable, WarmStates } from '../../src/app/ports.ts';
+import type { PagerDutyLedger } from '../../src/adapters/pagerDutyLedger.ts';
+import type {
+  ConfigSource,
+  CycleDeps,
+  Notifier,
+  ShardMessage,
+  ShardQueue,
+  StateTable,
+  WarmStates,
+} from '../../src/app/ports.ts';
 import { runCycle } from '../../src/app/run.ts';
+import { consumeShards, dispatchShards } from '../../src/app/shards.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import { DEFAULT_DOWN_AFTER_FAILURES } from '../../src/core/constants.ts';
 import type { RawConfig } from '../../src/core/monitorConfig.ts';
+import type { EventsPer } from '../../src/core/notify/pagerDuty.ts';
 import { globMatch } from '../../src/core/rules/glob.ts';
+import { ForwarderModel, type ForwardFault } from './forwarderModel.ts';
 
 const TARGET_POOL = ['a0', 'a1', 'b0', 'b1'] as const;
 const GLOBS = ['*', 'a*', 'b*', 'a0', 'b1'] as const;
@@ -34,6 +46,12 @@ const BUILT_IN_TARGET_DOWN: ModelRule = {
   keepSteps: 0,
   down: true,
 };
+/**
+ * How old a shard message may be when consumed (`SHARD_MAX_AGE_SECONDS`): two and a half steps,
+ * so a message can be checked a tick or two late, after a later dispatch (the stack's default,
+ * one interval, drops most of those).
+ */
+const SHARD_MAX_AGE_SECONDS = 150;
 /** Warm containers the model runs. */
 const CONTAINERS = 3;
 const T0 = Date.parse('2026-11-22T12:00:00Z');
@@ -99,6 +117,8 @@ type Command =
       dynamoFailures: number;
       /** Turns waited before successive calls (cycled): how the run's own targets and groups interleave. */
       jitter?: readonly number[];
+      /** Sharded mode: what becomes of each shard message (`World.consume`); default all checked now. */
+      shards?: readonly number[];
     }
   | {
       kind: 'overlap';
@@ -111,6 +131,11 @@ type Command =
       jitterA?: readonly number[];
       jitterB?: readonly number[];
     }
+  /**
+   * Forwarder invocations: each takes the delivery at `picks[i]` of the queue (any order), with
+   * the fault `faults[i]` (cycled; `forwardFault`).
+   */
+  | { kind: 'forward'; picks: readonly number[]; faults: readonly number[] }
   | { kind: 'closing'; target: number; count: number }
   | { kind: 'addTarget'; target: number }
   | { kind: 'removeTarget'; target: number }
@@ -133,6 +158,17 @@ type Command =
   | { kind: 'silence'; target: number; rule: number; minutes: number }
   | { kind: 'endSilences' }
   | { kind: 'breakConfig'; broken: boolean };
+
+/** How a sequence runs: its table, sharded or not, and the forwarder's mapping and ledger. */
+interface ModelOptions {
+  table?: StateTable;
+  sharded?: boolean;
+  /** Targets per shard message (sharded mode). */
+  perShard?: number;
+  eventsPer?: EventsPer;
+  /** The forwarder's ledger (default one in memory with the DynamoDB ledger's conditions). */
+  ledger?: PagerDutyLedger;
+}
 
 interface Published {
   target: string;
@@ -193,10 +229,20 @@ class World {
   validAgainMs = Number.NEGATIVE_INFINITY;
   /** Run failures the model did not inject (reported, and the run counted as faulty). */
   unexpected: string[] = [];
+  /** Sharded mode: runs dispatch shards of `perShard` targets into `shardQueue`; consumers check them. */
+  sharded: boolean;
+  perShard: number;
+  /** SQS: shard messages not yet checked (or delivered again). */
+  shardQueue: ShardMessage[] = [];
+  /** Every accepted page goes on to the PagerDuty forwarder. */
+  readonly forwarder: ForwarderModel;
   readonly table: StateTable;
 
-  constructor(table: StateTable = createMemoryStateTable()) {
-    this.table = table;
+  constructor(options: ModelOptions = {}) {
+    this.table = options.table ?? createMemoryStateTable();
+    this.sharded = options.sharded === true;
+    this.perShard = options.perShard ?? 1;
+    this.forwarder = new ForwarderModel(options.eventsPer ?? 'group', options.ledger);
     for (let i = 0; i < CONTAINERS; i++) this.containers.push(this.newContainer());
   }
 
@@ -394,6 +440,7 @@ class World {
         effect('publish', async () => {
           this.log.push(...changesIn(n, this.nowMs));
           this.orders.push(orderOf(n, this.nowMs));
+          this.forwarder.published(n);
         }),
     };
     const { source, warm } = this.containers[container] as Container;
@@ -421,16 +468,23 @@ class World {
     };
   }
 
-  async run(runs: Array<{ container: ContainerId; faults: Faults }>): Promise<void> {
+  async run(runs: Array<{ container: ContainerId; faults: Faults }>, shardPlan: readonly number[] = []): Promise<void> {
     const now = new Date(this.nowMs);
     for (const { target, rule } of this.pairs()) {
       const state = this.owed(target, rule);
       const key = `${target}/${rule}`;
       if (this.stable.get(key)?.state !== state) this.stable.set(key, { state, sinceMs: this.nowMs });
     }
+    const queue: ShardQueue = { send: async (messages) => void this.shardQueue.push(...messages) };
     await Promise.all(
       runs.map(({ container, faults }) =>
-        runCycle(this.deps(container, faults), now).catch((error: Error) => {
+        (this.sharded
+          ? dispatchShards(this.deps(container, faults), queue, now, {
+              perShard: this.perShard,
+              scheduledAt: now.toISOString(),
+            })
+          : runCycle(this.deps(container, faults), now)
+        ).catch((error: Error) => {
           const causes = (error.cause as AggregateError | undefined)?.errors ?? [];
           // Failures the model did not inject (an emulator timing out under load): not a clean run.
           if (
@@ -449,8 +503,9 @@ class World {
         }),
       ),
     );
+    const consumers = this.sharded ? await this.consume(runs[0]?.container ?? 0, shardPlan, runs[0]?.faults) : [];
     let clean = true;
-    for (const { container, faults } of runs) {
+    for (const { container, faults } of [...runs, ...consumers]) {
       if (faults.crashed) this.containers[container] = this.newContainer(); // died with its memory and cache
       if (faults.crashed || faults.lostWrite) {
         this.dirtyRuns++;
@@ -459,10 +514,63 @@ class World {
       }
       if (faults.crashed || faults.lostWrite || faults.injectedSns) clean = false;
     }
+    // A shard of this tick's dispatch not checked this tick: its targets' evaluation was lost.
+    if (this.shardQueue.some((m) => m.scheduledAt === now.toISOString())) {
+      clean = false;
+      this.lastDirtyMs = this.nowMs;
+    }
     // A configuration change reaches every warm container within its cache's age.
     if (clean && this.nowMs > this.lastDirtyMs + LEASE_MS && this.nowMs >= this.configChangedMs + CONFIG_MAX_AGE_MS)
       this.checkAfterCleanRun();
     this.nowMs += STEP_MS;
+  }
+
+  /**
+   * Sharded mode: the queue's messages (this tick's dispatch's, and any left from earlier ticks) taken by consumers in other containers, as `plan` says per message
+   * (cycled; its first value also rotates where they start): 0 checked now, 1 left for later
+   * (late), 2 checked now and delivered again later (at-least-once), 3 checked by a consumer that
+   * dies (the message comes back). A consumer that fails leaves its message for a retry. The
+   * first consumer gets the run's SNS refusals and DynamoDB errors. Answers the consumers' faults.
+   */
+  async consume(
+    dispatcher: ContainerId,
+    plan: readonly number[],
+    runFaults: Faults | undefined,
+  ): Promise<Array<{ container: ContainerId; faults: Faults }>> {
+    const taken = this.shardQueue.splice(0);
+    const start = taken.length === 0 ? 0 : (plan[0] ?? 0) % taken.length;
+    const order = [...taken.slice(start), ...taken.slice(0, start)];
+    const consumers: Array<{ container: ContainerId; faults: Faults }> = [];
+    for (const [i, message] of order.entries()) {
+      const action = plan.length === 0 ? 0 : (plan[i % plan.length] as number);
+      if (action === 1) {
+        this.shardQueue.push(message);
+        continue;
+      }
+      if (action === 2) this.shardQueue.push(message);
+      const container = (dispatcher + 1 + i) % CONTAINERS;
+      const f =
+        action === 3
+          ? faults({ op: i % 5, after: i % 2 === 0 })
+          : i === 0
+            ? faults(null, runFaults?.snsFailures ?? 0, runFaults?.dynamoFailures ?? 0)
+            : faults();
+      const injected = f.crash !== null || f.snsFailures > 0 || f.dynamoFailures > 0;
+      consumers.push({ container, faults: f });
+      const { batchItemFailures } = await consumeShards(
+        [{ messageId: `s${i}`, body: JSON.stringify(message) }],
+        this.deps(container, f),
+        new Date(this.nowMs),
+        SHARD_MAX_AGE_SECONDS,
+      );
+      if (batchItemFailures.length === 0) continue;
+      this.shardQueue.push(message); // SQS delivers it again
+      if (!injected) {
+        f.lostWrite = true;
+        this.unexpected.push(`${iso(this.nowMs)}: shard ${message.shard.index} failed with no fault injected`);
+      }
+    }
+    return consumers;
   }
 
   /**
@@ -672,17 +780,29 @@ const CONFIG_CHANGES = new Set<Command['kind']>([
   'breakConfig',
 ]);
 
+const FORWARD_FAULTS = ['none', 'none', 'sendFails', 'answerLost', 'crashAfterSend', 'duplicate'] as const;
+
+/** A forwarder fault from a number: its kind (a third none), and at which send (0 to 2). */
+function forwardFault(n: number): ForwardFault {
+  const kind = FORWARD_FAULTS[n % FORWARD_FAULTS.length] as (typeof FORWARD_FAULTS)[number];
+  const at = Math.floor(n / FORWARD_FAULTS.length) % 3;
+  return kind === 'none' || kind === 'duplicate' ? { kind } : { kind, at };
+}
+
 /** Apply one command; silences applied are appended to `silenceLog` with when they started. */
 async function apply(world: World, command: Command, silenceLog: Array<ModelSilence & { startMs: number }>) {
   if (CONFIG_CHANGES.has(command.kind)) world.configChangedMs = world.nowMs;
   switch (command.kind) {
     case 'run':
-      return world.run([
-        {
-          container: command.container,
-          faults: faults(command.crash, command.snsFailures, command.dynamoFailures, command.jitter),
-        },
-      ]);
+      return world.run(
+        [
+          {
+            container: command.container,
+            faults: faults(command.crash, command.snsFailures, command.dynamoFailures, command.jitter),
+          },
+        ],
+        command.shards,
+      );
     case 'overlap': {
       const a = (command.containerA ?? 0) % CONTAINERS;
       const b = (a + 1 + ((command.containerB ?? a) % (CONTAINERS - 1))) % CONTAINERS;
@@ -691,6 +811,10 @@ async function apply(world: World, command: Command, silenceLog: Array<ModelSile
         { container: b, faults: faults(command.crashB, 0, 0, command.jitterB) },
       ]);
     }
+    case 'forward':
+      for (const [i, pick] of command.picks.entries())
+        await world.forwarder.invoke(pick, forwardFault(command.faults[i % command.faults.length] ?? 0), world.nowMs);
+      return;
     case 'closing':
       world.closing.set(TARGET_POOL[command.target] as string, command.count);
       return;
@@ -770,8 +894,12 @@ async function apply(world: World, command: Command, silenceLog: Array<ModelSile
  * Run `commands`, then settle (silences ended; conditions cleared, or every target removed, or
  * every rule removed; clean runs past the lease) and check. Returns the violations found.
  */
-async function runSequence(commands: Command[], settle: 'clear' | 'removeTargets' | 'removeRules', table?: StateTable) {
-  const world = new World(table);
+async function runSequence(
+  commands: Command[],
+  settle: 'clear' | 'removeTargets' | 'removeRules',
+  options: ModelOptions = {},
+) {
+  const world = new World(options);
   const silenceLog: Array<ModelSilence & { startMs: number }> = [];
   for (const command of commands) await apply(world, command, silenceLog);
   await apply(world, { kind: 'endSilences' }, silenceLog);
@@ -791,6 +919,9 @@ async function runSequence(commands: Command[], settle: 'clear' | 'removeTargets
   }
   world.checkLog(silenceLog);
   world.checkOrders();
+  // Every delivery and retry forwarded: PagerDuty's incidents end as the monitor's last pages say.
+  await world.forwarder.settle(world.nowMs);
+  world.violations.push(...world.forwarder.check());
   return {
     violations: world.violations,
     unexpected: world.unexpected,
@@ -798,8 +929,11 @@ async function runSequence(commands: Command[], settle: 'clear' | 'removeTargets
     dirtyRuns: world.dirtyRuns,
     log: world.log,
     orders: world.orders,
+    /** The forwarder's known gap, met (test/support/forwarderModel.ts `unlearnt`). */
+    forwarderGaps: world.forwarder.unlearnt,
+    pagerDuty: world.forwarder,
   };
 }
 
-export type { Command, ContainerId, CrashPoint };
+export type { Command, ContainerId, CrashPoint, ModelOptions };
 export { CONTAINERS, GLOBS, MAX_KEEP_STEPS, runSequence, TARGET_POOL };

@@ -60,10 +60,14 @@ function firingPage(record: AlertRecord, problems: readonly string[], inForce: n
     threshold: 0,
     subject: '[FIRING warning] httpd-status-alerts: invalid configuration',
     message,
+    // Why the alert's identity in the JSON: it is an alert message like the others (the PagerDuty forwarder reads these fields).
     payload: {
       version: 1,
+      fingerprint: record.fingerprint,
       status: 'firing',
+      target: CONFIG_ALERT_TARGET,
       rule: CONFIG_ALERT_RULE,
+      severity: 'warning',
       problemCount: problems.length,
       problems: [...payloadProblems, ...more(problems.length, payloadProblems.length)],
       targetsInForce: inForce,
@@ -85,7 +89,15 @@ function resolvedPage(record: AlertRecord, now: Date): Notification {
     threshold: 0,
     subject: '[RESOLVED warning] httpd-status-alerts: configuration valid again',
     message: `The monitor configuration in SSM is valid again (checked at ${now.toISOString()}).`,
-    payload: { version: 1, status: 'resolved', rule: CONFIG_ALERT_RULE, evaluatedAt: now.toISOString() },
+    payload: {
+      version: 1,
+      fingerprint: record.fingerprint,
+      status: 'resolved',
+      target: CONFIG_ALERT_TARGET,
+      rule: CONFIG_ALERT_RULE,
+      severity: 'warning',
+      evaluatedAt: now.toISOString(),
+    },
     labels: {},
   };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TargetState } from '../../../src/core/alerts/types.ts';
 import { evaluateConfigAlert, MAX_PROBLEM_LINES } from '../../../src/core/notify/configAlert.ts';
+import { EVENTS_PER, pagerDutyEvents } from '../../../src/core/notify/pagerDuty.ts';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const minute = (m: number) => new Date(T0 + m * 60_000);
@@ -80,5 +81,24 @@ describe('Function: evaluateConfigAlert', () => {
     }).notifications;
     expect(page?.message).toContain('ftp://ops:***@web-1/');
     expect(JSON.stringify(page)).not.toContain('s3cret');
+  });
+
+  it('its JSON is an alert message the PagerDuty forwarder maps: a trigger, then the resolve of the same incident', () => {
+    // Found by the model test: without the alert's fingerprint, target and severity in the JSON
+    // the forwarder refused the configuration alert, and an invalid configuration never reached PagerDuty.
+    const firing = evaluateConfigAlert({ previous: null, problems: ['a'], targetsInForce: 3, now: minute(0) });
+    const resolved = evaluateConfigAlert({ previous: firing.state, problems: null, targetsInForce: 3, now: minute(1) });
+    const events = [...firing.notifications, ...resolved.notifications].flatMap((n) =>
+      pagerDutyEvents(JSON.stringify(n.payload), 'R0UT1NGKEY', EVENTS_PER.group).map((e) => [
+        e.event_action,
+        e.dedup_key === firing.notifications[0]?.fingerprint,
+        e.payload.source,
+        e.payload.severity,
+      ]),
+    );
+    expect(events).toEqual([
+      ['trigger', true, 'httpd-status-alerts', 'warning'],
+      ['resolve', true, 'httpd-status-alerts', 'warning'],
+    ]);
   });
 });

@@ -1,0 +1,322 @@
+/**
+ * The PagerDuty side of the page-accounting model (test/support/pageModel.ts): every page SNS
+ * accepted is delivered, as its Lambda variant, to the real `forwardToPagerDuty` with a ledger on
+ * the model's state table (the real DynamoDB ledger on dynalite; on the memory table a ledger with
+ * the same conditional semantics), an injected clock, and a PagerDuty model that enforces the
+ * Events API's rate limit (120 events per routing key in any 60 s, 429 beyond) and keeps each
+ * incident's state per `dedup_key`. Faults: an invocation's send fails, PagerDuty accepts an event
+ * whose answer is lost, the function dies after a send before its ledger write; a failed
+ * invocation is retried (Lambda's asynchronous invocation: twice, in any order with the other
+ * deliveries); SNS deliveries are duplicated and reordered. `checkForwarded` states the invariants.
+ */
+import { PagerDutyDeliveryError, type PagerDutySender } from '../../src/adapters/pagerDutyEventsClient.ts';
+import type { PagerDutyLedger } from '../../src/adapters/pagerDutyLedger.ts';
+import { buildPublishInput } from '../../src/adapters/snsMessage.ts';
+import type { Notification } from '../../src/core/alerts/types.ts';
+import {
+  type AcceptedOrder,
+  type AlertPage,
+  type EventsPer,
+  eventsOfPage,
+  type OrderedEvent,
+  type PagerDutyEvent,
+  readAlertPage,
+} from '../../src/core/notify/pagerDuty.ts';
+import { perAlertEvents } from '../../src/core/notify/pagerDutyPerAlert.ts';
+import { forwardToPagerDuty } from '../../src/lambda/pagerDutyForwarder.ts';
+
+const ROUTING_KEY = 'R0UT1NGKEY0000000000000000000000';
+/** The Events API's limit per routing key in any 60 s. */
+const EVENTS_PER_MINUTE = 120;
+/** Lambda's asynchronous invocation: the first attempt and two retries, then the dead-letter queue. */
+const MAX_ATTEMPTS = 3;
+/** The forwarder's timeout (the stack's). */
+const INVOCATION_MS = 900_000;
+
+/** A fault of one forwarder invocation, at its `at`-th send. */
+type ForwardFault =
+  | { kind: 'none' }
+  /** PagerDuty never got the event (5xx after the sender's own retries). */
+  | { kind: 'sendFails'; at: number }
+  /** PagerDuty accepted the event, its answer was lost: the sender throws. */
+  | { kind: 'answerLost'; at: number }
+  /** The function died just after PagerDuty accepted the event, before its ledger write. */
+  | { kind: 'crashAfterSend'; at: number }
+  /** SNS delivers the message twice (the copy later, in the queue). */
+  | { kind: 'duplicate' };
+
+interface Delivery {
+  message: string;
+  /** 1 for SNS's delivery, then Lambda's retries. */
+  attempt: number;
+}
+
+interface AcceptedEvent {
+  action: 'trigger' | 'resolve';
+  /** The order of the page the event came from (the highest when several pages made the same event). */
+  order: number | undefined;
+  atMs: number;
+  /** Its invocation failed right after PagerDuty took it (answer lost, or died): the ledger never learnt it. */
+  unanswered?: boolean;
+}
+
+class ForwarderCrashError extends Error {
+  constructor() {
+    super('the forwarder died here');
+    this.name = 'ForwarderCrashError';
+  }
+}
+
+/** A PagerDutyLedger over maps, with the DynamoDB ledger's conditions. */
+function createMemoryLedger(): PagerDutyLedger {
+  const orders = new Map<string, AcceptedOrder>();
+  const seats = new Map<string, Set<string>>();
+  const slots = new Map<string, number>();
+  const problems = new Set<string>();
+  return {
+    async accepted(dedupKey) {
+      const a = orders.get(dedupKey);
+      return a === undefined ? null : { ...a, parts: [...a.parts].sort((x, y) => x - y) };
+    },
+    async recordAccepted(dedupKey, order, part, _nowMs, action) {
+      const a = orders.get(dedupKey);
+      if (a === undefined || a.order < order) orders.set(dedupKey, { order, parts: [part], action });
+      else if (a.order === order) a.parts = [...new Set([...a.parts, part])];
+      else return false;
+      return true;
+    },
+    async ownIncidents(groupKey) {
+      return new Set(seats.get(groupKey) ?? []);
+    },
+    async claimOwnIncident(groupKey, fingerprint, bound) {
+      const held = seats.get(groupKey) ?? new Set<string>();
+      if (!held.has(fingerprint) && held.size >= bound) return false;
+      seats.set(groupKey, held.add(fingerprint));
+      return true;
+    },
+    async freeOwnIncident(groupKey, fingerprint) {
+      seats.get(groupKey)?.delete(fingerprint);
+    },
+    async takeSlot(keyId, windowStartMs, limit) {
+      const key = `${keyId}#${windowStartMs}`;
+      const taken = slots.get(key) ?? 0;
+      if (taken >= limit) return false;
+      slots.set(key, taken + 1);
+      return true;
+    },
+    async noteKeyProblem(keyId) {
+      if (problems.has(keyId)) return false;
+      problems.add(keyId);
+      return true;
+    },
+  };
+}
+
+class ForwarderModel {
+  /** The forwarder's clock: never behind the monitor's, moved on by the forwarder's waits. */
+  nowMs = 0;
+  /** SNS deliveries and Lambda retries not yet invoked, in the order they arrived. */
+  queue: Delivery[] = [];
+  /** Invocations that failed their last attempt (Lambda's dead-letter queue). */
+  deadLetters: Delivery[] = [];
+  /** PagerDuty's incidents by `dedup_key`. */
+  incidents = new Map<string, { status: 'triggered' | 'resolved'; events: AcceptedEvent[] }>();
+  /** When PagerDuty accepted each event (one routing key). */
+  acceptedAt: number[] = [];
+  /** Per `dedup_key`, the monitor's last word: the action of the page with the highest order. */
+  lastWord = new Map<string, { order: number; action: 'trigger' | 'resolve' }>();
+  /** Orders of the pages an event (as sent) came from. */
+  ordersOfEvent = new Map<string, number[]>();
+  violations: string[] = [];
+  /**
+   * The forwarder's known gaps, reported apart from the violations: both start with an event
+   * PagerDuty took whose invocation failed after the send (answer lost, or died before the ledger
+   * write), so the ledger never learnt it. (1) It was a resolve: an older trigger's retry re-opens
+   * the incident (until the resolve's retry closes it). (2) It was a trigger: the next resolve is
+   * dropped as never triggered and outranks the trigger's retry: the incident stays open.
+   */
+  unlearnt: string[] = [];
+  invocations = 0;
+  /** How long after the previous invocation (or the monitor's run) each starts. */
+  invocationGapMs = 1_000;
+  readonly ledger: PagerDutyLedger;
+  readonly eventsPer: EventsPer;
+
+  constructor(eventsPer: EventsPer, ledger: PagerDutyLedger = createMemoryLedger()) {
+    this.eventsPer = eventsPer;
+    this.ledger = ledger;
+  }
+
+  /** A page SNS accepted: what its Lambda subscriber receives, and what it tells PagerDuty. */
+  published(n: Notification): void {
+    const message = JSON.parse(String(buildPublishInput(n, 'arn:aws:sns:eu-west-1:1:alerts').Message)).lambda as string;
+    this.queue.push({ message, attempt: 1 });
+    for (const { event, order } of this.eventsOf(readAlertPage(message))) {
+      if (order === null) continue;
+      const id = JSON.stringify(event);
+      this.ordersOfEvent.set(id, [...(this.ordersOfEvent.get(id) ?? []), order]);
+      const before = this.lastWord.get(event.dedup_key);
+      if (before === undefined || before.order <= order)
+        this.lastWord.set(event.dedup_key, { order, action: event.event_action });
+    }
+  }
+
+  /**
+   * What the monitor says to PagerDuty with a page: the mapping, and per alert every firing alert
+   * of a group with an incident of its own (the model's groups stay far under the bound).
+   */
+  private eventsOf(page: AlertPage): OrderedEvent[] {
+    if (this.eventsPer !== 'alert' || page.groupKey === null) return eventsOfPage(page, ROUTING_KEY, this.eventsPer);
+    const firing = page.alerts.filter((a) => a.status === 'firing').map((a) => a.fingerprint);
+    return perAlertEvents(page, new Set(firing), ROUTING_KEY);
+  }
+
+  /** PagerDuty's Events API: the rate limit, then the incident's state. */
+  private async receive(event: PagerDutyEvent): Promise<void> {
+    const recent = this.acceptedAt.filter((t) => t > this.nowMs - 60_000).length;
+    if (recent >= EVENTS_PER_MINUTE) {
+      this.violations.push(`PagerDuty: event ${recent + 1} within 60 s at ${iso(this.nowMs)}: 429`);
+      throw new PagerDutyDeliveryError(event, 1, 'HTTP 429', 429);
+    }
+    this.acceptedAt.push(this.nowMs);
+    const orders = this.ordersOfEvent.get(JSON.stringify(event)) ?? [];
+    const accepted: AcceptedEvent = {
+      action: event.event_action,
+      order: orders.length > 0 ? Math.max(...orders) : undefined,
+      atMs: this.nowMs,
+    };
+    const incident = this.incidents.get(event.dedup_key);
+    if (event.event_action === 'resolve') {
+      if (incident !== undefined) {
+        incident.status = 'resolved';
+        incident.events.push(accepted);
+      }
+      return;
+    }
+    if (incident?.status === 'resolved') {
+      // Re-opened: only a page newer than the resolve PagerDuty accepted may do that.
+      const resolve = incident.events.findLast((e) => e.action === 'resolve');
+      if (accepted.order === undefined || resolve?.order === undefined || accepted.order <= resolve.order) {
+        const said = `PagerDuty: ${event.dedup_key} re-opened at ${iso(this.nowMs)} by order ${accepted.order} after its resolve of order ${resolve?.order}`;
+        // The known gap: PagerDuty took the resolve but its invocation failed before the ledger
+        // learnt it (answer lost, or died after the send), so an older trigger's retry is not stale.
+        const learnt = (await this.ledger.accepted(event.dedup_key))?.order ?? Number.NEGATIVE_INFINITY;
+        if (resolve?.unanswered === true && resolve.order !== undefined && learnt < resolve.order)
+          this.unlearnt.push(said);
+        else this.violations.push(said);
+      }
+    }
+    this.incidents.set(event.dedup_key, {
+      status: 'triggered',
+      events: [...(incident?.events ?? []), accepted],
+    });
+  }
+
+  /**
+   * Invoke the forwarder on the delivery at `pick` (any order), with `fault`, at the monitor's
+   * time `nowMs` or later. A failed invocation is queued again until its last attempt.
+   */
+  async invoke(pick: number, fault: ForwardFault, monitorNowMs: number): Promise<void> {
+    if (this.queue.length === 0) return;
+    const [delivery] = this.queue.splice(pick % this.queue.length, 1) as [Delivery];
+    // Lambda's retries and the dead-letter queue only catch what failed: the last attempt is clean.
+    const f: ForwardFault = delivery.attempt >= MAX_ATTEMPTS ? { kind: 'none' } : fault;
+    if (f.kind === 'duplicate') this.queue.push({ ...delivery });
+    this.nowMs = Math.max(this.nowMs, monitorNowMs) + this.invocationGapMs;
+    const startMs = this.nowMs;
+    this.invocations++;
+    let sends = 0;
+    let crashed = false;
+    const alive = () => {
+      if (crashed) throw new ForwarderCrashError();
+    };
+    const ledger = this.ledger;
+    /** A ledger call of a dead function never happens. */
+    const living =
+      <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+      async (...args: A): Promise<R> => {
+        alive();
+        return call(...args);
+      };
+    const sender: PagerDutySender = {
+      send: async (event) => {
+        alive();
+        const at = sends++;
+        if (f.kind === 'sendFails' && f.at === at) throw new PagerDutyDeliveryError(event, 4, 'HTTP 503', 503);
+        await this.receive(event);
+        if ((f.kind === 'answerLost' || f.kind === 'crashAfterSend') && f.at === at) {
+          const taken = this.incidents.get(event.dedup_key)?.events.at(-1);
+          if (taken !== undefined && taken.atMs === this.nowMs) taken.unanswered = true;
+          if (f.kind === 'answerLost') throw new PagerDutyDeliveryError(event, 4, 'no answer', null);
+          crashed = true;
+          throw new ForwarderCrashError();
+        }
+      },
+    };
+    try {
+      await forwardToPagerDuty(
+        { Records: [{ Sns: { MessageId: `d${this.invocations}`, Message: delivery.message } }] } as never,
+        {
+          routingKey: async () => ROUTING_KEY,
+          sender,
+          ledger: {
+            accepted: living((k) => ledger.accepted(k)),
+            recordAccepted: living((k, o, p, now, action) => ledger.recordAccepted(k, o, p, now, action)),
+            ownIncidents: living((g) => ledger.ownIncidents(g)),
+            claimOwnIncident: living((g, fp, bound, now) => ledger.claimOwnIncident(g, fp, bound, now)),
+            freeOwnIncident: living((g, fp) => ledger.freeOwnIncident(g, fp)),
+            takeSlot: living((k, w, l, ms) => ledger.takeSlot(k, w, l, ms)),
+            noteKeyProblem: living((k, now) => ledger.noteKeyProblem(k, now)),
+          },
+          eventsPer: this.eventsPer,
+          now: () => this.nowMs,
+          sleep: async (ms) => {
+            this.nowMs += ms;
+          },
+          remainingMs: () => startMs + INVOCATION_MS - this.nowMs,
+          log: () => {},
+        },
+      );
+    } catch (error) {
+      const known = ['ForwardError', 'ForwarderCrashError'];
+      if (!known.includes((error as Error).name))
+        this.violations.push(`forwarder: ${(error as Error).name}: ${(error as Error).message}`);
+      if (delivery.attempt < MAX_ATTEMPTS) this.queue.push({ ...delivery, attempt: delivery.attempt + 1 });
+      else this.deadLetters.push(delivery);
+    }
+  }
+
+  /** Every delivery and retry invoked, in the order they arrived, with no fault. */
+  async settle(monitorNowMs: number): Promise<void> {
+    while (this.queue.length > 0) await this.invoke(0, { kind: 'none' }, monitorNowMs);
+  }
+
+  /**
+   * After settling: nothing in the dead-letter queue; PagerDuty's state per incident is the
+   * monitor's last word (the action of the page with the highest order for its `dedup_key`);
+   * re-opening and the rate limit were checked as events arrived.
+   */
+  check(): string[] {
+    const out = [...this.violations];
+    for (const d of this.deadLetters)
+      out.push(`forwarder: dead-lettered after ${d.attempt} attempts: ${d.message.slice(0, 120)}`);
+    for (const [dedupKey, word] of this.lastWord) {
+      const status = this.incidents.get(dedupKey)?.status;
+      const want = word.action === 'trigger' ? 'triggered' : 'resolved';
+      // A resolve for an incident PagerDuty never opened leaves none: the same as resolved.
+      if ((status ?? 'resolved') === want) continue;
+      const said = `PagerDuty: ${dedupKey} ${status ?? 'never opened'}, the monitor's last page (order ${word.order}) says ${word.action}`;
+      // The second known gap: PagerDuty took the trigger whose answer the forwarder lost, so the
+      // resolve found nothing accepted, was dropped as never triggered, and outranks the retry.
+      const last = this.incidents.get(dedupKey)?.events.at(-1);
+      if (want === 'resolved' && last?.action === 'trigger' && last.unanswered === true) this.unlearnt.push(said);
+      else out.push(said);
+    }
+    return out;
+  }
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export type { ForwardFault };
+export { createMemoryLedger, ForwarderModel };
