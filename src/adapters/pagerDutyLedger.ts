@@ -14,11 +14,11 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { STATE_KEYS } from '../app/accounting/stateKeys.ts';
 import { PAGERDUTY_KEY_PROBLEM_TTL_SECONDS, PAGERDUTY_ORDER_TTL_SECONDS } from '../core/constants.ts';
-import { type AcceptedOrder, PAGERDUTY_ACTIONS, type PagerDutyAction } from '../core/notify/pagerDuty.ts';
+import { type KnownOrder, PAGERDUTY_ACTIONS, type PagerDutyAction } from '../core/notify/pagerDuty.ts';
 
 interface PagerDutyLedger {
   /** The last order accepted for `dedupKey`, or null when none is remembered. */
-  accepted(dedupKey: string): Promise<AcceptedOrder | null>;
+  known(dedupKey: string): Promise<KnownOrder | null>;
   /** Remembers that `part` of the page of `order` was accepted with `action`; false when a newer order is already there. */
   recordAccepted(
     dedupKey: string,
@@ -56,12 +56,12 @@ async function conditional(write: () => Promise<unknown>): Promise<boolean> {
 /**
  * @example
  * const ledger = createDynamoPagerDutyLedger(DynamoDBDocumentClient.from(new DynamoDBClient({})), process.env.STATE_TABLE);
- * await ledger.accepted('group-5f1c...'); // { order: 1764000000000, parts: [1] }
+ * await ledger.known('group-5f1c...'); // { order: 1764000000000, parts: [1] }
  */
 function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: string): PagerDutyLedger {
   const orderKey = STATE_KEYS.pagerDutyOrder;
   return {
-    async accepted(dedupKey) {
+    async known(dedupKey) {
       const { Item } = await doc.send(
         new GetCommand({ TableName: tableName, Key: { pk: orderKey(dedupKey) }, ConsistentRead: true }),
       );

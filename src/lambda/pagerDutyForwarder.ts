@@ -152,7 +152,7 @@ async function eventsOf(page: AlertPage, routingKey: string, deps: ForwarderDeps
   // A late delivery of an older page neither frees the seat of an alert that fired again since
   // nor takes one for an alert that resolved since (that seat would stay held).
   const movedOn = async (fingerprint: string) => {
-    const accepted = page.order === null ? null : await deps.ledger.accepted(fingerprint);
+    const accepted = page.order === null ? null : await deps.ledger.known(fingerprint);
     return accepted !== null && page.order !== null && accepted.order > page.order;
   };
   const held = await deps.ledger.ownIncidents(groupKey);
@@ -226,7 +226,7 @@ async function takePace(keyId: string, left: number, deps: ForwarderDeps): Promi
 async function worthSending(e: OrderedEvent, deps: ForwarderDeps): Promise<{ send: boolean; reason: ForwardReason }> {
   const decision = forwardDecision(
     { order: e.order, part: e.part, action: e.event.event_action },
-    e.order === null ? null : await deps.ledger.accepted(e.event.dedup_key),
+    e.order === null ? null : await deps.ledger.known(e.event.dedup_key),
   );
   if (!decision.send)
     deps.log('info', NOTHING_OPEN.includes(decision.reason) ? LOG_MESSAGES.noIncident : LOG_MESSAGES.dropped, {

@@ -25,12 +25,12 @@ describe('Function: createDynamoPagerDutyLedger on dynalite', () => {
       await ledger.recordAccepted('group-a', 5, 1, T0, 'trigger'),
       await ledger.recordAccepted('group-a', 4, 1, T0, 'trigger'),
     ];
-    const atFive = await ledger.accepted('group-a');
+    const atFive = await ledger.known('group-a');
     results.push(await ledger.recordAccepted('group-a', 6, 3, T0, 'resolve'));
 
     // Assess
     expect(results).toEqual([true, true, false, true]);
-    expect([atFive, await ledger.accepted('group-a'), await ledger.accepted('group-b')]).toEqual([
+    expect([atFive, await ledger.known('group-a'), await ledger.known('group-b')]).toEqual([
       { order: 5, parts: [1, 2], action: 'trigger' },
       { order: 6, parts: [3], action: 'resolve' },
       null,
@@ -48,7 +48,7 @@ describe('Function: createDynamoPagerDutyLedger on dynalite', () => {
     );
 
     // Act
-    const accepted = await ledger.accepted('fp-old');
+    const accepted = await ledger.known('fp-old');
 
     // Assess
     expect(accepted).toEqual({ order: 3, parts: [1], action: null });

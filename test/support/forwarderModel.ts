@@ -14,10 +14,10 @@ import type { PagerDutyLedger } from '../../src/adapters/pagerDutyLedger.ts';
 import { buildPublishInput } from '../../src/adapters/snsMessage.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import {
-  type AcceptedOrder,
   type AlertPage,
   type EventsPer,
   eventsOfPage,
+  type KnownOrder,
   type OrderedEvent,
   type PagerDutyEvent,
   readAlertPage,
@@ -69,12 +69,12 @@ class ForwarderCrashError extends Error {
 
 /** A PagerDutyLedger over maps, with the DynamoDB ledger's conditions. */
 function createMemoryLedger(): PagerDutyLedger {
-  const orders = new Map<string, AcceptedOrder>();
+  const orders = new Map<string, KnownOrder>();
   const seats = new Map<string, Set<string>>();
   const slots = new Map<string, number>();
   const problems = new Set<string>();
   return {
-    async accepted(dedupKey) {
+    async known(dedupKey) {
       const a = orders.get(dedupKey);
       return a === undefined ? null : { ...a, parts: [...a.parts].sort((x, y) => x - y) };
     },
@@ -200,7 +200,7 @@ class ForwarderModel {
         const said = `PagerDuty: ${event.dedup_key} re-opened at ${iso(this.nowMs)} by order ${accepted.order} after its resolve of order ${resolve?.order}`;
         // The known gap: PagerDuty took the resolve but its invocation failed before the ledger
         // learnt it (answer lost, or died after the send), so an older trigger's retry is not stale.
-        const learnt = (await this.ledger.accepted(event.dedup_key))?.order ?? Number.NEGATIVE_INFINITY;
+        const learnt = (await this.ledger.known(event.dedup_key))?.order ?? Number.NEGATIVE_INFINITY;
         if (resolve?.unanswered === true && resolve.order !== undefined && learnt < resolve.order)
           this.unlearnt.push(said);
         else this.violations.push(said);
@@ -260,7 +260,7 @@ class ForwarderModel {
           routingKey: async () => ROUTING_KEY,
           sender,
           ledger: {
-            accepted: living((k) => ledger.accepted(k)),
+            known: living((k) => ledger.known(k)),
             recordAccepted: living((k, o, p, now, action) => ledger.recordAccepted(k, o, p, now, action)),
             ownIncidents: living((g) => ledger.ownIncidents(g)),
             claimOwnIncident: living((g, fp, bound, now) => ledger.claimOwnIncident(g, fp, bound, now)),

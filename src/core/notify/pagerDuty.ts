@@ -367,7 +367,7 @@ function pagerDutyEvents(message: string, routingKey: string, per: EventsPer): P
 }
 
 /** What the forwarder remembers per `dedup_key`: the last order accepted, the parts of that page accepted, its action. */
-interface AcceptedOrder {
+interface KnownOrder {
   order: number;
   parts: number[];
   /** Null on what was remembered before actions were. */
@@ -410,10 +410,7 @@ interface EventToForward {
  * @example forwardDecision({ order: 5, part: 1, action: 'trigger' }, { order: 7, parts: [1], action: 'trigger' })
  * // { send: false, reason: 'stale' }
  */
-function forwardDecision(
-  event: EventToForward,
-  accepted: AcceptedOrder | null,
-): { send: boolean; reason: ForwardReason } {
+function forwardDecision(event: EventToForward, accepted: KnownOrder | null): { send: boolean; reason: ForwardReason } {
   if (event.order === null) return { send: true, reason: FORWARD_REASONS.unordered };
   const resolve = event.action === PAGERDUTY_ACTIONS.resolve;
   if (accepted === null)
@@ -431,13 +428,13 @@ function forwardDecision(
 }
 
 export type {
-  AcceptedOrder,
   AlertFacts,
   AlertPage,
   EventsPer,
   EventToForward,
   ForwardReason,
   GroupFacts,
+  KnownOrder,
   OrderedEvent,
   PagerDutyAction,
   PagerDutyEvent,
