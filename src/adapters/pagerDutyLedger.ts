@@ -1,9 +1,11 @@
 /**
  * What the PagerDuty forwarder remembers, in the monitor's state table (partition key `pk`, TTL
  * attribute `expiresAt`), shared by every container of the forwarder:
- * - `pagerduty-order#<dedup_key>`: the last `order` accepted for that key (or a resolve dropped
- *   because nothing was open, which ends the key's incident all the same), the parts of that page
- *   accepted (parts of one grouped page share its order) and its action (trigger or resolve);
+ * - `pagerduty-order#<dedup_key>`: the newest `order` attempted (written before each send) or
+ *   accepted for that key (or a resolve dropped because nothing was open, which ends the key's
+ *   incident all the same), the parts of that page accepted (parts of one grouped page share its
+ *   order), its action (trigger or resolve) and `open`: PagerDuty may hold an open incident for
+ *   the key (a trigger attempted, no resolve accepted since);
  * - `pagerduty-own#<group-<id>>`: per-alert mode, the alerts of a group holding an incident of
  *   their own (a string set, at most the bound; taken and freed by conditional writes);
  * - `pagerduty-pace#<key id>#<window start>`: events sent in one pacing window for one routing key;
@@ -17,9 +19,17 @@ import { PAGERDUTY_KEY_PROBLEM_TTL_SECONDS, PAGERDUTY_ORDER_TTL_SECONDS } from '
 import { type KnownOrder, PAGERDUTY_ACTIONS, type PagerDutyAction } from '../core/notify/pagerDuty.ts';
 
 interface PagerDutyLedger {
-  /** The last order accepted for `dedupKey`, or null when none is remembered. */
+  /** The newest order attempted or accepted for `dedupKey`, or null when none is remembered. */
   known(dedupKey: string): Promise<KnownOrder | null>;
-  /** Remembers that `part` of the page of `order` was accepted with `action`; false when a newer order is already there. */
+  /**
+   * Before a send: `order` becomes the newest known (its parts accepted kept when it already was),
+   * with `action`; a trigger marks the key open. False when a newer order is known (drop as stale).
+   */
+  recordAttempt(dedupKey: string, order: number, nowMs: number, action: PagerDutyAction): Promise<boolean>;
+  /**
+   * After PagerDuty's 202: `part` accepted at `order`; a resolve closes the key. False (nothing
+   * written) when another order was attempted since.
+   */
   recordAccepted(
     dedupKey: string,
     order: number,
@@ -27,6 +37,11 @@ interface PagerDutyLedger {
     nowMs: number,
     action: PagerDutyAction,
   ): Promise<boolean>;
+  /**
+   * A resolve dropped because nothing is open, remembered like an accepted one (so an older
+   * trigger's retry stays stale). False when the key is open or newer now (decide again).
+   */
+  recordClosed(dedupKey: string, order: number, part: number, nowMs: number): Promise<boolean>;
   /** The fingerprints of the alerts of `groupKey` holding an incident of their own. */
   ownIncidents(groupKey: string): Promise<Set<string>>;
   /** Takes a seat for `fingerprint` among at most `bound`; true when it holds one (taken now or before). */
@@ -40,6 +55,8 @@ interface PagerDutyLedger {
 }
 
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);
+/** When a `pagerduty-order` record written at `nowMs` expires. */
+const expiryOf = (nowMs: number) => epochSeconds(nowMs) + PAGERDUTY_ORDER_TTL_SECONDS;
 
 /** A failed condition is an answer (someone else got there first), not an error. */
 async function conditional(write: () => Promise<unknown>): Promise<boolean> {
@@ -56,7 +73,7 @@ async function conditional(write: () => Promise<unknown>): Promise<boolean> {
 /**
  * @example
  * const ledger = createDynamoPagerDutyLedger(DynamoDBDocumentClient.from(new DynamoDBClient({})), process.env.STATE_TABLE);
- * await ledger.known('group-5f1c...'); // { order: 1764000000000, parts: [1] }
+ * await ledger.known('group-5f1c...'); // { order: 1764000000000, parts: [1], action: 'trigger', open: true }
  */
 function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: string): PagerDutyLedger {
   const orderKey = STATE_KEYS.pagerDutyOrder;
@@ -68,20 +85,87 @@ function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: str
       if (Item === undefined || typeof Item.order !== 'number') return null;
       const parts = Item.parts instanceof Set ? [...(Item.parts as Set<number>)] : [];
       const action = Object.values(PAGERDUTY_ACTIONS).find((a) => a === Item.action) ?? null;
-      return { order: Item.order, parts: parts.sort((a, b) => a - b), action };
+      // Records written before `open` was: open unless their last word was a resolve.
+      const open = typeof Item.open === 'boolean' ? Item.open : action !== PAGERDUTY_ACTIONS.resolve;
+      return { order: Item.order, parts: parts.sort((a, b) => a - b), action, open };
     },
 
-    async recordAccepted(dedupKey, order, part, nowMs, action) {
-      const expiresAt = epochSeconds(nowMs) + PAGERDUTY_ORDER_TTL_SECONDS;
-      // A newer order replaces the record; the same order gains the part.
+    async recordAttempt(dedupKey, order, nowMs, action) {
+      const names = { '#order': 'order', '#action': 'action', '#open': 'open' };
+      // A resolve leaves `open` as it was (the trigger's incident is open until the resolve is
+      // accepted); sent only while open, so a record from before `open` was is open.
+      const open = action === PAGERDUTY_ACTIONS.trigger ? ':true' : 'if_not_exists(#open, :true)';
+      const values = { ':order': order, ':action': action, ':true': true, ':expiresAt': expiryOf(nowMs) };
+      const set = `SET #order = :order, #action = :action, #open = ${open}, expiresAt = :expiresAt`;
+      // A newer order starts with no part accepted; the same order keeps its parts.
+      const newer = await conditional(() =>
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: orderKey(dedupKey) },
+            UpdateExpression: `${set} REMOVE parts`,
+            ConditionExpression: 'attribute_not_exists(pk) OR #order < :order',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          }),
+        ),
+      );
+      if (newer) return true;
+      return conditional(() =>
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: orderKey(dedupKey) },
+            UpdateExpression: set,
+            ConditionExpression: '#order = :order',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          }),
+        ),
+      );
+    },
+
+    recordAccepted(dedupKey, order, part, nowMs, action) {
+      const closes = action === PAGERDUTY_ACTIONS.resolve;
+      return conditional(() =>
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: orderKey(dedupKey) },
+            UpdateExpression: `ADD parts :part SET expiresAt = :expiresAt${closes ? ', #open = :false' : ''}`,
+            ConditionExpression: '#order = :order',
+            ExpressionAttributeNames: { '#order': 'order', ...(closes ? { '#open': 'open' } : {}) },
+            ExpressionAttributeValues: {
+              ':order': order,
+              ':part': new Set([part]),
+              ':expiresAt': expiryOf(nowMs),
+              ...(closes ? { ':false': false } : {}),
+            },
+          }),
+        ),
+      );
+    },
+
+    async recordClosed(dedupKey, order, part, nowMs) {
+      const names = { '#order': 'order', '#action': 'action', '#open': 'open' };
+      // Why conditional on nothing open: a trigger attempted since the decision must get its resolve.
+      const closed = '(#open = :false OR (attribute_not_exists(#open) AND #action = :resolve))';
+      const resolve = PAGERDUTY_ACTIONS.resolve;
       const newer = await conditional(() =>
         doc.send(
           new PutCommand({
             TableName: tableName,
-            Item: { pk: orderKey(dedupKey), order, parts: new Set([part]), action, expiresAt },
-            ConditionExpression: 'attribute_not_exists(pk) OR #order < :order',
-            ExpressionAttributeNames: { '#order': 'order' },
-            ExpressionAttributeValues: { ':order': order },
+            Item: {
+              pk: orderKey(dedupKey),
+              order,
+              parts: new Set([part]),
+              action: resolve,
+              open: false,
+              expiresAt: expiryOf(nowMs),
+            },
+            ConditionExpression: `attribute_not_exists(pk) OR (#order < :order AND ${closed})`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ':order': order, ':false': false, ':resolve': resolve },
           }),
         ),
       );
@@ -92,9 +176,15 @@ function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: str
             TableName: tableName,
             Key: { pk: orderKey(dedupKey) },
             UpdateExpression: 'ADD parts :part SET expiresAt = :expiresAt',
-            ConditionExpression: '#order = :order',
-            ExpressionAttributeNames: { '#order': 'order' },
-            ExpressionAttributeValues: { ':order': order, ':part': new Set([part]), ':expiresAt': expiresAt },
+            ConditionExpression: `#order = :order AND ${closed}`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: {
+              ':order': order,
+              ':part': new Set([part]),
+              ':expiresAt': expiryOf(nowMs),
+              ':false': false,
+              ':resolve': resolve,
+            },
           }),
         ),
       );

@@ -1,9 +1,9 @@
 /**
  * The PagerDuty forwarder's environment and its one job: the alerts of every SNS record become
  * Events API v2 events (one per group, or one per alert within a bound per group, the rest of the
- * group in one overflow incident), each sent only when it is newer than what PagerDuty last
- * accepted for its `dedup_key` (a resolve only while an incident is open), at a pace the Events
- * API accepts. Kept apart
+ * group in one overflow incident), each sent only when it is not older than what was last
+ * attempted for its `dedup_key` (a resolve only while an incident may be open), at a pace the
+ * Events API accepts. Kept apart
  * from the entry (src/lambda/pagerDutyHandler.ts) so tests can give it a clock, a routing key, a
  * sender and a ledger of their own.
  */
@@ -46,6 +46,7 @@ const LOG_MESSAGES = {
 } as const;
 /** Why a resolve is dropped when nothing is open (its own log line: not a retry or a reordering). */
 const NOTHING_OPEN: readonly ForwardReason[] = [FORWARD_REASONS.neverTriggered, FORWARD_REASONS.alreadyResolved];
+type Decision = { send: boolean; reason: ForwardReason };
 
 interface PagerDutyConfig {
   /** SSM parameter (SecureString) holding the integration's routing key. */
@@ -222,20 +223,39 @@ async function takePace(keyId: string, left: number, deps: ForwarderDeps): Promi
   }
 }
 
-/** Whether the event is newer than what was accepted for its key (a resolve: and closes something), logging it when not. */
-async function worthSending(e: OrderedEvent, deps: ForwarderDeps): Promise<{ send: boolean; reason: ForwardReason }> {
-  const decision = forwardDecision(
+/** Whether the event is newer than what is known for its key (a resolve: and may close something). */
+async function worthSending(e: OrderedEvent, deps: ForwarderDeps): Promise<Decision> {
+  return forwardDecision(
     { order: e.order, part: e.part, action: e.event.event_action },
     e.order === null ? null : await deps.ledger.known(e.event.dedup_key),
   );
-  if (!decision.send)
-    deps.log('info', NOTHING_OPEN.includes(decision.reason) ? LOG_MESSAGES.noIncident : LOG_MESSAGES.dropped, {
-      dedupKey: e.event.dedup_key,
-      action: e.event.event_action,
-      order: e.order,
-      reason: decision.reason,
-    });
-  return decision;
+}
+
+/** How many times a drop is decided again when its key changed between the read and the write. */
+const DECIDE_TRIES = 3;
+
+/**
+ * Decides whether to send `e`, taking a place in the pace first when it goes, and writes what the
+ * decision commits to: an attempt before a send (a newer attempt meanwhile makes it stale), or a
+ * resolve with nothing open remembered as closed (a trigger attempted meanwhile: decided again).
+ * Checked before taking a place (a retry's accepted events and resolves with nothing open cost
+ * no pace), and again after a wait: a newer page of the key may have been attempted meanwhile.
+ */
+async function decide(e: OrderedEvent, keyId: string, left: number, deps: ForwarderDeps): Promise<Decision> {
+  const key = e.event.dedup_key;
+  for (let tries = 1; ; tries++) {
+    let decision = await worthSending(e, deps);
+    if (decision.send && (await takePace(keyId, left, deps))) decision = await worthSending(e, deps);
+    if (e.order === null) return decision;
+    if (decision.send) {
+      // Written before the send: should its answer be lost, the retry still knows it may be open.
+      if (await deps.ledger.recordAttempt(key, e.order, deps.now(), e.event.event_action)) return decision;
+      return { send: false, reason: FORWARD_REASONS.stale };
+    }
+    if (!NOTHING_OPEN.includes(decision.reason)) return decision;
+    // Remembered as if accepted: a retried older trigger must not open what this resolve ended.
+    if ((await deps.ledger.recordClosed(key, e.order, e.part, deps.now())) || tries >= DECIDE_TRIES) return decision;
+  }
 }
 
 /** Logs a missing or refused routing key the first time in its TTL (the table remembers), for the alarm. */
@@ -245,10 +265,11 @@ async function noteKeyProblem(keyId: string, error: Error, deps: ForwarderDeps):
 }
 
 /**
- * Sends the events of every alert message of the event, in order: each only when newer than the
- * order last accepted for its `dedup_key` (then remembered), a resolve only when its incident is
- * open (else dropped at no pace, and remembered), each after taking a place in the routing key's
- * pace. Per alert, a group's alerts past its seats are coalesced into its overflow incident
+ * Sends the events of every alert message of the event, in order: each only when not older than
+ * the newest order attempted for its `dedup_key` and not accepted already (`decide`: the attempt
+ * is remembered before the send, the part accepted after the 202), a resolve only while an
+ * incident may be open (else dropped at no pace, and remembered), each after taking a place in
+ * the routing key's pace. Per alert, a group's alerts past its seats are coalesced into its overflow incident
  * (`eventsOf`). A record that is not an alert message is logged and skipped. A failed event
  * does not stop the others, then the invocation fails so Lambda retries it; the retry finds the
  * accepted events remembered and sends only the rest. A 400 or 403 (the routing key, most likely)
@@ -272,15 +293,15 @@ async function forwardToPagerDuty(event: SNSEvent, deps: ForwarderDeps): Promise
   let sent = 0;
   let dropped = 0;
   for (const [i, e] of events.entries()) {
-    // Checked before taking a place (a retry's accepted events and resolves with nothing open cost
-    // no pace), and again after a wait: a newer page of the key may have been accepted meanwhile.
-    let decision = await worthSending(e, deps);
-    if (decision.send && (await takePace(keyId, events.length - i, deps))) decision = await worthSending(e, deps);
+    const decision = await decide(e, keyId, events.length - i, deps);
     if (!decision.send) {
       dropped++;
-      // Remembered as if accepted: a retried older trigger must not open what this resolve ended.
-      if (e.order !== null && NOTHING_OPEN.includes(decision.reason))
-        await deps.ledger.recordAccepted(e.event.dedup_key, e.order, e.part, deps.now(), e.event.event_action);
+      deps.log('info', NOTHING_OPEN.includes(decision.reason) ? LOG_MESSAGES.noIncident : LOG_MESSAGES.dropped, {
+        dedupKey: e.event.dedup_key,
+        action: e.event.event_action,
+        order: e.order,
+        reason: decision.reason,
+      });
       continue;
     }
     try {

@@ -2,9 +2,152 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoPagerDutyLedger, type PagerDutyLedger } from '../../src/adapters/pagerDutyLedger.ts';
 import { type LocalDynamo, startDynalite } from '../support/emulators.ts';
+import { createMemoryLedger } from '../support/forwarderModel.ts';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const T0_SECONDS = T0 / 1000;
+
+/** One write of the ledger about one dedup_key. */
+type Write =
+  | { attempt: number; action: 'trigger' | 'resolve' }
+  | { accept: number; part: number; action: 'trigger' | 'resolve' }
+  | { close: number; part: number };
+const write = (ledger: PagerDutyLedger, key: string, w: Write) => {
+  if ('attempt' in w) return ledger.recordAttempt(key, w.attempt, T0, w.action);
+  if ('accept' in w) return ledger.recordAccepted(key, w.accept, w.part, T0, w.action);
+  return ledger.recordClosed(key, w.close, w.part, T0);
+};
+const trigger = 'trigger' as const;
+const resolve = 'resolve' as const;
+
+/** Rows of writes about one dedup_key, what each answered, and what is known after. */
+const ORDER_ROWS: {
+  case: string;
+  before?: Record<string, unknown>;
+  writes: Write[];
+  results: boolean[];
+  known: unknown;
+}[] = [
+  {
+    case: 'a trigger attempted: known, open, no part accepted',
+    writes: [{ attempt: 5, action: trigger }],
+    results: [true],
+    known: { order: 5, parts: [], action: trigger, open: true },
+  },
+  {
+    case: 'parts attempted and accepted at one order',
+    writes: [
+      { attempt: 5, action: trigger },
+      { accept: 5, part: 2, action: trigger },
+      { attempt: 5, action: trigger },
+      { accept: 5, part: 1, action: trigger },
+    ],
+    results: [true, true, true, true],
+    known: { order: 5, parts: [1, 2], action: trigger, open: true },
+  },
+  {
+    case: 'an older attempt refused; an accept of an order no longer the newest writes nothing',
+    writes: [
+      { attempt: 5, action: trigger },
+      { attempt: 6, action: resolve },
+      { attempt: 4, action: trigger },
+      { accept: 5, part: 1, action: trigger },
+    ],
+    results: [true, true, false, false],
+    known: { order: 6, parts: [], action: resolve, open: true },
+  },
+  {
+    case: 'a resolve attempted keeps the incident open until it is accepted',
+    writes: [
+      { attempt: 5, action: trigger },
+      { accept: 5, part: 1, action: trigger },
+      { attempt: 6, action: resolve },
+    ],
+    results: [true, true, true],
+    known: { order: 6, parts: [], action: resolve, open: true },
+  },
+  {
+    case: 'a resolve accepted closes it',
+    writes: [
+      { attempt: 5, action: trigger },
+      { attempt: 6, action: resolve },
+      { accept: 6, part: 1, action: resolve },
+    ],
+    results: [true, true, true],
+    known: { order: 6, parts: [1], action: resolve, open: false },
+  },
+  {
+    case: 'a newer trigger attempted re-opens',
+    writes: [
+      { attempt: 6, action: resolve },
+      { accept: 6, part: 1, action: resolve },
+      { attempt: 7, action: trigger },
+    ],
+    results: [true, true, true],
+    known: { order: 7, parts: [], action: trigger, open: true },
+  },
+  {
+    case: 'a resolve with nothing open remembered as closed, then its other part',
+    writes: [
+      { close: 5, part: 2 },
+      { close: 5, part: 1 },
+    ],
+    results: [true, true],
+    known: { order: 5, parts: [1, 2], action: resolve, open: false },
+  },
+  {
+    case: 'a resolve remembered as closed over an older closed record',
+    writes: [
+      { attempt: 5, action: trigger },
+      { attempt: 6, action: resolve },
+      { accept: 6, part: 1, action: resolve },
+      { close: 7, part: 1 },
+    ],
+    results: [true, true, true, true],
+    known: { order: 7, parts: [1], action: resolve, open: false },
+  },
+  {
+    case: 'not remembered as closed while a trigger may be open, nor over a newer order',
+    writes: [
+      { attempt: 5, action: trigger },
+      { close: 6, part: 1 },
+      { close: 5, part: 1 },
+      { attempt: 8, action: resolve },
+      { accept: 8, part: 1, action: resolve },
+      { close: 7, part: 1 },
+    ],
+    results: [true, false, false, true, true, false],
+    known: { order: 8, parts: [1], action: resolve, open: false },
+  },
+  {
+    case: 'a record from before actions: open',
+    before: { order: 3, parts: new Set([1]) },
+    writes: [],
+    results: [],
+    known: { order: 3, parts: [1], action: null, open: true },
+  },
+  {
+    case: 'a record from before `open` of a trigger: open, not closed by a dropped resolve',
+    before: { order: 3, parts: new Set([1]), action: trigger },
+    writes: [{ close: 4, part: 1 }],
+    results: [false],
+    known: { order: 3, parts: [1], action: trigger, open: true },
+  },
+  {
+    case: 'a record from before `open` of a resolve: closed; a newer resolve remembered as closed',
+    before: { order: 3, parts: new Set([1]), action: resolve },
+    writes: [{ close: 4, part: 1 }],
+    results: [true],
+    known: { order: 4, parts: [1], action: resolve, open: false },
+  },
+  {
+    case: 'a record from before `open` of a trigger, then a resolve attempted: open until accepted',
+    before: { order: 3, parts: new Set([1]), action: trigger },
+    writes: [{ attempt: 4, action: resolve }],
+    results: [true],
+    known: { order: 4, parts: [], action: resolve, open: true },
+  },
+];
 
 describe('Function: createDynamoPagerDutyLedger on dynalite', () => {
   let dynamo: LocalDynamo;
@@ -18,40 +161,42 @@ describe('Function: createDynamoPagerDutyLedger on dynalite', () => {
     await dynamo.stop();
   });
 
-  it('keeps the newest order per dedup_key and the parts accepted at it, with a 14-day TTL', async () => {
-    // Act: order 5 part 2, part 1, then an older order 4, then a newer 6.
-    const results = [
-      await ledger.recordAccepted('group-a', 5, 2, T0, 'trigger'),
-      await ledger.recordAccepted('group-a', 5, 1, T0, 'trigger'),
-      await ledger.recordAccepted('group-a', 4, 1, T0, 'trigger'),
-    ];
-    const atFive = await ledger.known('group-a');
-    results.push(await ledger.recordAccepted('group-a', 6, 3, T0, 'resolve'));
-
-    // Assess
-    expect(results).toEqual([true, true, false, true]);
-    expect([atFive, await ledger.known('group-a'), await ledger.known('group-b')]).toEqual([
-      { order: 5, parts: [1, 2], action: 'trigger' },
-      { order: 6, parts: [3], action: 'resolve' },
-      null,
-    ]);
-    const { Item } = await dynamo.doc.send(
-      new GetCommand({ TableName: 'state', Key: { pk: 'pagerduty-order#group-a' } }),
-    );
-    expect(Item?.expiresAt).toBe(T0_SECONDS + 14 * 86_400);
-  });
-
-  it('reads what was remembered before actions were as an unknown action', async () => {
-    // Prepare: an item as the forwarder wrote it before it kept the action.
-    await dynamo.doc.send(
-      new PutCommand({ TableName: 'state', Item: { pk: 'pagerduty-order#fp-old', order: 3, parts: new Set([1]) } }),
-    );
+  it.each(ORDER_ROWS)('$case', async ({ case: name, before, writes, results, known }) => {
+    // Prepare: one dedup_key per row; a record as an earlier forwarder wrote it, when given.
+    const key = `fp-${name}`;
+    if (before !== undefined)
+      await dynamo.doc.send(new PutCommand({ TableName: 'state', Item: { pk: `pagerduty-order#${key}`, ...before } }));
 
     // Act
-    const accepted = await ledger.known('fp-old');
+    const written = [];
+    for (const w of writes) written.push(await write(ledger, key, w));
 
     // Assess
-    expect(accepted).toEqual({ order: 3, parts: [1], action: null });
+    expect([written, await ledger.known(key)]).toEqual([results, known]);
+  });
+
+  it('knows nothing of a key never written; writes each record with a 14-day TTL', async () => {
+    // Act
+    await ledger.recordAttempt('group-a', 5, T0, 'trigger');
+    const attempted = await dynamo.doc.send(
+      new GetCommand({ TableName: 'state', Key: { pk: 'pagerduty-order#group-a' } }),
+    );
+    await ledger.recordAccepted('group-a', 5, 1, T0 + 1_000, 'trigger');
+    const accepted = await dynamo.doc.send(
+      new GetCommand({ TableName: 'state', Key: { pk: 'pagerduty-order#group-a' } }),
+    );
+    await ledger.recordClosed('group-b', 5, 1, T0);
+    const closed = await dynamo.doc.send(
+      new GetCommand({ TableName: 'state', Key: { pk: 'pagerduty-order#group-b' } }),
+    );
+
+    // Assess
+    expect(await ledger.known('group-never')).toBeNull();
+    expect([attempted.Item?.expiresAt, accepted.Item?.expiresAt, closed.Item?.expiresAt]).toEqual([
+      T0_SECONDS + 14 * 86_400,
+      T0_SECONDS + 1 + 14 * 86_400,
+      T0_SECONDS + 14 * 86_400,
+    ]);
   });
 
   it('gives a group at most `bound` incidents of their own, keeps a holder in, and frees a seat for the next', async () => {
@@ -118,5 +263,17 @@ describe('Function: createDynamoPagerDutyLedger on dynalite', () => {
 
     // Assess
     expect(noted).toEqual([true, false, true, true]);
+  });
+});
+
+describe("Function: createMemoryLedger (the model's), against the same rows", () => {
+  it.each(ORDER_ROWS.filter((row) => row.before === undefined))('$case', async ({ writes, results, known }) => {
+    // Act
+    const ledger = createMemoryLedger();
+    const written = [];
+    for (const w of writes) written.push(await write(ledger, 'fp-x', w));
+
+    // Assess
+    expect([written, await ledger.known('fp-x')]).toEqual([results, known]);
   });
 });

@@ -1,6 +1,6 @@
 import type { SNSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPagerDutySender } from '../../src/adapters/pagerDutyEventsClient.ts';
+import { createPagerDutySender, PagerDutyDeliveryError } from '../../src/adapters/pagerDutyEventsClient.ts';
 import { createDynamoPagerDutyLedger } from '../../src/adapters/pagerDutyLedger.ts';
 import { EVENTS_PER, type EventsPer } from '../../src/core/notify/pagerDuty.ts';
 import { EnvironmentError } from '../../src/lambda/environment.ts';
@@ -291,6 +291,91 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
     });
   });
 
+  describe('an event PagerDuty took whose answer never reached the ledger', () => {
+    const GROUP_KEY = 'group-0123456789abcdef0123456789abcdef';
+    type Loss = 'answer lost' | 'died before the ledger write';
+
+    /** An invocation whose first event PagerDuty accepts but the forwarder never learns it did. */
+    function losingFirst(eventsPer: EventsPer, loss: Loss): ForwarderDeps {
+      const d = deps(eventsPer);
+      const sender = d.sender;
+      let sends = 0;
+      const send: typeof sender.send = async (event) => {
+        await sender.send(event);
+        if (sends++ === 0 && loss === 'answer lost') throw new PagerDutyDeliveryError(event, 4, 'no answer', null);
+      };
+      const died = async () => {
+        throw new Error('the function died here');
+      };
+      return {
+        ...d,
+        sender: { send },
+        ledger: loss === 'answer lost' ? ledger : { ...ledger, recordAccepted: died },
+      };
+    }
+
+    it.each([
+      { eventsPer: EVENTS_PER.group, loss: 'answer lost', key: GROUP_KEY, resolveDrops: 0 },
+      { eventsPer: EVENTS_PER.alert, loss: 'answer lost', key: 'fp-a', resolveDrops: 1 },
+      { eventsPer: EVENTS_PER.group, loss: 'died before the ledger write', key: GROUP_KEY, resolveDrops: 0 },
+      { eventsPer: EVENTS_PER.alert, loss: 'died before the ledger write', key: 'fp-a', resolveDrops: 1 },
+    ] as const)(
+      '$eventsPer, trigger $loss: the next resolve closes the incident, the retry is stale',
+      async ({ eventsPer, loss, key, resolveDrops }) => {
+        // Prepare: the trigger of T0 taken by PagerDuty, its invocation failing after the send.
+        const firing = snsEvent(groupPage([alert('a', 'firing')], T0));
+        await expect(forwardToPagerDuty(firing, losingFirst(eventsPer, loss))).rejects.toThrow(/no answer|died/);
+
+        // Act: the resolve of T0 + 60 s arrives before Lambda's retry of the trigger.
+        clock += 60_000;
+        const resolve = await forwardToPagerDuty(
+          snsEvent(groupPage([alert('a', 'resolved')], T0 + 60_000)),
+          deps(eventsPer),
+        );
+        clock += 60_000;
+        const retry = await forwardToPagerDuty(firing, deps(eventsPer));
+
+        // Assess: per alert, the overflow incident never opened: its resolve dropped at no pace.
+        expect([resolve, retry]).toEqual([
+          { sent: 1, dropped: resolveDrops, refused: 0 },
+          { sent: 0, dropped: 1, refused: 0 },
+        ]);
+        expect(sentEvents()).toEqual([
+          [key, 'trigger', 202],
+          [key, 'resolve', 202],
+        ]);
+        expect(api.incident(KEY, key)).toMatchObject({ status: 'resolved', events: 2, reopened: 0 });
+      },
+    );
+
+    it("per group, resolve answer lost: a retried older update stays out, the resolve's retry closes", async () => {
+      // Prepare: the group fires (T0, accepted); its update (T0 + 1) fails four times; its resolve
+      // (T0 + 2) is taken by PagerDuty, the answer lost.
+      await forwardToPagerDuty(snsEvent(groupPage([alert('a', 'firing')], T0)), deps(EVENTS_PER.group));
+      const update = snsEvent(groupPage([alert('a', 'firing'), alert('b', 'firing')], T0 + 1));
+      api.script(...Array.from({ length: 4 }, () => ({ status: 500 })));
+      await expect(forwardToPagerDuty(update, deps(EVENTS_PER.group))).rejects.toThrow(/HTTP 500|expected/);
+      const resolved = snsEvent(groupPage([alert('a', 'resolved'), alert('b', 'resolved')], T0 + 2));
+      await expect(forwardToPagerDuty(resolved, losingFirst(EVENTS_PER.group, 'answer lost'))).rejects.toThrow(
+        /no answer/,
+      );
+
+      // Act: Lambda retries the update, then the resolve.
+      clock += 60_000;
+      const results = [
+        await forwardToPagerDuty(update, deps(EVENTS_PER.group)),
+        await forwardToPagerDuty(resolved, deps(EVENTS_PER.group)),
+      ];
+
+      // Assess: the update older than the resolve attempted; the resolve sent again (harmless to PagerDuty).
+      expect(results).toEqual([
+        { sent: 0, dropped: 1, refused: 0 },
+        { sent: 1, dropped: 0, refused: 0 },
+      ]);
+      expect(api.incident(KEY, GROUP_KEY)).toMatchObject({ status: 'resolved', events: 3, reopened: 0 });
+    });
+  });
+
   it('sends every part of a grouped page of one order, once each, however often it is delivered', async () => {
     // Prepare: parts 2 and 1 of one page, then part 2 again (a duplicate delivery).
     const parts = [2, 1, 2].map((index) => groupPage([alert(`web-${index}`, 'firing')], T0, { index, count: 2 }));
@@ -496,6 +581,7 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
     // Prepare: x holds a seat, and its trigger of a newer page (T0 + 2) was accepted.
     const GROUP_KEY = 'group-0123456789abcdef0123456789abcdef';
     await ledger.claimOwnIncident(GROUP_KEY, 'fp-x', 120, clock);
+    await ledger.recordAttempt('fp-x', T0 + 2, clock, 'trigger');
     await ledger.recordAccepted('fp-x', T0 + 2, 1, clock, 'trigger');
 
     // Act: the page of T0 + 1 (x resolved, y firing) arrives late.
@@ -512,6 +598,7 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
   it('per alert: a late older page takes no seat for an alert that resolved since', async () => {
     // Prepare: x's resolve of a newer page (T0 + 2) was accepted.
     const GROUP_KEY = 'group-0123456789abcdef0123456789abcdef';
+    await ledger.recordAttempt('fp-x', T0 + 2, clock, 'resolve');
     await ledger.recordAccepted('fp-x', T0 + 2, 1, clock, 'resolve');
 
     // Act: the page of T0 + 1 (x firing) arrives late.
@@ -532,6 +619,7 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
     const waiting = deps(EVENTS_PER.alert);
     const sleep = waiting.sleep;
     waiting.sleep = async (ms) => {
+      await ledger.recordAttempt('fp-web-1', T0 + 1, clock, 'resolve');
       await ledger.recordAccepted('fp-web-1', T0 + 1, 1, clock, 'resolve');
       await sleep(ms);
     };

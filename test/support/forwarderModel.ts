@@ -56,8 +56,6 @@ interface AcceptedEvent {
   /** The order of the page the event came from (the highest when several pages made the same event). */
   order: number | undefined;
   atMs: number;
-  /** Its invocation failed right after PagerDuty took it (answer lost, or died): the ledger never learnt it. */
-  unanswered?: boolean;
 }
 
 class ForwarderCrashError extends Error {
@@ -78,11 +76,25 @@ function createMemoryLedger(): PagerDutyLedger {
       const a = orders.get(dedupKey);
       return a === undefined ? null : { ...a, parts: [...a.parts].sort((x, y) => x - y) };
     },
+    async recordAttempt(dedupKey, order, _nowMs, action) {
+      const a = orders.get(dedupKey);
+      if (a !== undefined && a.order > order) return false;
+      const open = action === 'trigger' || (a?.open ?? true);
+      orders.set(dedupKey, { order, parts: a?.order === order ? a.parts : [], action, open });
+      return true;
+    },
     async recordAccepted(dedupKey, order, part, _nowMs, action) {
       const a = orders.get(dedupKey);
-      if (a === undefined || a.order < order) orders.set(dedupKey, { order, parts: [part], action });
-      else if (a.order === order) a.parts = [...new Set([...a.parts, part])];
-      else return false;
+      if (a === undefined || a.order !== order) return false;
+      a.parts = [...new Set([...a.parts, part])];
+      if (action === 'resolve') a.open = false;
+      return true;
+    },
+    async recordClosed(dedupKey, order, part) {
+      const a = orders.get(dedupKey);
+      if (a !== undefined && (a.open || a.order > order)) return false;
+      const parts = a?.order === order ? [...new Set([...a.parts, part])] : [part];
+      orders.set(dedupKey, { order, parts, action: a?.order === order ? a.action : 'resolve', open: false });
       return true;
     },
     async ownIncidents(groupKey) {
@@ -128,14 +140,6 @@ class ForwarderModel {
   /** Orders of the pages an event (as sent) came from. */
   ordersOfEvent = new Map<string, number[]>();
   violations: string[] = [];
-  /**
-   * The forwarder's known gaps, reported apart from the violations: both start with an event
-   * PagerDuty took whose invocation failed after the send (answer lost, or died before the ledger
-   * write), so the ledger never learnt it. (1) It was a resolve: an older trigger's retry re-opens
-   * the incident (until the resolve's retry closes it). (2) It was a trigger: the next resolve is
-   * dropped as never triggered and outranks the trigger's retry: the incident stays open.
-   */
-  unlearnt: string[] = [];
   invocations = 0;
   /** How long after the previous invocation (or the monitor's run) each starts. */
   invocationGapMs = 1_000;
@@ -196,15 +200,10 @@ class ForwarderModel {
     if (incident?.status === 'resolved') {
       // Re-opened: only a page newer than the resolve PagerDuty accepted may do that.
       const resolve = incident.events.findLast((e) => e.action === 'resolve');
-      if (accepted.order === undefined || resolve?.order === undefined || accepted.order <= resolve.order) {
-        const said = `PagerDuty: ${event.dedup_key} re-opened at ${iso(this.nowMs)} by order ${accepted.order} after its resolve of order ${resolve?.order}`;
-        // The known gap: PagerDuty took the resolve but its invocation failed before the ledger
-        // learnt it (answer lost, or died after the send), so an older trigger's retry is not stale.
-        const learnt = (await this.ledger.known(event.dedup_key))?.order ?? Number.NEGATIVE_INFINITY;
-        if (resolve?.unanswered === true && resolve.order !== undefined && learnt < resolve.order)
-          this.unlearnt.push(said);
-        else this.violations.push(said);
-      }
+      if (accepted.order === undefined || resolve?.order === undefined || accepted.order <= resolve.order)
+        this.violations.push(
+          `PagerDuty: ${event.dedup_key} re-opened at ${iso(this.nowMs)} by order ${accepted.order} after its resolve of order ${resolve?.order}`,
+        );
     }
     this.incidents.set(event.dedup_key, {
       status: 'triggered',
@@ -245,8 +244,6 @@ class ForwarderModel {
         if (f.kind === 'sendFails' && f.at === at) throw new PagerDutyDeliveryError(event, 4, 'HTTP 503', 503);
         await this.receive(event);
         if ((f.kind === 'answerLost' || f.kind === 'crashAfterSend') && f.at === at) {
-          const taken = this.incidents.get(event.dedup_key)?.events.at(-1);
-          if (taken !== undefined && taken.atMs === this.nowMs) taken.unanswered = true;
           if (f.kind === 'answerLost') throw new PagerDutyDeliveryError(event, 4, 'no answer', null);
           crashed = true;
           throw new ForwarderCrashError();
@@ -261,7 +258,9 @@ class ForwarderModel {
           sender,
           ledger: {
             known: living((k) => ledger.known(k)),
+            recordAttempt: living((k, o, now, action) => ledger.recordAttempt(k, o, now, action)),
             recordAccepted: living((k, o, p, now, action) => ledger.recordAccepted(k, o, p, now, action)),
+            recordClosed: living((k, o, p, now) => ledger.recordClosed(k, o, p, now)),
             ownIncidents: living((g) => ledger.ownIncidents(g)),
             claimOwnIncident: living((g, fp, bound, now) => ledger.claimOwnIncident(g, fp, bound, now)),
             freeOwnIncident: living((g, fp) => ledger.freeOwnIncident(g, fp)),
@@ -305,12 +304,9 @@ class ForwarderModel {
       const want = word.action === 'trigger' ? 'triggered' : 'resolved';
       // A resolve for an incident PagerDuty never opened leaves none: the same as resolved.
       if ((status ?? 'resolved') === want) continue;
-      const said = `PagerDuty: ${dedupKey} ${status ?? 'never opened'}, the monitor's last page (order ${word.order}) says ${word.action}`;
-      // The second known gap: PagerDuty took the trigger whose answer the forwarder lost, so the
-      // resolve found nothing accepted, was dropped as never triggered, and outranks the retry.
-      const last = this.incidents.get(dedupKey)?.events.at(-1);
-      if (want === 'resolved' && last?.action === 'trigger' && last.unanswered === true) this.unlearnt.push(said);
-      else out.push(said);
+      out.push(
+        `PagerDuty: ${dedupKey} ${status ?? 'never opened'}, the monitor's last page (order ${word.order}) says ${word.action}`,
+      );
     }
     return out;
   }

@@ -929,8 +929,6 @@ async function runSequence(
     dirtyRuns: world.dirtyRuns,
     log: world.log,
     orders: world.orders,
-    /** The forwarder's known gap, met (test/support/forwarderModel.ts `unlearnt`). */
-    forwarderGaps: world.forwarder.unlearnt,
     pagerDuty: world.forwarder,
   };
 }

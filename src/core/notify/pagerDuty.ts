@@ -366,31 +366,39 @@ function pagerDutyEvents(message: string, routingKey: string, per: EventsPer): P
   return eventsOfPage(readAlertPage(message), routingKey, per).map((e) => e.event);
 }
 
-/** What the forwarder remembers per `dedup_key`: the last order accepted, the parts of that page accepted, its action. */
+/**
+ * What the forwarder knows per `dedup_key`: the newest order it attempted (written before each
+ * send) or PagerDuty accepted, the parts of that page accepted, its action, and whether PagerDuty
+ * may hold an open incident for the key. An attempt whose answer was lost stays known: what is
+ * older is never sent after it, and a resolve is still sent while a trigger may be open.
+ */
 interface KnownOrder {
   order: number;
+  /** The parts of the page of `order` PagerDuty accepted (none yet when only attempted). */
   parts: number[];
   /** Null on what was remembered before actions were. */
   action: PagerDutyAction | null;
+  /** A trigger was attempted and no resolve accepted since (records from before: `action !== 'resolve'`). */
+  open: boolean;
 }
 
 /** Why an event is sent or dropped. */
 const FORWARD_REASONS = {
   /** The page has no order (a message from before orders): sent unchecked. */
   unordered: 'unordered',
-  /** Nothing accepted for its key yet. */
+  /** Nothing known for its key yet. */
   first: 'first',
-  /** Newer than what was accepted. */
+  /** Newer than what was attempted or accepted. */
   newer: 'newer',
-  /** Another part of the page accepted last. */
+  /** The order known, this part not accepted at it: another part of the page, or this one unanswered. */
   otherPart: 'other-part',
-  /** Older than what was accepted: a retry or a late delivery; sending it could re-open a resolved incident. */
+  /** Older than what was attempted or accepted: a retry or a late delivery; sending it could re-open a resolved incident. */
   stale: 'stale',
   /** This very event was accepted already. */
   duplicate: 'duplicate',
-  /** A resolve for a key PagerDuty never accepted a trigger for: there is no incident to close. */
+  /** A resolve for a key no trigger was ever attempted for: there is no incident to close. */
   neverTriggered: 'never-triggered',
-  /** A resolve after an accepted resolve: the incident is closed already. */
+  /** A resolve for a key whose last trigger was resolved since: the incident is closed already. */
   alreadyResolved: 'already-resolved',
 } as const;
 type ForwardReason = (typeof FORWARD_REASONS)[keyof typeof FORWARD_REASONS];
@@ -403,26 +411,27 @@ interface EventToForward {
 }
 
 /**
- * Whether to send an event, given what was accepted for its `dedup_key`: only what is newer, or a
- * part of the accepted page not yet accepted; a resolve only while an incident is open (so the
- * alerts of a fleet incident that never had an incident of their own cost no pace when it ends).
+ * Whether to send an event, given what is known for its `dedup_key`: only what is not older than
+ * the newest attempt, and not a part already accepted; a resolve only while an incident may be
+ * open (so the alerts of a fleet incident that never had an incident of their own cost no pace
+ * when it ends). Every trigger is attempted (remembered) before it is sent, so a resolve with no
+ * record has nothing to close.
  *
- * @example forwardDecision({ order: 5, part: 1, action: 'trigger' }, { order: 7, parts: [1], action: 'trigger' })
+ * @example forwardDecision({ order: 5, part: 1, action: 'trigger' }, { order: 7, parts: [1], action: 'trigger', open: true })
  * // { send: false, reason: 'stale' }
  */
-function forwardDecision(event: EventToForward, accepted: KnownOrder | null): { send: boolean; reason: ForwardReason } {
+function forwardDecision(event: EventToForward, known: KnownOrder | null): { send: boolean; reason: ForwardReason } {
   if (event.order === null) return { send: true, reason: FORWARD_REASONS.unordered };
   const resolve = event.action === PAGERDUTY_ACTIONS.resolve;
-  if (accepted === null)
+  if (known === null)
     return resolve
       ? { send: false, reason: FORWARD_REASONS.neverTriggered }
       : { send: true, reason: FORWARD_REASONS.first };
-  if (event.order < accepted.order) return { send: false, reason: FORWARD_REASONS.stale };
-  if (event.order === accepted.order && accepted.parts.includes(event.part))
+  if (event.order < known.order) return { send: false, reason: FORWARD_REASONS.stale };
+  if (event.order === known.order && known.parts.includes(event.part))
     return { send: false, reason: FORWARD_REASONS.duplicate };
-  if (resolve && accepted.action === PAGERDUTY_ACTIONS.resolve)
-    return { send: false, reason: FORWARD_REASONS.alreadyResolved };
-  return event.order > accepted.order
+  if (resolve && !known.open) return { send: false, reason: FORWARD_REASONS.alreadyResolved };
+  return event.order > known.order
     ? { send: true, reason: FORWARD_REASONS.newer }
     : { send: true, reason: FORWARD_REASONS.otherPart };
 }

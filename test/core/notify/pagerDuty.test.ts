@@ -392,34 +392,41 @@ describe('Function: eventsOfPage, one incident per group (the default)', () => {
 describe('Function: forwardDecision', () => {
   const trigger = (order: number | null, part = 1) => ({ order, part, action: 'trigger' as const });
   const resolve = (order: number | null, part = 1) => ({ order, part, action: 'resolve' as const });
-  const accepted = (order: number, parts: number[], action: 'trigger' | 'resolve' | null = 'trigger') => ({
-    order,
-    parts,
-    action,
-  });
+  /** What the ledger knows: `parts` accepted at `order` ([] when only attempted); open unless a resolve was accepted. */
+  const known = (
+    order: number,
+    parts: number[],
+    action: 'trigger' | 'resolve' | null = 'trigger',
+    open = action !== 'resolve' || parts.length === 0,
+  ) => ({ order, parts, action, open });
   it.each([
-    { event: trigger(null), accepted: accepted(9, [1]), expected: [true, 'unordered'] },
-    { event: resolve(null), accepted: null, expected: [true, 'unordered'] },
-    { event: trigger(5), accepted: null, expected: [true, 'first'] },
-    { event: trigger(6), accepted: accepted(5, [1]), expected: [true, 'newer'] },
-    { event: trigger(5, 2), accepted: accepted(5, [1]), expected: [true, 'other-part'] },
-    { event: trigger(5), accepted: accepted(5, [1, 2]), expected: [false, 'duplicate'] },
-    { event: trigger(4, 3), accepted: accepted(5, [1]), expected: [false, 'stale'] },
-    { event: resolve(6), accepted: accepted(5, [1]), expected: [true, 'newer'] },
-    { event: resolve(6), accepted: accepted(5, [1], null), expected: [true, 'newer'] },
-    { event: resolve(5), accepted: null, expected: [false, 'never-triggered'] },
-    { event: resolve(7), accepted: accepted(6, [1], 'resolve'), expected: [false, 'already-resolved'] },
-    { event: resolve(6, 2), accepted: accepted(6, [1], 'resolve'), expected: [false, 'already-resolved'] },
-    { event: resolve(4), accepted: accepted(6, [1], 'resolve'), expected: [false, 'stale'] },
-    { event: trigger(7), accepted: accepted(6, [1], 'resolve'), expected: [true, 'newer'] },
-  ])(
-    '$event.action order $event.order part $event.part against $accepted: $expected',
-    ({ event, accepted, expected }) => {
-      // Act
-      const decision = forwardDecision(event, accepted);
+    { event: trigger(null), known: known(9, [1]), expected: [true, 'unordered'] },
+    { event: resolve(null), known: null, expected: [true, 'unordered'] },
+    { event: trigger(5), known: null, expected: [true, 'first'] },
+    { event: trigger(6), known: known(5, [1]), expected: [true, 'newer'] },
+    { event: trigger(5, 2), known: known(5, [1]), expected: [true, 'other-part'] },
+    { event: trigger(5), known: known(5, [1, 2]), expected: [false, 'duplicate'] },
+    { event: trigger(4, 3), known: known(5, [1]), expected: [false, 'stale'] },
+    { event: resolve(6), known: known(5, [1]), expected: [true, 'newer'] },
+    { event: resolve(6), known: known(5, [1], null), expected: [true, 'newer'] },
+    { event: resolve(5), known: null, expected: [false, 'never-triggered'] },
+    { event: resolve(7), known: known(6, [1], 'resolve'), expected: [false, 'already-resolved'] },
+    { event: resolve(6, 2), known: known(6, [1], 'resolve'), expected: [false, 'already-resolved'] },
+    { event: resolve(4), known: known(6, [1], 'resolve'), expected: [false, 'stale'] },
+    { event: trigger(7), known: known(6, [1], 'resolve'), expected: [true, 'newer'] },
+    // A trigger attempted, its answer lost: its retry is sent again; the next resolve closes it.
+    { event: trigger(5), known: known(5, []), expected: [true, 'other-part'] },
+    { event: resolve(6), known: known(5, []), expected: [true, 'newer'] },
+    // A resolve attempted, its answer lost (the incident may still be open): older triggers stay out, its retry goes.
+    { event: trigger(5), known: known(6, [], 'resolve'), expected: [false, 'stale'] },
+    { event: resolve(6), known: known(6, [], 'resolve'), expected: [true, 'other-part'] },
+    // A resolve attempted while nothing was open (a race): a later resolve needs no sending.
+    { event: resolve(7), known: known(6, [], 'resolve', false), expected: [false, 'already-resolved'] },
+  ])('$event.action order $event.order part $event.part against $known: $expected', ({ event, known, expected }) => {
+    // Act
+    const decision = forwardDecision(event, known);
 
-      // Assess
-      expect([decision.send, decision.reason]).toEqual(expected);
-    },
-  );
+    // Assess
+    expect([decision.send, decision.reason]).toEqual(expected);
+  });
 });
