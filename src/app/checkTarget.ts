@@ -124,6 +124,11 @@ interface TargetCheck {
   token: string;
   /** Takes each commit's outcome into the run's figures. */
   report: (outcome: CommitOutcome) => void;
+  /**
+   * Called when this check's claim created the target's item, before its pages go out (answers
+   * its writes): the run records the removal owed if the configuration moved on meanwhile.
+   */
+  onCreated?: () => Promise<number>;
 }
 
 /** Evaluate one target on its stored (or warm) state and claim, publish, commit; the metrics the rules saw. */
@@ -175,7 +180,15 @@ async function checkTarget(deps: CycleDeps, check: TargetCheck): Promise<Evaluat
   const outcome = await commitTarget(
     deps.table,
     deps.notifier,
-    { key, loaded: item, next: tableState, notifications: result.notifications, deleteAfter: false, write },
+    {
+      key,
+      loaded: item,
+      next: tableState,
+      notifications: result.notifications,
+      deleteAfter: false,
+      write,
+      ...(check.onCreated === undefined ? {} : { onCreated: check.onCreated }),
+    },
     now,
     options,
   );

@@ -291,6 +291,7 @@ async function checkTargets(
   };
   /** Targets whose item this run created: owed a removal if the configuration moved on meanwhile. */
   const created: string[] = [];
+  const generation = configStep.generation;
   const publishFailures = [...configStep.publishFailures];
   const stateFailures = [...configStep.stateFailures];
   // One batched read of every target's state, while the first fetches run (a fetch needs no state);
@@ -327,6 +328,9 @@ async function checkTargets(
             if (outcome.conflict) summary.skipped++;
             if (!stored.has(targetKey(target.name)) && outcome.writes > 0) created.push(target.name);
           },
+          // Before a new item's pages go out, not only at the run's end: a run that dies between
+          // would leave a page of a target the configuration dropped meanwhile never resolved.
+          ...(generation === null ? {} : { onCreated: () => oweRemovals(deps, [target.name], generation) }),
         });
       } catch (error) {
         // Why: one target's storage failure (throttling, a value DynamoDB refuses) must not stop the others.
@@ -343,9 +347,9 @@ async function checkTargets(
       metrics: metrics ?? new Map(),
     });
   });
-  if (configStep.generation !== null && created.length > 0) {
+  if (generation !== null && created.length > 0) {
     try {
-      summary.writes += await oweRemovals(deps, created, configStep.generation);
+      summary.writes += await oweRemovals(deps, created, generation);
     } catch (error) {
       stateFailures.push(error);
       deps.logger.error('removals owed unrecorded', { targets: created, error: (error as Error).message });

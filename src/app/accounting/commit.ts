@@ -57,6 +57,12 @@ interface TargetCommit {
   deleteAfter: boolean;
   /** Write even without pages: the state changed, or a checkpoint is due. */
   write: boolean;
+  /**
+   * Called when the claim created the item, before any of its pages goes out; answers its writes.
+   * Why: a run on a configuration that may have moved on records the removal owed here
+   * (`oweRemovals`), not at its end, so a run that dies after a page never strands it unresolved.
+   */
+  onCreated?: () => Promise<number>;
 }
 
 /**
@@ -302,11 +308,13 @@ async function commitTarget(
     generation: generationOf(loaded),
   };
   if (!(await table.put(key, claimed, expected, now))) return { ...emptyOutcome(null), conflict: true, writes: 1 };
+  // If it throws, no page went out: the claim stays for a run to replay once its lease ends.
+  const created = expected === null && commit.onCreated !== undefined ? await commit.onCreated() : 0;
   const outcome = await publishClaimed(
     { table, notifier, key, claimed, pages, version: (expected ?? 0) + 1, attempt: 'first' },
     now,
   );
-  return { ...outcome, writes: outcome.writes + 1 };
+  return { ...outcome, writes: outcome.writes + 1 + created };
 }
 
 export type { CommitOptions, CommitOutcome, TargetCommit };

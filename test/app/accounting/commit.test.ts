@@ -136,6 +136,70 @@ describe('Function: commitTarget', () => {
     expect([outcome.conflict, sns.sent]).toEqual([true, []]);
   });
 
+  it.each([
+    { case: 'the claim created the item: called after the claim, before the page', exists: false, writes: 3 },
+    { case: 'the item existed: not called', exists: true, writes: 2 },
+  ])('onCreated, $case', async ({ exists, writes }) => {
+    const table = createMemoryStateTable();
+    if (exists) await table.put(KEY, { state: state([]), claim: null }, null, NOW);
+    const loaded = (await table.loadMany([KEY])).get(KEY) ?? null;
+    const sns = notifier(false);
+    const seen: string[] = [];
+    const outcome = await commitTarget(
+      table,
+      sns,
+      {
+        key: KEY,
+        loaded,
+        next: state([record('firing')]),
+        notifications: [page],
+        deleteAfter: false,
+        write: true,
+        onCreated: async () => {
+          const item = (await table.loadMany([KEY])).get(KEY);
+          seen.push(`claimed ${item?.claim != null}, pages sent ${sns.sent.length}`);
+          return 1;
+        },
+      },
+      NOW,
+      LEASE,
+    );
+    expect({ seen, writes: outcome.writes, sent: sns.sent.length }).toEqual({
+      seen: exists ? [] : ['claimed true, pages sent 0'],
+      writes,
+      sent: 1,
+    });
+  });
+
+  it('onCreated failing: no page goes out, the claim stays for a replay', async () => {
+    const table = createMemoryStateTable();
+    const sns = notifier(false);
+    const failing = commitTarget(
+      table,
+      sns,
+      {
+        key: KEY,
+        loaded: null,
+        next: state([record('firing')]),
+        notifications: [page],
+        deleteAfter: false,
+        write: true,
+        onCreated: async () => {
+          throw new Error('throughput exceeded');
+        },
+      },
+      NOW,
+      LEASE,
+    );
+    await expect(failing).rejects.toThrow('throughput exceeded');
+    const item = (await table.loadMany([KEY])).get(KEY) as StoredState;
+    expect({ sent: sns.sent, token: item.claim?.token, pages: item.claim?.pages.length }).toEqual({
+      sent: [],
+      token: 'run-b',
+      pages: 1,
+    });
+  });
+
   it('a removed target: resolves sent, then the item deleted', async () => {
     const table = createMemoryStateTable();
     await table.put(KEY, { state: state([record('firing')]), claim: null }, null, NOW);

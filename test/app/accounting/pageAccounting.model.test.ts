@@ -282,35 +282,42 @@ describe('page accounting under random runs, faults and configuration changes', 
     expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status}`)).toEqual(['a0/r0 firing', 'a0/r0 resolved']);
   });
 
-  it.fails("a run on a cached configuration that creates a removed target's item and dies still owes its removal", async () => {
-    // Found by the soak (seed 569408843, 20,000 sequences): b0 is removed; container 1 applies
-    // that (pointer first, then b0's item read: absent, so nothing owed) while container 0, on its
-    // cached configuration, creates b0's item with a claim, hands b0's FIRING to its group and
-    // dies before its commit and before recording the removal owed (`oweRemovals`, at the run's
-    // end). The group paged FIRING; no run ever looked at b0 again, so it was never resolved.
-    const commands: Command[] = [
-      { kind: 'run', container: 0, crash: null, snsFailures: 0, dynamoFailures: 0 },
-      { kind: 'removeTarget', target: 2 },
-      { kind: 'closing', target: 2, count: 1 },
-      {
-        kind: 'overlap',
-        containerA: 1,
-        containerB: 1,
-        crashA: null,
-        crashB: { op: 3, after: false },
-        jitterA: [1],
-        jitterB: [2],
-      },
-      { kind: 'closing', target: 0, count: 0 },
-      { kind: 'forward', picks: [0], faults: [] },
-      { kind: 'addRule', threshold: 1, glob: 0, grouping: 0, forSteps: 0, keepSteps: 0 },
-      { kind: 'regroup', index: 0, grouping: 0 },
-      { kind: 'endSilences' },
-    ];
-    const result = await runSequence(commands, 'clear', { eventsPer: 'group' });
-    expect(result.violations).toEqual([]);
-    expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status}`)).toEqual(['b0/r0 firing', 'b0/r0 resolved']);
-  });
+  it.each([
+    { op: 3, dies: 'before it lists its group as open', pages: [] },
+    { op: 4, dies: 'before its commit', pages: ['b0/r0 firing', 'b0/r0 resolved'] },
+  ])(
+    "a run on a cached configuration that creates a removed target's item and dies $dies owes its removal",
+    async ({ op, pages }) => {
+      // Found by the soak (seed 569408843, 20,000 sequences): b0 is removed; container 1 applies
+      // that (pointer first, then b0's item read: absent, nothing owed) while container 0, on its
+      // cached configuration, creates b0's item with a claim, hands b0's FIRING to its group and dies
+      // before recording the removal owed (`oweRemovals` ran only at the run's end): the group paged
+      // FIRING and no run looked at b0 again. The creating run now records it owed right after its
+      // claim, before any page (one write more: op 3 was the group's listing, op 4 is the commit).
+      const commands: Command[] = [
+        { kind: 'run', container: 0, crash: null, snsFailures: 0, dynamoFailures: 0 },
+        { kind: 'removeTarget', target: 2 },
+        { kind: 'closing', target: 2, count: 1 },
+        {
+          kind: 'overlap',
+          containerA: 1,
+          containerB: 1,
+          crashA: null,
+          crashB: { op, after: false },
+          jitterA: [1],
+          jitterB: [2],
+        },
+        { kind: 'closing', target: 0, count: 0 },
+        { kind: 'forward', picks: [0], faults: [] },
+        { kind: 'addRule', threshold: 1, glob: 0, grouping: 0, forSteps: 0, keepSteps: 0 },
+        { kind: 'regroup', index: 0, grouping: 0 },
+        { kind: 'endSilences' },
+      ];
+      const result = await runSequence(commands, 'clear', { eventsPer: 'group' });
+      expect(result.violations).toEqual([]);
+      expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status}`)).toEqual(pages);
+    },
+  );
 
   // Issue 21's fault scenarios with several warm containers: each container's warm memory and
   // configuration cache (270 s) is a cache, never the truth; the table's generations say which is current.
