@@ -164,7 +164,8 @@ const MAX_APPLY_ATTEMPTS = 5;
  * this run reads it again and redoes the (idempotent) removals, so neither run can drop a
  * removal the other still owes. Why the pointer first: a run of another container still on the
  * older configuration may create a removed target's item just after this run's removals read it;
- * that run then finds the pointer moved on and records the removal owed (`oweRemovals`).
+ * that run then finds the pointer moved on and records the removal owed (`oweRemovals`, right
+ * after its claim creates the item, before any page of it).
  */
 async function applyConfig(
   deps: CycleDeps,
@@ -214,10 +215,11 @@ async function applyConfig(
 }
 
 /**
- * After a run evaluated on the configuration of `generation`: when the table moved on to another
- * meanwhile, every target in `created` (items this run created) that the stored configuration
- * does not list is recorded as a removal owed, so the run that applied it cannot have missed it.
- * Answers the writes made.
+ * After a run evaluated on the configuration of `generation` and created items (each item's
+ * claim, before its pages go out; the run's end for items written without pages): when the table
+ * moved on to another meanwhile, every target in `created` that the stored configuration does not
+ * list is recorded as a removal owed, so the run that applied it cannot have missed it. Answers
+ * the writes made.
  */
 async function oweRemovals(deps: CycleDeps, created: readonly string[], generation: string): Promise<number> {
   if (created.length === 0) return 0;
