@@ -25,8 +25,10 @@ import {
   type ForwardReason,
   forwardDecision,
   type OrderedEvent,
+  PAGERDUTY_ACTIONS,
   PagerDutyMessageError,
   readAlertPage,
+  resolvedSince,
 } from '../core/notify/pagerDuty.ts';
 import { assignIncidents, freedBy, INCIDENT_REASONS, perAlertEvents } from '../core/notify/pagerDutyPerAlert.ts';
 import { EnvironmentError } from './environment.ts';
@@ -43,6 +45,7 @@ const LOG_MESSAGES = {
   dropped: 'dropped an event older than one accepted',
   noIncident: 'dropped a resolve for a dedup_key with no open incident',
   coalesced: 'coalesced alerts of a group into its overflow incident',
+  lateTrigger: 'closed again an incident a late trigger opened after its resolve',
 } as const;
 /** Why a resolve is dropped when nothing is open (its own log line: not a retry or a reordering). */
 const NOTHING_OPEN: readonly ForwardReason[] = [FORWARD_REASONS.neverTriggered, FORWARD_REASONS.alreadyResolved];
@@ -258,6 +261,31 @@ async function decide(e: OrderedEvent, keyId: string, left: number, deps: Forwar
   }
 }
 
+/**
+ * After a trigger PagerDuty accepted while a newer resolve of its key was being sent: when that
+ * resolve may have reached PagerDuty first (`resolvedSince`), it is sent again, so the incident the
+ * late trigger opened does not stay open with nothing to close it.
+ * @returns whether a resolve was sent, or its delivery error
+ */
+async function closeAfterLateTrigger(
+  e: OrderedEvent,
+  keyId: string,
+  left: number,
+  deps: ForwarderDeps,
+): Promise<boolean | Error> {
+  if (e.order === null) return false;
+  const known = await deps.ledger.known(e.event.dedup_key);
+  if (!resolvedSince({ order: e.order, action: e.event.event_action }, known)) return false;
+  await takePace(keyId, left, deps);
+  try {
+    await deps.sender.send({ ...e.event, event_action: PAGERDUTY_ACTIONS.resolve });
+  } catch (error) {
+    return error as Error;
+  }
+  deps.log('warn', LOG_MESSAGES.lateTrigger, { dedupKey: e.event.dedup_key, order: e.order, newer: known?.order });
+  return true;
+}
+
 /** Logs a missing or refused routing key the first time in its TTL (the table remembers), for the alarm. */
 async function noteKeyProblem(keyId: string, error: Error, deps: ForwarderDeps): Promise<void> {
   if (await deps.ledger.noteKeyProblem(keyId, deps.now()))
@@ -312,8 +340,20 @@ async function forwardToPagerDuty(event: SNSEvent, deps: ForwarderDeps): Promise
       continue;
     }
     sent++;
-    if (e.order !== null)
-      await deps.ledger.recordAccepted(e.event.dedup_key, e.order, e.part, deps.now(), e.event.event_action);
+    if (e.order === null) continue;
+    const learnt = await deps.ledger.recordAccepted(
+      e.event.dedup_key,
+      e.order,
+      e.part,
+      deps.now(),
+      e.event.event_action,
+    );
+    if (!learnt) {
+      // A newer event of the key was attempted meanwhile (another container, within this request).
+      const late = await closeAfterLateTrigger(e, keyId, events.length - i, deps);
+      if (late instanceof Error) failures.push(late);
+      else if (late) sent++;
+    }
   }
   if (failures.length > 0) throw new ForwardError(failures);
   return { sent, dropped, refused };

@@ -376,6 +376,44 @@ describe('Function: forwardToPagerDuty against the stand-in Events API and the s
     });
   });
 
+  it.each([EVENTS_PER.group, EVENTS_PER.alert])(
+    '%s: a trigger whose request arrives after its newer resolve (another container) is closed again',
+    async (eventsPer) => {
+      // Prepare: while the trigger of T0 is on its way, another invocation forwards the resolve of
+      // T0 + 60 s, which PagerDuty gets first (nothing open yet: a no-op), then the trigger opens it.
+      const key = eventsPer === EVENTS_PER.group ? 'group-0123456789abcdef0123456789abcdef' : 'fp-a';
+      const resolved = snsEvent(groupPage([alert('a', 'resolved')], T0 + 60_000));
+      const d = deps(eventsPer);
+      let overtaken = false;
+      const slowTrigger: ForwarderDeps = {
+        ...d,
+        sender: {
+          send: async (event) => {
+            if (!overtaken) {
+              overtaken = true;
+              await forwardToPagerDuty(resolved, deps(eventsPer));
+            }
+            await d.sender.send(event);
+          },
+        },
+      };
+
+      // Act
+      const result = await forwardToPagerDuty(snsEvent(groupPage([alert('a', 'firing')], T0)), slowTrigger);
+
+      // Assess: the trigger and the resolve it was overtaken by, sent again after it (per alert,
+      // the page's overflow incident never opened: its resolve dropped).
+      expect(result).toEqual({ sent: 2, dropped: eventsPer === EVENTS_PER.alert ? 1 : 0, refused: 0 });
+      expect(sentEvents()).toEqual([
+        [key, 'resolve', 202],
+        [key, 'trigger', 202],
+        [key, 'resolve', 202],
+      ]);
+      expect(api.incident(KEY, key)).toMatchObject({ status: 'resolved' });
+      expect(logs.map(([, message]) => message)).toContain(LOG_MESSAGES.lateTrigger);
+    },
+  );
+
   it('sends every part of a grouped page of one order, once each, however often it is delivered', async () => {
     // Prepare: parts 2 and 1 of one page, then part 2 again (a duplicate delivery).
     const parts = [2, 1, 2].map((index) => groupPage([alert(`web-${index}`, 'firing')], T0, { index, count: 2 }));

@@ -436,6 +436,23 @@ function forwardDecision(event: EventToForward, known: KnownOrder | null): { sen
     : { send: true, reason: FORWARD_REASONS.otherPart };
 }
 
+/**
+ * Whether a trigger PagerDuty just accepted came in after its key's newer resolve was sent
+ * (attempted or accepted): its request was slower than the resolve's, so the incident it opened
+ * would stay open with nothing left to close it. The forwarder then sends that resolve again
+ * (a resolve of a closed incident is a no-op for PagerDuty).
+ *
+ * @example resolvedSince({ order: 5, action: 'trigger' }, { order: 7, parts: [], action: 'resolve', open: true }) // true
+ */
+function resolvedSince(accepted: { order: number; action: PagerDutyAction }, known: KnownOrder | null): boolean {
+  return (
+    accepted.action === PAGERDUTY_ACTIONS.trigger &&
+    known !== null &&
+    known.order > accepted.order &&
+    known.action === PAGERDUTY_ACTIONS.resolve
+  );
+}
+
 export type {
   AlertFacts,
   AlertPage,
@@ -464,5 +481,6 @@ export {
   PagerDutyMessageError,
   pagerDutyEvents,
   readAlertPage,
+  resolvedSince,
   targetList,
 };

@@ -13,6 +13,7 @@ import {
   PagerDutyMessageError,
   pagerDutyEvents,
   readAlertPage,
+  resolvedSince,
 } from '../../../src/core/notify/pagerDuty.ts';
 import { parseRulesDocuments } from '../../../src/core/rules/document.ts';
 import type { Observation, Rule } from '../../../src/core/rules/types.ts';
@@ -428,5 +429,25 @@ describe('Function: forwardDecision', () => {
 
     // Assess
     expect([decision.send, decision.reason]).toEqual(expected);
+  });
+});
+
+describe('Function: resolvedSince', () => {
+  const known = (order: number, action: 'trigger' | 'resolve' | null, parts: number[] = []) => ({
+    order,
+    parts,
+    action,
+    open: action !== 'resolve' || parts.length === 0,
+  });
+  it.each([
+    { accepted: { order: 5, action: 'trigger' as const }, known: known(7, 'resolve'), expected: true },
+    { accepted: { order: 5, action: 'trigger' as const }, known: known(7, 'resolve', [1]), expected: true },
+    { accepted: { order: 5, action: 'trigger' as const }, known: known(7, 'trigger'), expected: false },
+    { accepted: { order: 5, action: 'trigger' as const }, known: known(7, null), expected: false },
+    { accepted: { order: 5, action: 'trigger' as const }, known: known(5, 'resolve'), expected: false },
+    { accepted: { order: 5, action: 'trigger' as const }, known: null, expected: false },
+    { accepted: { order: 5, action: 'resolve' as const }, known: known(7, 'resolve'), expected: false },
+  ])('$accepted.action $accepted.order against $known: $expected', ({ accepted, known, expected }) => {
+    expect(resolvedSince(accepted, known)).toBe(expected);
   });
 });
