@@ -5,7 +5,6 @@
  * alert and the last valid configuration. Every write is conditional on the item's `version`;
  * no transactions. Numbers that are not finite are stored as null: DynamoDB cannot hold them.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   DeleteCommand,
@@ -15,6 +14,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { META_PREFIX } from '../app/accounting/stateKeys.ts';
 import type { Claim, StateTable, StoredState } from '../app/ports.ts';
+import { conditional } from './dynamoConditional.ts';
 import { finiteOnly } from './finiteOnly.ts';
 
 const DAY_SECONDS = 86_400;
@@ -52,22 +52,6 @@ function backoffMs(attempt: number, random: () => number): number {
 }
 
 const epoch = (now: Date, plusSeconds: number) => Math.floor(now.getTime() / 1000) + plusSeconds;
-
-/** A failed condition is an answer (another run got there first), not an error. */
-async function conditional(write: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await write();
-    return true;
-  } catch (error) {
-    if (
-      error instanceof ConditionalCheckFailedException ||
-      (error as Error).name === 'ConditionalCheckFailedException'
-    ) {
-      return false;
-    }
-    throw error;
-  }
-}
 
 function versionCondition(expected: number | null): {
   ConditionExpression: string;

@@ -12,11 +12,17 @@
  * - `pagerduty-key#<key id>`: a refused or missing routing key was already reported.
  * The routing key itself is never stored: `<key id>` is the start of its SHA-256.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { STATE_KEYS } from '../app/accounting/stateKeys.ts';
 import { PAGERDUTY_KEY_PROBLEM_TTL_SECONDS, PAGERDUTY_ORDER_TTL_SECONDS } from '../core/constants.ts';
 import { type KnownOrder, PAGERDUTY_ACTIONS, type PagerDutyAction } from '../core/notify/pagerDuty.ts';
+import { conditional } from './dynamoConditional.ts';
 
 interface PagerDutyLedger {
   /** The newest order attempted or accepted for `dedupKey`, or null when none is remembered. */
@@ -58,18 +64,6 @@ const epochSeconds = (ms: number) => Math.floor(ms / 1000);
 /** When a `pagerduty-order` record written at `nowMs` expires. */
 const expiryOf = (nowMs: number) => epochSeconds(nowMs) + PAGERDUTY_ORDER_TTL_SECONDS;
 
-/** A failed condition is an answer (someone else got there first), not an error. */
-async function conditional(write: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await write();
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')
-      return false;
-    throw error;
-  }
-}
-
 /**
  * @example
  * const ledger = createDynamoPagerDutyLedger(DynamoDBDocumentClient.from(new DynamoDBClient({})), process.env.STATE_TABLE);
@@ -77,6 +71,15 @@ async function conditional(write: () => Promise<unknown>): Promise<boolean> {
  */
 function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: string): PagerDutyLedger {
   const orderKey = STATE_KEYS.pagerDutyOrder;
+  /** One conditional update of a key's order record; false when its condition failed. */
+  const updateOrder = (
+    dedupKey: string,
+    input: Pick<
+      UpdateCommandInput,
+      'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+    >,
+  ) =>
+    conditional(() => doc.send(new UpdateCommand({ TableName: tableName, Key: { pk: orderKey(dedupKey) }, ...input })));
   return {
     async known(dedupKey) {
       const { Item } = await doc.send(
@@ -98,52 +101,34 @@ function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: str
       const values = { ':order': order, ':action': action, ':true': true, ':expiresAt': expiryOf(nowMs) };
       const set = `SET #order = :order, #action = :action, #open = ${open}, expiresAt = :expiresAt`;
       // A newer order starts with no part accepted; the same order keeps its parts.
-      const newer = await conditional(() =>
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { pk: orderKey(dedupKey) },
-            UpdateExpression: `${set} REMOVE parts`,
-            ConditionExpression: 'attribute_not_exists(pk) OR #order < :order',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          }),
-        ),
-      );
+      const newer = await updateOrder(dedupKey, {
+        UpdateExpression: `${set} REMOVE parts`,
+        ConditionExpression: 'attribute_not_exists(pk) OR #order < :order',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      });
       if (newer) return true;
-      return conditional(() =>
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { pk: orderKey(dedupKey) },
-            UpdateExpression: set,
-            ConditionExpression: '#order = :order',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          }),
-        ),
-      );
+      return updateOrder(dedupKey, {
+        UpdateExpression: set,
+        ConditionExpression: '#order = :order',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      });
     },
 
     recordAccepted(dedupKey, order, part, nowMs, action) {
       const closes = action === PAGERDUTY_ACTIONS.resolve;
-      return conditional(() =>
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { pk: orderKey(dedupKey) },
-            UpdateExpression: `ADD parts :part SET expiresAt = :expiresAt${closes ? ', #open = :false' : ''}`,
-            ConditionExpression: '#order = :order',
-            ExpressionAttributeNames: { '#order': 'order', ...(closes ? { '#open': 'open' } : {}) },
-            ExpressionAttributeValues: {
-              ':order': order,
-              ':part': new Set([part]),
-              ':expiresAt': expiryOf(nowMs),
-              ...(closes ? { ':false': false } : {}),
-            },
-          }),
-        ),
-      );
+      return updateOrder(dedupKey, {
+        UpdateExpression: `ADD parts :part SET expiresAt = :expiresAt${closes ? ', #open = :false' : ''}`,
+        ConditionExpression: '#order = :order',
+        ExpressionAttributeNames: { '#order': 'order', ...(closes ? { '#open': 'open' } : {}) },
+        ExpressionAttributeValues: {
+          ':order': order,
+          ':part': new Set([part]),
+          ':expiresAt': expiryOf(nowMs),
+          ...(closes ? { ':false': false } : {}),
+        },
+      });
     },
 
     async recordClosed(dedupKey, order, part, nowMs) {
@@ -170,24 +155,18 @@ function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: str
         ),
       );
       if (newer) return true;
-      return conditional(() =>
-        doc.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { pk: orderKey(dedupKey) },
-            UpdateExpression: 'ADD parts :part SET expiresAt = :expiresAt',
-            ConditionExpression: `#order = :order AND ${closed}`,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: {
-              ':order': order,
-              ':part': new Set([part]),
-              ':expiresAt': expiryOf(nowMs),
-              ':false': false,
-              ':resolve': resolve,
-            },
-          }),
-        ),
-      );
+      return updateOrder(dedupKey, {
+        UpdateExpression: 'ADD parts :part SET expiresAt = :expiresAt',
+        ConditionExpression: `#order = :order AND ${closed}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: {
+          ':order': order,
+          ':part': new Set([part]),
+          ':expiresAt': expiryOf(nowMs),
+          ':false': false,
+          ':resolve': resolve,
+        },
+      });
     },
 
     async ownIncidents(groupKey) {
