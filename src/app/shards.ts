@@ -10,7 +10,7 @@
  * the operator removed (whose resolve would then never be owed).
  */
 import { randomUUID } from 'node:crypto';
-import { buildMonitorConfig, type MonitorConfig, type RawConfig } from '../core/monitorConfig.ts';
+import { buildMonitorConfig, leaf, type MonitorConfig, type RawConfig } from '../core/monitorConfig.ts';
 import { redactCredentials } from '../core/notify/sanitize.ts';
 import { resolveConfig } from './config/resolve.ts';
 import { readConfigGeneration, readStoredConfig } from './config/stored.ts';
@@ -40,8 +40,7 @@ function planShards(
   generation: string,
 ): ShardMessage[] {
   const byName = new Map<string, [string, string]>();
-  for (const [parameter, value] of Object.entries(raw.targets))
-    byName.set(parameter.slice(parameter.lastIndexOf('/') + 1), [parameter, value]);
+  for (const [parameter, value] of Object.entries(raw.targets)) byName.set(leaf(parameter), [parameter, value]);
   const names = config.targets.map((t) => t.name).sort();
   const slices: RawConfig[] = [];
   const add = (chunk: string[]) => {
@@ -118,8 +117,6 @@ function readMessage(body: string): ShardMessage | null {
     return null;
   }
 }
-
-const leaf = (parameter: string) => parameter.slice(parameter.lastIndexOf('/') + 1);
 
 /**
  * What a shard checks: its message's configuration while the table is still at the generation

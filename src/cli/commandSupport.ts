@@ -6,7 +6,7 @@
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { createSsmAdmin, type ParameterAdmin } from '../adapters/ssmAdmin.ts';
 import { DEFAULT_SSM_PREFIX } from '../core/constants.ts';
-import { SSM_PREFIX } from '../core/monitorConfig.ts';
+import { leaf, SSM_PREFIX } from '../core/monitorConfig.ts';
 import { EXIT, oneLine as oneLineWith, parseOptions, UsageError } from './command.ts';
 
 const oneLine = (error: unknown) => oneLineWith(error, '; ');
@@ -61,11 +61,6 @@ function resolvePrefix(option: string | undefined, env: AdminIo['env']): string 
   if (!SSM_PREFIX.test(prefix))
     throw new UsageError(`--prefix expects an SSM path like /httpd-status-alerts, found "${raw}"`);
   return prefix;
-}
-
-/** The last path segment of a parameter name: `/p/silences/x` -> `x`. */
-function leaf(parameter: string): string {
-  return parameter.slice(parameter.lastIndexOf('/') + 1);
 }
 
 /**

@@ -202,4 +202,4 @@ function buildMonitorConfig(raw: RawConfig): MonitorConfig {
 }
 
 export type { ConfigProblem, MonitorConfig, RawConfig, TargetConfig };
-export { buildMonitorConfig, ConfigurationError, readTarget, SSM_PREFIX, TARGET_NAME };
+export { buildMonitorConfig, ConfigurationError, leaf, readTarget, SSM_PREFIX, TARGET_NAME };

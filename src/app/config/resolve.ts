@@ -17,6 +17,7 @@ import { evaluateRemovedTarget } from '../../core/evaluate.ts';
 import {
   buildMonitorConfig,
   ConfigurationError,
+  leaf,
   type MonitorConfig,
   type RawConfig,
 } from '../../core/monitorConfig.ts';
@@ -71,7 +72,6 @@ type RecordOutcome = (o: { sent: Notification[]; failed: Array<{ error: unknown 
 const lastApplied = new WeakMap<object, Applied>();
 
 const hashOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
-const leaf = (parameter: string) => parameter.slice(parameter.lastIndexOf('/') + 1);
 
 function problemLines(error: unknown): string[] {
   if (error instanceof ConfigurationError) {
