@@ -37,7 +37,8 @@ function planShards(
   perShard: number,
   runId: string,
   scheduledAt: string,
-  generation: string,
+  /** Null: the dispatch applied no stored configuration (its consumers check what is stored). */
+  generation: string | null,
 ): ShardMessage[] {
   const byName = new Map<string, [string, string]>();
   for (const [parameter, value] of Object.entries(raw.targets)) byName.set(leaf(parameter), [parameter, value]);
@@ -60,7 +61,7 @@ function planShards(
     version: 1,
     runId,
     scheduledAt,
-    generation,
+    ...(generation === null ? {} : { generation }),
     shard: { index, count: slices.length },
     raw: slice,
   }));
@@ -89,14 +90,7 @@ async function dispatchShards(
     if (failure !== null) throw failure;
     return { mode: 'dispatch', shards: 0, targets: 0, configError: error };
   }
-  const messages = planShards(
-    raw,
-    config,
-    options.perShard,
-    randomUUID(),
-    options.scheduledAt,
-    resolved.generation ?? '',
-  );
+  const messages = planShards(raw, config, options.perShard, randomUUID(), options.scheduledAt, resolved.generation);
   await queue.send(messages);
   deps.logger.info('shards dispatched', { shards: messages.length, targets: config.targets.length });
   if (failure !== null) throw failure;
