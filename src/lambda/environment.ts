@@ -1,6 +1,9 @@
 /**
- * The Lambda's environment, read and validated once at start-up. Every problem is listed.
+ * The Lambdas' environment, read and validated once at start-up. Every problem is listed. The
+ * readers here (`variable`, `integer`, `readEnvironment`) are the ones every function's
+ * environment goes through: the monitor's below, the PagerDuty forwarder's in pagerDutyForwarder.ts.
  */
+import type * as zm from 'zod/mini';
 
 import { ProblemListError } from '../core/errors.ts';
 import { SSM_PREFIX } from '../core/monitorConfig.ts';
@@ -56,6 +59,7 @@ function variable<T>(read: (value: string | undefined, fail: (message: string) =
 /** Carries a problem out of a reader; caught by `variable`. */
 class Problem extends Error {}
 
+/** A whole number within the variable's bounds; its default when unset or empty. */
 const integer = ({ name, min, max, default: fallback }: IntegerVariable) =>
   variable((v, fail) => {
     if (v === undefined || v === '') return fallback;
@@ -115,6 +119,29 @@ const ENV_SCHEMA = z.object({
 });
 
 /**
+ * The variables `schema` reads from `env`, after its own problems and `more` (checks across
+ * variables) were all listed.
+ * @throws EnvironmentError listing every problem
+ */
+function readEnvironment<S extends zm.ZodMiniType>(
+  schema: S,
+  env: Record<string, string | undefined>,
+  more: (env: Record<string, string | undefined>) => string[] = () => [],
+): zm.output<S> {
+  const parsed = schema.safeParse(env);
+  const problems = [...(parsed.success ? [] : parsed.error.issues.map((issue) => issue.message)), ...more(env)];
+  if (!parsed.success || problems.length > 0) throw new EnvironmentError(problems);
+  return parsed.data;
+}
+
+/** A sharded run needs its queue. */
+function shardProblems(env: Record<string, string | undefined>): string[] {
+  return env[E.shardMode.name] === 'sqs' && !env[E.shardQueueUrl.name]
+    ? [`${E.shardQueueUrl.name} is required when ${E.shardMode.name} is sqs`]
+    : [];
+}
+
+/**
  * Read the environment into a validated configuration.
  *
  * @example
@@ -122,12 +149,7 @@ const ENV_SCHEMA = z.object({
  * @throws EnvironmentError listing every problem
  */
 function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConfig {
-  const parsed = ENV_SCHEMA.safeParse(env);
-  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => issue.message);
-  if (env[E.shardMode.name] === 'sqs' && !env[E.shardQueueUrl.name])
-    problems.push(`${E.shardQueueUrl.name} is required when ${E.shardMode.name} is sqs`);
-  if (!parsed.success || problems.length > 0) throw new EnvironmentError(problems);
-  const v = parsed.data;
+  const v = readEnvironment(ENV_SCHEMA, env, shardProblems);
   return {
     ssmPrefix: v[E.ssmPrefix.name],
     topicArn: v[E.topicArn.name],
@@ -153,4 +175,4 @@ function wantsTargetMetrics(setting: RuntimeConfig['targetMetrics'], target: str
   return setting === 'all' || (Array.isArray(setting) && setting.includes(target));
 }
 
-export { EnvironmentError, readRuntimeConfig, wantsTargetMetrics };
+export { EnvironmentError, integer, readEnvironment, readRuntimeConfig, variable, wantsTargetMetrics };
