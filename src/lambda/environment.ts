@@ -2,6 +2,7 @@
  * The Lambdas' environment, read and validated once at start-up. Every problem is listed. The
  * readers here (`variable`, `integer`, `readEnvironment`) are the ones every function's
  * environment goes through: the monitor's below, the PagerDuty forwarder's in pagerDutyForwarder.ts.
+ * A value found is shown as a JSON string, so that a stray quote or line break shows.
  */
 import type * as zm from 'zod/mini';
 
@@ -65,14 +66,15 @@ const integer = ({ name, min, max, default: fallback }: IntegerVariable) =>
     if (v === undefined || v === '') return fallback;
     const n = Number(v);
     if (!Number.isInteger(n) || n < min || n > max)
-      fail(`${name} expects a whole number from ${min} to ${max}, found "${v}"`);
+      fail(`${name} expects a whole number from ${min} to ${max}, found ${JSON.stringify(v)}`);
     return n;
   });
 
 const ENV_SCHEMA = z.object({
   [E.ssmPrefix.name]: variable((v, fail) => {
     const prefix = v === undefined || v === '' ? E.ssmPrefix.default : v.replace(/\/+$/, '');
-    if (!SSM_PREFIX.test(prefix)) fail(`${E.ssmPrefix.name} expects a path like /httpd-status-alerts, found "${v}"`);
+    if (!SSM_PREFIX.test(prefix))
+      fail(`${E.ssmPrefix.name} expects a path like /httpd-status-alerts, found ${JSON.stringify(v)}`);
     return prefix;
   }),
   [E.topicArn.name]: z
@@ -86,7 +88,7 @@ const ENV_SCHEMA = z.object({
     const ms = parseDuration(v);
     if (ms === null || ms <= 0 || ms > E.repeatInterval.maxMs)
       fail(
-        `${E.repeatInterval.name} expects a duration like 4h or 30m, at most ${formatDuration(E.repeatInterval.maxMs)}, found "${v}"`,
+        `${E.repeatInterval.name} expects a duration like 4h or 30m, at most ${formatDuration(E.repeatInterval.maxMs)}, found ${JSON.stringify(v)}`,
       );
     return ms as number;
   }),
@@ -99,7 +101,7 @@ const ENV_SCHEMA = z.object({
   [E.chatbotTopicArn.name]: variable((v, fail) => {
     if (v === undefined || v === '') return null;
     if (!/^arn:[^:]+:sns:/.test(v))
-      fail(`${E.chatbotTopicArn.name} expects an SNS topic ARN (arn:aws:sns:...), found "${v}"`);
+      fail(`${E.chatbotTopicArn.name} expects an SNS topic ARN (arn:aws:sns:...), found ${JSON.stringify(v)}`);
     return v;
   }),
   [E.shardMode.name]: z.optional(z.enum(['none', 'sqs', ''], { error: `${E.shardMode.name} expects none or sqs` })),

@@ -65,6 +65,22 @@ describe('readRuntimeConfig', () => {
     ).toThrow(`REPEAT_INTERVAL expects a duration like 4h or 30m, at most 7d, found "${text}"`);
   });
 
+  // The value found as a JSON string: a stray quote or line break shows in the message.
+  it.each([
+    ['FETCH_CONCURRENCY', '"16"', 'FETCH_CONCURRENCY expects a whole number from 1 to 1000, found "\\"16\\""'],
+    ['SSM_PREFIX', 'team\r', 'SSM_PREFIX expects a path like /httpd-status-alerts, found "team\\r"'],
+    ['CHATBOT_TOPIC_ARN', 'chat\n', 'CHATBOT_TOPIC_ARN expects an SNS topic ARN (arn:aws:sns:...), found "chat\\n"'],
+  ])('refuses %s=%j', (variable, value, problem) => {
+    let error: unknown;
+    try {
+      readRuntimeConfig({ ...REQUIRED, [variable]: value });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(EnvironmentError);
+    expect((error as EnvironmentError).problems).toEqual([problem]);
+  });
+
   it('lists every problem at once', () => {
     let error: unknown;
     try {
