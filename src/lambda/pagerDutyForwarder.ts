@@ -31,7 +31,8 @@ import {
   resolvedSince,
 } from '../core/notify/pagerDuty.ts';
 import { assignIncidents, freedBy, INCIDENT_REASONS, perAlertEvents } from '../core/notify/pagerDutyPerAlert.ts';
-import { EnvironmentError } from './environment.ts';
+import { z } from '../core/zod.ts';
+import { integer, readEnvironment, variable } from './environment.ts';
 import { FORWARDER_ENVIRONMENT as E } from './environmentContract.ts';
 
 /** How long a decrypted routing key is reused by a warm function before SSM is asked again. */
@@ -61,35 +62,50 @@ interface PagerDutyConfig {
   stateTable: string;
 }
 
+/** An SSM parameter's name, as SSM accepts it. */
+const PARAMETER_NAME = /^[A-Za-z0-9_.\-/]{1,2048}$/;
+/** A DynamoDB table's name, as DynamoDB accepts it. */
+const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
+const EVENTS_PER_VALUES: readonly EventsPer[] = Object.values(EVENTS_PER);
+
+const PAGERDUTY_ENV_SCHEMA = z.object({
+  [E.routingKeyParameter.name]: variable((v = '', fail) =>
+    PARAMETER_NAME.test(v)
+      ? v
+      : fail(`${E.routingKeyParameter.name} expects the name of an SSM SecureString, found ${JSON.stringify(v)}`),
+  ),
+  [E.eventsUrl.name]: variable((v, fail) => {
+    const url = v || E.eventsUrl.default;
+    return URL.canParse(url) && /^https?:$/.test(new URL(url).protocol)
+      ? url
+      : fail(`${E.eventsUrl.name} expects an http(s) URL, found ${JSON.stringify(url)}`);
+  }),
+  [E.routingKeyMaxAgeSeconds.name]: integer(E.routingKeyMaxAgeSeconds),
+  [E.eventsPer.name]: variable(
+    (v, fail) =>
+      EVENTS_PER_VALUES.find((p) => p === (v || E.eventsPer.default)) ??
+      fail(`${E.eventsPer.name} expects group or alert, found ${JSON.stringify(v)}`),
+  ),
+  [E.stateTable.name]: variable((v = '', fail) =>
+    TABLE_NAME.test(v)
+      ? v
+      : fail(`${E.stateTable.name} expects the name of the DynamoDB state table, found ${JSON.stringify(v)}`),
+  ),
+});
+
 /**
  * @example readPagerDutyConfig(process.env).eventsUrl // 'https://events.pagerduty.com/v2/enqueue'
  * @throws EnvironmentError listing every problem
  */
 function readPagerDutyConfig(env: Record<string, string | undefined>): PagerDutyConfig {
-  const problems: string[] = [];
-  const parameter = env[E.routingKeyParameter.name] ?? '';
-  if (!/^[A-Za-z0-9_.\-/]{1,2048}$/.test(parameter))
-    problems.push(
-      `${E.routingKeyParameter.name} expects the name of an SSM SecureString, found ${JSON.stringify(parameter)}`,
-    );
-  const eventsUrl = env[E.eventsUrl.name] || E.eventsUrl.default;
-  if (!URL.canParse(eventsUrl) || !/^https?:$/.test(new URL(eventsUrl).protocol))
-    problems.push(`${E.eventsUrl.name} expects an http(s) URL, found ${JSON.stringify(eventsUrl)}`);
-  const { name, min, max, default: fallback } = E.routingKeyMaxAgeSeconds;
-  const maxAge = Number(env[name] || fallback);
-  if (!Number.isInteger(maxAge) || maxAge < min || maxAge > max)
-    problems.push(`${name} expects a whole number from ${min} to ${max}, found ${JSON.stringify(env[name])}`);
-  const eventsPerText = env[E.eventsPer.name] || E.eventsPer.default;
-  const eventsPer = Object.values(EVENTS_PER).find((p) => p === eventsPerText);
-  if (eventsPer === undefined)
-    problems.push(`${E.eventsPer.name} expects group or alert, found ${JSON.stringify(env[E.eventsPer.name])}`);
-  const stateTable = env[E.stateTable.name] ?? '';
-  if (!/^[A-Za-z0-9_.-]{3,255}$/.test(stateTable))
-    problems.push(
-      `${E.stateTable.name} expects the name of the DynamoDB state table, found ${JSON.stringify(stateTable)}`,
-    );
-  if (problems.length > 0 || eventsPer === undefined) throw new EnvironmentError(problems);
-  return { routingKeyParameter: parameter, eventsUrl, routingKeyMaxAgeSeconds: maxAge, eventsPer, stateTable };
+  const v = readEnvironment(PAGERDUTY_ENV_SCHEMA, env);
+  return {
+    routingKeyParameter: v[E.routingKeyParameter.name],
+    eventsUrl: v[E.eventsUrl.name],
+    routingKeyMaxAgeSeconds: v[E.routingKeyMaxAgeSeconds.name],
+    eventsPer: v[E.eventsPer.name],
+    stateTable: v[E.stateTable.name],
+  };
 }
 
 interface ForwarderDeps {
