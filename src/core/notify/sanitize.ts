@@ -7,8 +7,10 @@
  * (`data`: the value itself, without invisible characters). Both are capped and have URL
  * credentials redacted. Beside them: the terminal filter (terminalText.ts) and the credential
  * redaction (redact.ts), exported from here so that there is one place to import cleaning from.
+ * The characters that hide text are one list (hiddenChars.ts) for this and the terminal filter.
  */
 import { MAX_REPORT_TEXT_CHARS } from '../constants.ts';
+import { isHiddenChar, isHiddenPair } from './hiddenChars.ts';
 import { redactCredentials, urlHasCredentials } from './redact.ts';
 import { cleanTerminalText } from './terminalText.ts';
 
@@ -31,20 +33,9 @@ const CharCodes = {
   Del: 0x7f,
 } as const;
 
-/** Invisible or line-breaking: C0, DEL, C1, soft hyphen, zero-width, bidi controls, separators, variation selectors, BOM. */
+/** Invisible or line-breaking: C0, DEL, C1, and the hidden characters (hiddenChars.ts). */
 function isInvisible(c: number): boolean {
-  return (
-    c < CharCodes.Space ||
-    (c >= CharCodes.Del && c <= 0x9f) ||
-    c === 0xad ||
-    c === 0x34f ||
-    c === 0x180e ||
-    (c >= 0x200b && c <= 0x200f) ||
-    (c >= 0x2028 && c <= 0x202e) ||
-    (c >= 0x2060 && c <= 0x206f) ||
-    (c >= 0xfe00 && c <= 0xfe0f) ||
-    c === 0xfeff
-  );
+  return c < CharCodes.Space || (c >= CharCodes.Del && c <= 0x9f) || isHiddenChar(c);
 }
 
 const isLetter = (c: number) =>
@@ -64,17 +55,12 @@ function percentEncode(c: string): string {
   return out;
 }
 
-/** Tag characters and supplementary variation selectors (U+E0000-E01EF): invisible, used to smuggle text. */
-function isInvisiblePair(high: number, low: number): boolean {
-  return high === 0xdb40 && low >= 0xdc00 && low <= 0xddef;
-}
-
 /** Text without invisible characters (every other code point kept). */
 function stripInvisible(text: string): string {
   let out = '';
   let copied = 0;
   for (let i = 0; i < text.length; i++) {
-    const pair = isInvisiblePair(text.charCodeAt(i), text.charCodeAt(i + 1));
+    const pair = isHiddenPair(text.charCodeAt(i), text.charCodeAt(i + 1));
     if (!pair && !isInvisible(text.charCodeAt(i))) continue;
     out += text.slice(copied, i);
     if (pair) i++;

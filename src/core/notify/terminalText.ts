@@ -3,9 +3,11 @@
  * lines) or a careless argument puts in front of a person must not retitle the window, clear the
  * screen, colour or hide text, plant a hyperlink (OSC 8) or reorder what is read. One scan over
  * character codes with named states, as the report scanner: escape sequences (ESC and the C1
- * introducers, with their parameters and strings) are dropped whole, other C0/C1 controls, bidi
- * controls, zero-width and tag characters dropped; line feeds and tabs kept.
+ * introducers, with their parameters and strings) are dropped whole, other C0/C1 controls and the
+ * hidden characters (hiddenChars.ts: bidi, zero-width, tag characters, ...) dropped; line feeds and
+ * tabs kept.
  */
+import { isHiddenChar, isHiddenPair } from './hiddenChars.ts';
 
 const CharCodes = {
   Bel: 0x07,
@@ -44,32 +46,9 @@ const C1_STRING_OPENERS: ReadonlySet<number> = new Set([
   CharCodes.Apc,
 ]);
 
-/** Characters a terminal draws as nothing, or uses to reorder or hide text: dropped. */
-function isHidden(c: number): boolean {
-  return (
-    c === 0xad || // soft hyphen
-    c === 0x34f || // combining grapheme joiner
-    c === 0x61c || // Arabic letter mark (bidi)
-    c === 0x115f ||
-    c === 0x1160 || // Hangul fillers
-    c === 0x180e || // Mongolian vowel separator
-    (c >= 0x200b && c <= 0x200f) || // zero-width space/joiners, LRM, RLM
-    (c >= 0x2028 && c <= 0x202e) || // line/paragraph separators, bidi embeddings and overrides
-    (c >= 0x2060 && c <= 0x206f) || // word joiner, invisible operators, bidi isolates, deprecated format
-    c === 0x3164 ||
-    c === 0xfeff || // zero-width no-break space (BOM)
-    c === 0xffa0
-  );
-}
-
 /** C0 controls but tab and line feed, DEL, C1 controls: dropped where they do not open a sequence. */
 function isControl(c: number): boolean {
   return (c < CharCodes.Space && c !== CharCodes.Tab && c !== CharCodes.Newline) || (c >= CharCodes.Del && c <= 0x9f);
-}
-
-/** Tag characters (U+E0000-E007F) as UTF-16: invisible text smuggled after a visible one. */
-function isTagPair(high: number, low: number): boolean {
-  return high === 0xdb40 && low >= 0xdc00 && low <= 0xdc7f;
 }
 
 /** The state after ESC and `c`. */
@@ -97,10 +76,10 @@ function cleanTerminalText(text: string): string {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (state === States.text) {
-      const tag = isTagPair(c, text.charCodeAt(i + 1));
-      if (!tag && !isControl(c) && !isHidden(c)) continue;
+      const pair = isHiddenPair(c, text.charCodeAt(i + 1));
+      if (!pair && !isControl(c) && !isHiddenChar(c)) continue;
       out += text.slice(copied, i);
-      if (tag) i++;
+      if (pair) i++;
       else if (c === CharCodes.Esc) state = States.escape;
       else if (c === CharCodes.Csi) state = States.csi;
       else if (C1_STRING_OPENERS.has(c)) state = States.string;

@@ -66,6 +66,8 @@ describe('Function: cleanReportText, as data', () => {
     ['line breaks and bidi stripped', 'GET /caf\u00e9\r\n\u202e', 'GET /caf\u00e9'],
     ['credentials redacted', 'https://ops:s3cret@h.example/', 'https://ops:***@h.example/'],
     ['tag characters (hidden text) stripped', 'ok\u{E0041}\u{E0042}!', 'ok!'],
+    ['variation selectors stripped', 'ok\u2764\ufe0f\u{E0100}\u{E01EF}!', 'ok\u2764!'],
+    ['the Arabic letter mark (bidi) and Hangul fillers stripped', 'a\u061cb\u3164c\uffa0d\u115f\u1160e', 'abcde'],
   ])('%s', (_, input, expected) => {
     expect(data(input)).toBe(expected);
   });
@@ -179,6 +181,7 @@ describe('Function: cleanSubjectText', () => {
 describe('Function: cleanConfigText', () => {
   it.each([
     ['a line break becomes a space', 'a\nb', 10, 'a b'],
+    ['a hidden character becomes a space', 'a\u061cb\u3164c', 10, 'a b c'],
     ['capped', 'x'.repeat(20), 10, 'xxxxxxx...'],
   ])('%s', (_, input, max, expected) => {
     expect(cleanConfigText(input, max)).toBe(expected);
@@ -274,6 +277,8 @@ describe('Function: cleanTerminalText', () => {
     ['LRM and RLM', 'a\u200eb\u200fc', 'abc'],
     ['zero-width characters', 'ev\u200bi\u200cl\u200d\u2060\ufeff.example', 'evil.example'],
     ['tag characters', 'ok\u{E0041}\u{E0042}\u{E007F}', 'ok'],
+    ['variation selectors (hidden text)', 'ok\u2764\ufe0f\u{E0100}\u{E01EF}', 'ok\u2764'],
+    ['Hangul fillers', 'a\u3164b\uffa0c\u115f\u1160d', 'abcd'],
     ['line separators', 'a\u2028b\u2029c', 'abc'],
     ['non-ASCII letters are kept', 'caf\u00e9 \u4e2d', 'caf\u00e9 \u4e2d'],
     ['an emoji is kept', 'x \u{1F600}', 'x \u{1F600}'],
@@ -288,8 +293,12 @@ describe('Function: cleanTerminalText', () => {
         for (const ch of out) {
           const c = ch.codePointAt(0) as number;
           const control = (c < 0x20 && c !== 0x09 && c !== 0x0a) || (c >= 0x7f && c <= 0x9f);
-          const hidden = (c >= 0x200b && c <= 0x200f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
-          expect([ch, control || hidden || (c >= 0xe0000 && c <= 0xe007f)]).toEqual([ch, false]);
+          const hidden =
+            (c >= 0x200b && c <= 0x200f) ||
+            (c >= 0x202a && c <= 0x202e) ||
+            (c >= 0x2066 && c <= 0x2069) ||
+            (c >= 0xfe00 && c <= 0xfe0f);
+          expect([ch, control || hidden || (c >= 0xe0000 && c <= 0xe01ef)]).toEqual([ch, false]);
         }
         expect(cleanTerminalText(out)).toBe(out);
       }),
