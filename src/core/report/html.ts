@@ -126,7 +126,7 @@ class HtmlReportBuilder implements ScanHandler {
         this.openRow();
         // A "<tr" cut by "<" has no ">" before `end`: the scanner goes on from `end` whatever we say.
         if (this.tableKind === TableKind.Slots && this.slots !== null && this.text.charCodeAt(end - 1) === Char.Gt) {
-          return this.readPlainSlotRow(end);
+          return this.rows === null ? this.readPlainSlotRow(end) : this.readRecordedRows(end);
         }
       }
     } else if (tag === Tag.table) {
@@ -144,6 +144,28 @@ class HtmlReportBuilder implements ScanHandler {
       if (this.sslStart >= 0 && this.sslDepth === 0) this.finishSsl(start);
     }
     return end;
+  }
+
+  /**
+   * Slot table rows recorded straight from the text while they keep the plain shape and pass
+   * every check (`SlotRows.readRow`), from just after a `<tr>` (the row open) on through the rows
+   * that follow it with only blank text between. The first row it leaves is read as usual.
+   * Returns where the scanner goes on.
+   */
+  private readRecordedRows(from: number): number {
+    const rows = this.rows as SlotRows;
+    let at = from;
+    for (;;) {
+      const after = rows.readRow(at);
+      if (after < 0) return this.readPlainSlotRow(at);
+      // As the row's `</tr>` would have it flushed and counted.
+      this.rowOpen = false;
+      this.row++;
+      at = rows.nextRow(after);
+      if (at < 0) return after;
+      // As the scanner would open the next row, with the blank text between left unread.
+      this.openRow();
+    }
   }
 
   /**

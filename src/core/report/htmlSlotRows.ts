@@ -7,13 +7,19 @@
  * warn. The slots are built by the eager build's own `readSlotRow`, so they are the same.
  */
 import { allGood } from './check.ts';
-import { modeIndexOf, positionIn, positionOf } from './common.ts';
+import { decodeEntities, modeIndexOf, positionIn, positionOf } from './common.ts';
+import {
+  asciiWindow,
+  cellKinds,
+  nextPlainRow,
+  PER_CELL,
+  PlainRowFigures,
+  ROW_ROOM,
+  readPlainRow,
+} from './htmlPlainRow.ts';
 import { type ColumnMap, MAX_CELLS, RowCells, RowNumbers, readSlotRow } from './htmlSlots.ts';
 import type { PendingSlots } from './lazySlots.ts';
 import { MODE_SET, type Slot } from './types.ts';
-
-/** Per cell of a row: start, end, runs (see `RowCells`). */
-const PER_CELL = 3;
 
 /** The mode character code of the row's M cell, or -1 when it is none of the 11. */
 function modeCodeOf(text: string, cells: RowCells, i: number): number {
@@ -43,6 +49,14 @@ class SlotRows implements PendingSlots {
   private modes: Uint8Array;
   private sss: Float64Array;
   private positions: Int32Array;
+  /** Each cell's kind, for `readRow`. */
+  private readonly kinds: Uint8Array;
+  /** The window of the page `readRow` reads, as bytes from `base` on; null before the first row. */
+  private bytes: Uint8Array | null = null;
+  private base = 0;
+  /** False once the table met a character outside ASCII: `readRow` leaves every row after it. */
+  private plain = true;
+  private readonly figures = new PlainRowFigures();
   private readonly cells = new RowCells();
   private readonly numbers = new RowNumbers();
   private readonly text: string;
@@ -64,6 +78,7 @@ class SlotRows implements PendingSlots {
     this.columns = columns;
     this.width = width;
     this.maxRows = maxRows;
+    this.kinds = cellKinds(columns, width);
     // Room for a row per position at once (up to 4,096), not doubled up to it.
     const capacity = Math.min(Math.max(Number.isFinite(maxRows) ? maxRows : 0, 64), 4096);
     this.ranges = new Int32Array(capacity * width * PER_CELL);
@@ -92,6 +107,48 @@ class SlotRows implements PendingSlots {
     this.positions[row] = srvPositionOf(text, cells, columns.Srv);
     if (this.numbersGood && !allGood(numbers)) this.numbersGood = false;
     return true;
+  }
+
+  /**
+   * Read and record one row of the plain shape (`readPlainRow`), from just after its `<tr>`: the
+   * row `add` would record from the cells the scanner gives, checked as `add` checks them. Returns
+   * where the row ends (just after `</tr>`), or -1, nothing recorded, for a row to read the usual way.
+   */
+  readRow(from: number): number {
+    if (this.count === this.maxRows || !this.plain) return -1;
+    let bytes = this.bytes;
+    if (bytes === null || (from + ROW_ROOM > this.base + bytes.length && this.base + bytes.length < this.text.length)) {
+      bytes = asciiWindow(this.text, from);
+      this.base = from;
+      this.bytes = bytes;
+      // Outside ASCII the bytes' offsets are not the text's: the rest of the table is read the usual way.
+      if (bytes === null) {
+        this.plain = false;
+        return -1;
+      }
+    }
+    const row = this.count;
+    if (row === this.modes.length) this.grow();
+    const figures = this.figures;
+    const at = row * this.width * PER_CELL;
+    const end = readPlainRow(this.text, bytes, this.base, from - this.base, this.kinds, this.ranges, at, figures);
+    if (end < 0) return -1;
+    this.count++;
+    this.modes[row] = figures.mode;
+    this.sss[row] = figures.ss;
+    this.positions[row] = figures.position;
+    return this.base + end;
+  }
+
+  /**
+   * Just after the `<tr>` that follows `from` (the end of a row `readRow` read) with only blank
+   * text between, or -1: the rows go on with no trip through the scanner.
+   */
+  nextRow(from: number): number {
+    const bytes = this.bytes;
+    if (bytes === null) return -1;
+    const next = nextPlainRow(bytes, from - this.base);
+    return next < 0 ? -1 : this.base + next;
   }
 
   private grow(): void {
@@ -146,6 +203,12 @@ class SlotRows implements PendingSlots {
 
   /** Cell `i` of `row` as `RowCells.text` reads it. */
   private cellText(row: number, i: number): string {
+    const at = (row * this.width + i) * PER_CELL;
+    const ranges = this.ranges;
+    const runs = ranges[at + 2];
+    if (runs === 0) return '';
+    // One run, the usual cell: its text as is, decoded only where it holds an entity.
+    if (runs === 1) return decodeEntities(this.text.slice(ranges[at], ranges[at + 1]));
     this.load(row, i, i + 1);
     return this.cells.text(this.text, i);
   }

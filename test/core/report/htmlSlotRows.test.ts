@@ -5,6 +5,7 @@
  * different point, and the report must equal the one of the plain page, and what generated it.
  */
 import { describe, expect, it } from 'vitest';
+import { slotsPending } from '../../../src/core/report/lazySlots.ts';
 import { parseReport } from '../../../src/core/report/parse.ts';
 import { expectedReport, generateSlots, modelOf } from '../../support/generate.ts';
 import { renderHtml } from '../../support/generatePages.ts';
@@ -28,6 +29,14 @@ const CASES: ReadonlyArray<[string, (rows: string) => string]> = [
   ['the last cell ends with a line break tag', (rows) => rows.replaceAll('</td></tr>', '<br></td></tr>')],
   ['text before the first cell', (rows) => rows.replaceAll('<tr><td>', '<tr>\n <td>')],
   [
+    'a character outside ASCII between the 10th and 11th rows (the rest read the usual way)',
+    (rows) =>
+      rows
+        .split('<tr><td>')
+        .map((row, i) => (i === 10 ? `${row}<!-- \u00e9 -->` : row))
+        .join('<tr><td>'),
+  ],
+  [
     'only the 50th row reshaped',
     (rows) =>
       rows
@@ -46,6 +55,25 @@ describe('slot table rows: the plain reader and the scanner agree', () => {
     const page = reshapeRows(reshape);
     expect(page).not.toBe(plain);
     expect(parseReport(page)).toEqual(expected);
+  });
+
+  it('a vhost outside ASCII in the 50th row: that row and the rest read the usual way, the same report', () => {
+    const slots = generateSlots(96, 'prefork').map((slot, i) =>
+      i === 49 ? { ...slot, vhost: 'b\u00fccher.example' } : slot,
+    );
+    const accented = modelOf(slots, { mpm: 'prefork' });
+    const report = parseReport(renderHtml(accented));
+    expect(report.slots?.[49]?.vhost).toBe('b\u00fccher.example');
+    expect(report).toEqual(expectedReport(accented, 'html'));
+  });
+
+  it("a table of 2,000 rows, longer than the plain reader's window of the page, parses to what generated it", () => {
+    const large = modelOf(generateSlots(2000, 'prefork'), { mpm: 'prefork' });
+    const page = renderHtml(large);
+    expect(page.length).toBeGreaterThan(2 * 2 ** 18);
+    const report = parseReport(page);
+    expect(slotsPending(report)).toBe(true);
+    expect(report).toEqual(expectedReport(large, 'html'));
   });
 
   it('a page cut inside a plain row keeps the rows before it and says where it ended', () => {

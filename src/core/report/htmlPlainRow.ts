@@ -1,0 +1,246 @@
+/**
+ * The slot table's rows of the plain shape mod_status prints, read from the page's bytes: a busy
+ * server prints a thousand rows of some 35 tags and 15 cells, and reading a byte costs a fraction
+ * of `charCodeAt`. Offsets are the text's because only an ASCII stretch of the page is read as bytes
+ * (`asciiBytes`). A row is read whole or not at all: at anything `SlotRows.add` would not take
+ * as is (another tag, a sign, an entity or a tag in a number, an unknown mode) the reader says
+ * -1 and the parser reads the row the usual way, warnings and all.
+ */
+import { modeIndexOf } from './common.ts';
+import type { ColumnMap } from './htmlSlots.ts';
+
+/** What `readPlainRow` checks in each cell of a row, by its column. */
+const CellKind = { Text: 0, Srv: 1, Mode: 2, Pid: 3, Acc: 4, Number: 5, Seconds: 6 } as const;
+
+const Byte = {
+  Tab: 0x09,
+  Lf: 0x0a,
+  Ff: 0x0c,
+  Cr: 0x0d,
+  Space: 0x20,
+  Dash: 0x2d,
+  Dot: 0x2e,
+  Slash: 0x2f,
+  Zero: 0x30,
+  Nine: 0x39,
+  Lt: 0x3c,
+  Gt: 0x3e,
+  LowerB: 0x62,
+  LowerD: 0x64,
+  LowerR: 0x72,
+  LowerT: 0x74,
+} as const;
+
+/** `<td nowrap>` after its `<td`. */
+const NOWRAP_TAIL = Uint8Array.from(' nowrap>', (c) => c.charCodeAt(0));
+
+/** Per cell of a row in `ranges`: start, end, runs (as `RowCells` keeps them). */
+const PER_CELL = 3;
+
+/**
+ * Bytes of the page read at once: a window of the slot table, moved on as the rows are read, so a
+ * page of 20,000 slots takes no copy of its size (the usual page is some 290 KB).
+ */
+const WINDOW = 1 << 18;
+/** Room a row may need: one that does not fit in what is left of a window moves the window on. */
+const ROW_ROOM = 1 << 14;
+const windowBytes = new Uint8Array(WINDOW);
+const encoder = new TextEncoder();
+
+/**
+ * The window of `text` from `from` on (byte `k` is `text[from + k]`), or null when it holds a
+ * character outside ASCII (offsets would not match). The bytes are overwritten by the next call.
+ */
+function asciiWindow(text: string, from: number): Uint8Array | null {
+  const length = Math.min(text.length - from, WINDOW);
+  const { read, written } = encoder.encodeInto(text.substring(from, from + length), windowBytes);
+  return read === length && written === length ? windowBytes.subarray(0, length) : null;
+}
+
+/** Each cell's kind for a table of `width` cells laid out as `columns`. */
+function cellKinds(columns: ColumnMap, width: number): Uint8Array {
+  const kinds = new Uint8Array(width); // CellKind.Text
+  const set = (column: number, kind: number) => {
+    if (column >= 0) kinds[column] = kind;
+  };
+  set(columns.Srv, CellKind.Srv);
+  set(columns.M, CellKind.Mode);
+  set(columns.PID, CellKind.Pid);
+  set(columns.Acc, CellKind.Acc);
+  for (const column of [columns.CPU, columns.Req, columns.Dur, columns.Conn, columns.Child, columns.Slot]) {
+    set(column, CellKind.Number);
+  }
+  set(columns.SS, CellKind.Seconds);
+  return kinds;
+}
+
+function isWhitespace(b: number): boolean {
+  return b <= Byte.Space && (b === Byte.Space || b === Byte.Lf || b === Byte.Tab || b === Byte.Cr || b === Byte.Ff);
+}
+
+/**
+ * `[start, end)` as `rangeNumber` reads `digits[.digits]` (a possible number: finite, >= 0), or -1
+ * for anything else (a sign, an exponent, no digit, more than 15 digits).
+ */
+function plainNumber(bytes: Uint8Array, start: number, end: number): number {
+  let mantissa = 0;
+  let scale = 1;
+  let digits = 0;
+  let dot = false;
+  for (let i = start; i < end; i++) {
+    const b = bytes[i] as number;
+    if (b >= Byte.Zero && b <= Byte.Nine) {
+      mantissa = mantissa * 10 + (b - Byte.Zero);
+      digits++;
+      if (dot) scale *= 10;
+    } else if (b === Byte.Dot && !dot) dot = true;
+    else return -1;
+  }
+  if (digits === 0 || digits > 15) return -1;
+  return scale === 1 ? mantissa : mantissa / scale;
+}
+
+/** Whether `[start, end)` is `a/b/c` of plain numbers (`RowCells.accInto` with no warning to come). */
+function plainAcc(bytes: Uint8Array, start: number, end: number): boolean {
+  let slash1 = start;
+  while (slash1 < end && bytes[slash1] !== Byte.Slash) slash1++;
+  let slash2 = slash1 + 1;
+  while (slash2 < end && bytes[slash2] !== Byte.Slash) slash2++;
+  return (
+    slash2 < end &&
+    plainNumber(bytes, start, slash1) >= 0 &&
+    plainNumber(bytes, slash1 + 1, slash2) >= 0 &&
+    plainNumber(bytes, slash2 + 1, end) >= 0
+  );
+}
+
+/** `positionIn` on bytes: Srv's leading digits, or -1 when there are none (or more than 15). */
+function plainPosition(bytes: Uint8Array, start: number, end: number): number {
+  let n = 0;
+  let i = start;
+  for (; i < end; i++) {
+    const b = bytes[i] as number;
+    if (b < Byte.Zero || b > Byte.Nine) break;
+    n = n * 10 + (b - Byte.Zero);
+  }
+  return i === start || i - start > 15 ? -1 : n;
+}
+
+/** What a row gives beside its cells' ranges, for the metrics and the table-wide checks. */
+class PlainRowFigures {
+  /** Column M's character code. */
+  mode = 0;
+  /** Column SS. */
+  ss = 0;
+  /** The scoreboard position Srv names, or -1. */
+  position = -1;
+}
+
+/**
+ * Read one row from byte `from` (just after its `<tr>`) to just after its `</tr>`: each cell's
+ * range (text offsets: `base` + byte index) into `ranges` from `at`, and `out`'s figures. Every
+ * cell is `<td>` or `<td nowrap>`, holds text and `<b>`/`</b>` only, and a number where its column
+ * wants one. Returns the byte index after `</tr>`, or -1 (with `ranges` and `out` partly written).
+ */
+function readPlainRow(
+  text: string,
+  bytes: Uint8Array,
+  base: number,
+  from: number,
+  kinds: Uint8Array,
+  ranges: Int32Array,
+  at: number,
+  out: PlainRowFigures,
+): number {
+  const width = kinds.length;
+  const length = bytes.length;
+  let i = from;
+  for (let cell = 0; ; cell++, at += PER_CELL) {
+    // `<td>`, `<td nowrap>` or, after the last cell, `</tr>`.
+    if (i + 5 > length || bytes[i] !== Byte.Lt) return -1;
+    if (cell === width) {
+      const closesRow =
+        bytes[i + 1] === Byte.Slash &&
+        bytes[i + 2] === Byte.LowerT &&
+        bytes[i + 3] === Byte.LowerR &&
+        bytes[i + 4] === Byte.Gt;
+      return closesRow ? i + 5 : -1;
+    }
+    if (bytes[i + 1] !== Byte.LowerT || bytes[i + 2] !== Byte.LowerD) return -1;
+    if (bytes[i + 3] === Byte.Gt) i += 4;
+    else if (isNowrap(bytes, i)) i += 3 + NOWRAP_TAIL.length;
+    else return -1;
+    const kind = kinds[cell];
+    // The cell's text runs up to its `</td>`, with `<b>` and `</b>` between them, as `RowCells.addRun` keeps them.
+    let runs = 0;
+    let start = 0;
+    let end = 0;
+    for (;;) {
+      let lt = i;
+      if (kind === CellKind.Text) lt = text.indexOf('<', base + i) - base;
+      else while (lt < length && bytes[lt] !== Byte.Lt) lt++;
+      if (lt < 0 || lt + 5 > length) return -1;
+      let s = i;
+      let e = lt;
+      while (s < e && isWhitespace(bytes[s] as number)) s++;
+      while (e > s && isWhitespace(bytes[e - 1] as number)) e--;
+      if (s < e) {
+        if (runs++ === 0) start = s;
+        end = e;
+      }
+      const b1 = bytes[lt + 1];
+      const b2 = bytes[lt + 2];
+      if (b1 === Byte.LowerB && b2 === Byte.Gt) {
+        i = lt + 3;
+      } else if (b1 !== Byte.Slash) {
+        return -1;
+      } else if (b2 === Byte.LowerB && bytes[lt + 3] === Byte.Gt) {
+        i = lt + 4;
+      } else if (b2 === Byte.LowerT && bytes[lt + 3] === Byte.LowerD && bytes[lt + 4] === Byte.Gt) {
+        i = lt + 5;
+        break;
+      } else return -1;
+    }
+    ranges[at] = base + start;
+    ranges[at + 1] = base + end;
+    ranges[at + 2] = runs;
+    if (kind === CellKind.Text) continue;
+    if (runs !== 1) return -1;
+    if (kind === CellKind.Number) {
+      if (plainNumber(bytes, start, end) < 0) return -1;
+    } else if (kind === CellKind.Seconds) {
+      out.ss = plainNumber(bytes, start, end);
+      if (out.ss < 0) return -1;
+    } else if (kind === CellKind.Acc) {
+      if (!plainAcc(bytes, start, end)) return -1;
+    } else if (kind === CellKind.Pid) {
+      const dash = end === start + 1 && bytes[start] === Byte.Dash;
+      if (!dash && plainNumber(bytes, start, end) < 0) return -1;
+    } else if (kind === CellKind.Mode) {
+      out.mode = bytes[start] as number;
+      if (end !== start + 1 || modeIndexOf(out.mode) < 0) return -1;
+    } else {
+      out.position = plainPosition(bytes, start, end);
+    }
+  }
+}
+
+/** Just after the `<tr>` that follows byte `from` with only blank text between, or -1. */
+function nextPlainRow(bytes: Uint8Array, from: number): number {
+  let i = from;
+  while (i < bytes.length && isWhitespace(bytes[i] as number)) i++;
+  const opensRow =
+    i + 4 <= bytes.length &&
+    bytes[i] === Byte.Lt &&
+    bytes[i + 1] === Byte.LowerT &&
+    bytes[i + 2] === Byte.LowerR &&
+    bytes[i + 3] === Byte.Gt;
+  return opensRow ? i + 4 : -1;
+}
+
+function isNowrap(bytes: Uint8Array, at: number): boolean {
+  for (let k = 0; k < NOWRAP_TAIL.length; k++) if (bytes[at + 3 + k] !== NOWRAP_TAIL[k]) return false;
+  return true;
+}
+
+export { asciiWindow, cellKinds, nextPlainRow, PER_CELL, PlainRowFigures, ROW_ROOM, readPlainRow };
