@@ -100,6 +100,53 @@ function plainNumber(bytes: Uint8Array, start: number, end: number): number {
   return scale === 1 ? mantissa : mantissa / scale;
 }
 
+/** Where `numberCell` found its number, and its value. */
+class NumberRead {
+  start = 0;
+  end = 0;
+  value = 0;
+}
+const numberRead = new NumberRead();
+
+/**
+ * A number's cell from just after its `<td>`: blank text, `digits[.digits]` as `plainNumber` reads
+ * them, blank text, `</td>`, checked in one walk. Returns the index after `</td>` (the number in
+ * `numberRead`), or -1 for any other content.
+ */
+function numberCell(bytes: Uint8Array, from: number): number {
+  const length = bytes.length;
+  let i = from;
+  while (i < length && isWhitespace(bytes[i] as number)) i++;
+  const start = i;
+  let mantissa = 0;
+  let scale = 1;
+  let dot = false;
+  for (; i < length; i++) {
+    const b = bytes[i] as number;
+    if (b >= Byte.Zero && b <= Byte.Nine) {
+      mantissa = mantissa * 10 + (b - Byte.Zero);
+      if (dot) scale *= 10;
+    } else if (b === Byte.Dot && !dot) dot = true;
+    else break;
+  }
+  const digits = i - start - (dot ? 1 : 0);
+  if (digits === 0 || digits > 15) return -1;
+  const end = i;
+  while (i < length && isWhitespace(bytes[i] as number)) i++;
+  const closesCell =
+    i + 5 <= length &&
+    bytes[i] === Byte.Lt &&
+    bytes[i + 1] === Byte.Slash &&
+    bytes[i + 2] === Byte.LowerT &&
+    bytes[i + 3] === Byte.LowerD &&
+    bytes[i + 4] === Byte.Gt;
+  if (!closesCell) return -1;
+  numberRead.start = start;
+  numberRead.end = end;
+  numberRead.value = scale === 1 ? mantissa : mantissa / scale;
+  return i + 5;
+}
+
 /** Whether `[start, end)` is `a/b/c` of plain numbers (`RowCells.accInto` with no warning to come). */
 function plainAcc(bytes: Uint8Array, start: number, end: number): boolean {
   let slash1 = start;
@@ -171,6 +218,15 @@ function readPlainRow(
     else if (isNowrap(bytes, i)) i += 3 + NOWRAP_TAIL.length;
     else return -1;
     const kind = kinds[cell];
+    if (kind === CellKind.Number || kind === CellKind.Seconds) {
+      i = numberCell(bytes, i);
+      if (i < 0) return -1;
+      ranges[at] = base + numberRead.start;
+      ranges[at + 1] = base + numberRead.end;
+      ranges[at + 2] = 1;
+      if (kind === CellKind.Seconds) out.ss = numberRead.value;
+      continue;
+    }
     // The cell's text runs up to its `</td>`, with `<b>` and `</b>` between them, as `RowCells.addRun` keeps them.
     let runs = 0;
     let start = 0;
@@ -206,12 +262,7 @@ function readPlainRow(
     ranges[at + 2] = runs;
     if (kind === CellKind.Text) continue;
     if (runs !== 1) return -1;
-    if (kind === CellKind.Number) {
-      if (plainNumber(bytes, start, end) < 0) return -1;
-    } else if (kind === CellKind.Seconds) {
-      out.ss = plainNumber(bytes, start, end);
-      if (out.ss < 0) return -1;
-    } else if (kind === CellKind.Acc) {
+    if (kind === CellKind.Acc) {
       if (!plainAcc(bytes, start, end)) return -1;
     } else if (kind === CellKind.Pid) {
       const dash = end === start + 1 && bytes[start] === Byte.Dash;

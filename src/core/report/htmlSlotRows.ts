@@ -3,7 +3,8 @@
  * cell's range in the page, and what the checks and the metrics need (M, SS, the scoreboard
  * position, whether every number is possible). Only rows the eager build takes without a warning
  * are recorded (`add` says false for any other: the parser then builds the slots as it reads
- * them); `fitsScoreboard` tells, once the page is read, whether the table-wide checks would
+ * them); a row of the plain shape is read and recorded from the page's bytes (`readRow`) before
+ * the scanner sees it, other rows reach `add` as cells; `fitsScoreboard` tells, once the page is read, whether the table-wide checks would
  * warn. The slots are built by the eager build's own `readSlotRow`, so they are the same.
  */
 import { allGood } from './check.ts';
