@@ -1,8 +1,10 @@
 /**
  * Bounded concurrency for fetching many targets: a slow target holds one slot for at most its own
- * timeout and never delays the others beyond that. Which targets start first matters as much as
- * the bound: a slow target started last makes the run last the whole fleet's CPU time plus its
- * own wait, so `createLatencyMemory` lets a warm container start last run's slowest targets first.
+ * timeout, or with patience until it has waited that long, and never delays the others beyond
+ * that. Which targets start first matters as much as the bound: a slow target started last makes
+ * the run last the whole fleet's CPU time plus its own wait, so `createLatencyMemory` lets a warm
+ * container start last run's slowest targets first; patience keeps slow targets from filling
+ * every slot when there are more of them than slots.
  */
 import pLimit from 'p-limit';
 
@@ -16,21 +18,70 @@ class FetchAllError extends AggregateError {
   }
 }
 
+/** How `fetchAll` may let more calls run than its bound. */
+interface FetchAllOptions {
+  /**
+   * A call still in flight after this long gives its slot to the next item and goes on waiting
+   * beside the bound: a target that is slow to answer (or never does, until its timeout) holds
+   * the run back by its own wait only, however many such targets there are. Unset: never.
+   */
+  patienceMs?: number;
+  /** Calls that gave their slot back, at most (so at most `concurrency` + this in flight); default `concurrency`. */
+  maxWaiting?: number;
+}
+
 /**
- * Run `fn` over `items` with at most `concurrency` calls in flight, started in item order (see
- * `inStartOrder`); results keep the order of `items`. `fn` should turn failures into values (as
+ * Run `fn` over `items` with at most `concurrency` calls holding a slot, started in item order
+ * (see `inStartOrder`); results keep the order of `items`. With `patienceMs`, a call past it waits
+ * without a slot (`FetchAllOptions`). `fn` should turn failures into values (as
  * `fetchStatusPage` does); if some calls reject anyway, every other call still finishes, then
  * `FetchAllError` is thrown.
  *
  * @example
- * const results = await fetchAll(targets, 16, (t) => fetchStatusPage(t));
+ * const results = await fetchAll(targets, 16, (t) => fetchStatusPage(t), { patienceMs: 250 });
  */
-async function fetchAll<T, R>(items: readonly T[], concurrency: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+async function fetchAll<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  fn: (item: T) => Promise<R>,
+  options: FetchAllOptions = {},
+): Promise<R[]> {
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`expected concurrency to be a positive integer, found ${concurrency}`);
   }
+  const { patienceMs, maxWaiting = concurrency } = options;
   const limit = pLimit(concurrency);
-  const settled = await Promise.allSettled(items.map((item) => limit(() => fn(item))));
+  let waiting = 0;
+  // The limit holds a slot until `slot` settles: when the call ends, or when it has waited past
+  // its patience while fewer than `maxWaiting` others do. The call itself goes on either way.
+  const run = (item: T): Promise<R> =>
+    new Promise<R>((settle) => {
+      void limit(
+        () =>
+          new Promise<void>((releaseSlot) => {
+            const call = Promise.resolve().then(() => fn(item));
+            let waited = false;
+            const timer =
+              patienceMs === undefined
+                ? undefined
+                : setTimeout(() => {
+                    if (waiting === maxWaiting) return;
+                    waiting++;
+                    waited = true;
+                    releaseSlot();
+                  }, patienceMs);
+            settle(call);
+            void call
+              .catch(() => undefined)
+              .then(() => {
+                clearTimeout(timer);
+                if (waited) waiting--;
+                releaseSlot();
+              });
+          }),
+      );
+    });
+  const settled = await Promise.allSettled(items.map(run));
   const errors = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason] : []));
   if (errors.length > 0) throw new FetchAllError(errors, items.length);
   return settled.map((s) => (s as PromiseFulfilledResult<R>).value);
@@ -83,5 +134,5 @@ function createLatencyMemory(): LatencyMemory {
   };
 }
 
-export type { LatencyMemory };
+export type { FetchAllOptions, LatencyMemory };
 export { createLatencyMemory, FetchAllError, fetchAll, inStartOrder };

@@ -188,6 +188,8 @@ interface CycleDeps {
   metrics: MetricsSink;
   logger: Logger;
   concurrency: number;
+  /** A fetch unanswered this long waits without its slot (`fetchAll`'s patience); default `FETCH_PATIENCE_MS`. */
+  fetchPatienceMs?: number;
   evaluate: Partial<EvaluateOptions>;
   /** How long a claim blocks other runs; longer than the function's timeout. */
   claimLeaseMs: number;

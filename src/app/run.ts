@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Silence } from '../core/alerts/silences.ts';
-import { DEFAULT_REPEAT_INTERVAL_MS } from '../core/constants.ts';
+import { DEFAULT_REPEAT_INTERVAL_MS, FETCH_PATIENCE_MS } from '../core/constants.ts';
 import { NotAStatusReportError } from '../core/errors.ts';
 import type { EvaluateResult } from '../core/evaluate.ts';
 import { ConfigurationError, type MonitorConfig, type TargetConfig } from '../core/monitorConfig.ts';
@@ -305,48 +305,57 @@ async function checkTargets(
         });
         return null;
       });
-  await fetchAll(inStartOrder(config.targets, deps.fetchPriority), deps.concurrency, async (target) => {
-    const { observation, latencyMs } = await observe(target, deps.config, deps.fetch);
-    summary.targets++;
-    if (observation.kind === 'down') {
-      summary.down++;
-      deps.logger.warn('target down', { target: target.name, reason: observation.reason, detail: observation.detail });
-    }
-    const stored = await loading;
-    let metrics: EvaluateResult['metrics'] | null = null;
-    if (stored !== null) {
-      try {
-        metrics = await checkTarget(targetDeps, {
-          config,
-          target,
-          observation,
-          loaded: stored.get(targetKey(target.name)) ?? null,
-          now,
-          token,
-          report: (outcome) => {
-            addToSummary(summary, outcome, publishFailures, deps, target.name);
-            if (outcome.conflict) summary.skipped++;
-            if (!stored.has(targetKey(target.name)) && outcome.writes > 0) created.push(target.name);
-          },
-          // Before a new item's pages go out, not only at the run's end: a run that dies between
-          // would leave a page of a target the configuration dropped meanwhile never resolved.
-          ...(generation === null ? {} : { onCreated: () => oweRemovals(deps, [target.name], generation) }),
+  await fetchAll(
+    inStartOrder(config.targets, deps.fetchPriority),
+    deps.concurrency,
+    async (target) => {
+      const { observation, latencyMs } = await observe(target, deps.config, deps.fetch);
+      summary.targets++;
+      if (observation.kind === 'down') {
+        summary.down++;
+        deps.logger.warn('target down', {
+          target: target.name,
+          reason: observation.reason,
+          detail: observation.detail,
         });
-      } catch (error) {
-        // Why: one target's storage failure (throttling, a value DynamoDB refuses) must not stop the others.
-        deps.warm.delete(target.name);
-        stateFailures.push(error);
-        summary.failed++;
-        deps.logger.error('target state failed', { target: target.name, error: (error as Error).message });
       }
-    }
-    deps.metrics.target({
-      target: target.name,
-      up: observation.kind === 'report',
-      fetchLatencyMs: latencyMs,
-      metrics: metrics ?? new Map(),
-    });
-  });
+      const stored = await loading;
+      let metrics: EvaluateResult['metrics'] | null = null;
+      if (stored !== null) {
+        try {
+          metrics = await checkTarget(targetDeps, {
+            config,
+            target,
+            observation,
+            loaded: stored.get(targetKey(target.name)) ?? null,
+            now,
+            token,
+            report: (outcome) => {
+              addToSummary(summary, outcome, publishFailures, deps, target.name);
+              if (outcome.conflict) summary.skipped++;
+              if (!stored.has(targetKey(target.name)) && outcome.writes > 0) created.push(target.name);
+            },
+            // Before a new item's pages go out, not only at the run's end: a run that dies between
+            // would leave a page of a target the configuration dropped meanwhile never resolved.
+            ...(generation === null ? {} : { onCreated: () => oweRemovals(deps, [target.name], generation) }),
+          });
+        } catch (error) {
+          // Why: one target's storage failure (throttling, a value DynamoDB refuses) must not stop the others.
+          deps.warm.delete(target.name);
+          stateFailures.push(error);
+          summary.failed++;
+          deps.logger.error('target state failed', { target: target.name, error: (error as Error).message });
+        }
+      }
+      deps.metrics.target({
+        target: target.name,
+        up: observation.kind === 'report',
+        fetchLatencyMs: latencyMs,
+        metrics: metrics ?? new Map(),
+      });
+    },
+    { patienceMs: deps.fetchPatienceMs ?? FETCH_PATIENCE_MS },
+  );
   if (generation !== null && created.length > 0) {
     try {
       summary.writes += await oweRemovals(deps, created, generation);

@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import { createLatencyMemory, FetchAllError, fetchAll, inStartOrder } from '../../src/app/concurrency.ts';
 import type { FetchResult } from '../../src/app/ports.ts';
@@ -51,6 +51,66 @@ describe('fetchAll', () => {
     expect((error as FetchAllError).message).toBe('expected every call to settle with a value, found 2 of 4 rejected');
     expect((error as FetchAllError).errors.map((e: Error) => e.message)).toEqual(['item 1 failed', 'item 3 failed']);
     expect(finished.sort()).toEqual([0, 1, 2, 3]);
+  });
+});
+
+describe('fetchAll with patience', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  // Items 0-2 answer only when released (slow targets), 3-5 at once; two slots; 100 ms pass, then
+  // the slow ones are released. Which items started before that, and how many ran at once.
+  it.each([
+    { intent: 'no patience: the slow calls keep their slots', options: {}, started: [0, 1], peak: 2 },
+    {
+      intent: 'patience, one call may wait without a slot',
+      options: { patienceMs: 100, maxWaiting: 1 },
+      started: [0, 1, 2],
+      peak: 3,
+    },
+    {
+      intent: 'patience, as many may wait as there are slots (the default)',
+      options: { patienceMs: 100 },
+      started: [0, 1, 2, 3, 4, 5],
+      peak: 4,
+    },
+    {
+      intent: 'patience longer than the wait: nothing changes',
+      options: { patienceMs: 101 },
+      started: [0, 1],
+      peak: 2,
+    },
+  ])('$intent', async ({ options, started, peak }) => {
+    // Prepare
+    vi.useFakeTimers();
+    const releases: Array<() => void> = [];
+    const begun: number[] = [];
+    let active = 0;
+    let highest = 0;
+    // Act
+    const outcome = fetchAll(
+      [0, 1, 2, 3, 4, 5],
+      2,
+      async (i) => {
+        begun.push(i);
+        highest = Math.max(highest, ++active);
+        if (i <= 2) await new Promise<void>((resolve) => releases.push(resolve));
+        active--;
+        return i * 10;
+      },
+      options,
+    );
+    await vi.advanceTimersByTimeAsync(100);
+    const beganBeforeRelease = [...begun];
+    while (begun.length < 6 || releases.length > 0) {
+      for (const release of releases.splice(0)) release();
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    // Assess
+    expect(beganBeforeRelease).toEqual(started);
+    expect(highest).toBe(peak);
+    await expect(outcome).resolves.toEqual([0, 10, 20, 30, 40, 50]);
   });
 });
 

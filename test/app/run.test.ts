@@ -205,6 +205,44 @@ describe('runCycle with dynalite and fauxqs', () => {
     expect(order).toEqual(['web-2', 'web-3', 'web-1']);
   });
 
+  it.each([
+    { intent: 'past its patience, a slow target gives its slot to the others', patienceMs: 1, othersFirst: true },
+    { intent: 'within its patience, a slow target keeps its slot', patienceMs: 60_000, othersFirst: false },
+  ])('$intent', async ({ patienceMs, othersFirst }) => {
+    // Prepare: one slot; web-2 starts first and answers once both others were fetched, or after 2 s.
+    const raw = {
+      targets: Object.fromEntries(
+        ['web-1', 'web-2', 'web-3'].map((name) => [`/hsa/targets/${name}`, JSON.stringify({ url: page.url })]),
+      ),
+      rules: { '/hsa/rules/closing': CLOSING_RULES },
+      silences: {},
+    };
+    const fetched = new Set<string>();
+    let othersFetched: () => void = () => {};
+    const others = new Promise<boolean>((resolve) => {
+      othersFetched = () => resolve(true);
+    });
+    let answeredAfterOthers: boolean | null = null;
+    const fetch: CycleDeps['fetch'] = async (t) => {
+      fetched.add(t.name);
+      if (fetched.has('web-1') && fetched.has('web-3')) othersFetched();
+      if (t.name === 'web-2') {
+        const fallback = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2000));
+        answeredAfterOthers = await Promise.race([others, fallback]);
+      }
+      return fetchStatusPage(t);
+    };
+    const first = (name: string) => (name === 'web-2' ? 1 : 0);
+    // Act
+    const summary = await runCycle(
+      deps({ raw, fetch, concurrency: 1, fetchPatienceMs: patienceMs, fetchPriority: first }),
+      at(0),
+    );
+    // Assess
+    expect(answeredAfterOthers).toBe(othersFirst);
+    expect(summary).toMatchObject({ targets: 3, down: 0 });
+  });
+
   it('pages once when a condition starts, stays quiet while it lasts, resolves once, repeats after 4 h', async () => {
     const d = deps();
     const steps: Array<[number, string, string[]]> = [
