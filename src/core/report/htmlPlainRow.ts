@@ -7,17 +7,13 @@
  * -1 and the parser reads the row the usual way, warnings and all.
  */
 import { modeIndexOf } from './common.ts';
+import { isWhitespace } from './htmlScanner.ts';
 import type { ColumnMap } from './htmlSlots.ts';
 
 /** What `readPlainRow` checks in each cell of a row, by its column. */
 const CellKind = { Text: 0, Srv: 1, Mode: 2, Pid: 3, Acc: 4, Number: 5, Seconds: 6 } as const;
 
 const Byte = {
-  Tab: 0x09,
-  Lf: 0x0a,
-  Ff: 0x0c,
-  Cr: 0x0d,
-  Space: 0x20,
   Dash: 0x2d,
   Dot: 0x2e,
   Slash: 0x2f,
@@ -72,10 +68,6 @@ function cellKinds(columns: ColumnMap, width: number): Uint8Array {
   }
   set(columns.SS, CellKind.Seconds);
   return kinds;
-}
-
-function isWhitespace(b: number): boolean {
-  return b <= Byte.Space && (b === Byte.Space || b === Byte.Lf || b === Byte.Tab || b === Byte.Cr || b === Byte.Ff);
 }
 
 /**
