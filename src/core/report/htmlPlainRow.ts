@@ -2,7 +2,7 @@
  * The slot table's rows of the plain shape mod_status prints, read from the page's bytes: a busy
  * server prints a thousand rows of some 35 tags and 15 cells, and reading a byte costs a fraction
  * of `charCodeAt`. Offsets are the text's because only an ASCII stretch of the page is read as bytes
- * (`asciiBytes`). A row is read whole or not at all: at anything `SlotRows.add` would not take
+ * (`asciiWindow`). A row is read whole or not at all: at anything `SlotRows.add` would not take
  * as is (another tag, a sign, an entity or a tag in a number, an unknown mode) the reader says
  * -1 and the parser reads the row the usual way, warnings and all.
  */
@@ -45,7 +45,8 @@ const encoder = new TextEncoder();
 
 /**
  * The window of `text` from `from` on (byte `k` is `text[from + k]`), or null when it holds a
- * character outside ASCII (offsets would not match). The bytes are overwritten by the next call.
+ * character outside ASCII (offsets would not match). The bytes are overwritten by the next call:
+ * one buffer serves every parse, which runs to its end without yielding (it is synchronous).
  */
 function asciiWindow(text: string, from: number): Uint8Array | null {
   const length = Math.min(text.length - from, WINDOW);
