@@ -147,8 +147,8 @@ class HtmlReportBuilder implements ScanHandler {
   }
 
   /**
-   * Slot table rows recorded straight from the text while they keep the plain shape and pass
-   * every check (`SlotRows.readRow`), from just after a `<tr>` (the row open) on through the rows
+   * Slot table rows recorded straight from the page's bytes while they keep the plain shape and
+   * pass every check (`SlotRows.readRow`), from just after a `<tr>` (the row open) on through the rows
    * that follow it with only blank text between. The first row it leaves is read as usual.
    * Returns where the scanner goes on.
    */
