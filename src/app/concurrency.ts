@@ -26,7 +26,10 @@ interface FetchAllOptions {
    * the run back by its own wait only, however many such targets there are. Unset: never.
    */
   patienceMs?: number;
-  /** Calls that gave their slot back, at most (so at most `concurrency` + this in flight); default `concurrency`. */
+  /**
+   * Calls that gave their slot back, at most (so at most `concurrency` + this in flight); default
+   * `concurrency`. A call past its patience while they are all taken waits for the next free place.
+   */
   maxWaiting?: number;
 }
 
@@ -52,8 +55,11 @@ async function fetchAll<T, R>(
   const { patienceMs, maxWaiting = concurrency } = options;
   const limit = pLimit(concurrency);
   let waiting = 0;
-  // The limit holds a slot until `slot` settles: when the call ends, or when it has waited past
-  // its patience while fewer than `maxWaiting` others do. The call itself goes on either way.
+  // Calls past their patience that found every waiting place taken, oldest first: each takes the
+  // place the next finished waiter leaves.
+  const overdue: Array<() => void> = [];
+  // The limit holds a slot until `releaseSlot`: when the call ends, or when it has waited past
+  // its patience and a waiting place is free. The call itself goes on either way.
   const run = (item: T): Promise<R> =>
     new Promise<R>((settle) => {
       void limit(
@@ -61,21 +67,26 @@ async function fetchAll<T, R>(
           new Promise<void>((releaseSlot) => {
             const call = Promise.resolve().then(() => fn(item));
             let waited = false;
+            const wait = (): void => {
+              waiting++;
+              waited = true;
+              releaseSlot();
+            };
             const timer =
               patienceMs === undefined
                 ? undefined
-                : setTimeout(() => {
-                    if (waiting === maxWaiting) return;
-                    waiting++;
-                    waited = true;
-                    releaseSlot();
-                  }, patienceMs);
+                : setTimeout(() => (waiting < maxWaiting ? wait() : overdue.push(wait)), patienceMs);
             settle(call);
             void call
               .catch(() => undefined)
               .then(() => {
                 clearTimeout(timer);
-                if (waited) waiting--;
+                const queued = overdue.indexOf(wait);
+                if (queued >= 0) overdue.splice(queued, 1);
+                if (waited) {
+                  waiting--;
+                  overdue.shift()?.();
+                }
                 releaseSlot();
               });
           }),

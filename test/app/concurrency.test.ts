@@ -114,6 +114,41 @@ describe('fetchAll with patience', () => {
   });
 });
 
+describe('fetchAll with patience, the waiting places taken', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('a call past its patience takes the place the next finished waiter leaves', async () => {
+    // Prepare: items 0-3 answer only when released; two slots, one waiting place, 100 ms patience.
+    vi.useFakeTimers();
+    const releases = new Map<number, () => void>();
+    const begun: number[] = [];
+    const outcome = fetchAll(
+      [0, 1, 2, 3, 4],
+      2,
+      async (i) => {
+        begun.push(i);
+        if (i <= 3) await new Promise<void>((resolve) => releases.set(i, resolve));
+        return i;
+      },
+      { patienceMs: 100, maxWaiting: 1 },
+    );
+    // Act + Assess: at 100 ms item 0 waits without its slot and item 2 takes it; item 1 is past
+    // its patience too, but the one place is taken, so it keeps its slot.
+    await vi.advanceTimersByTimeAsync(200);
+    expect(begun).toEqual([0, 1, 2]);
+    // Item 0 ends: item 1 takes its waiting place and gives its slot to item 3.
+    releases.get(0)?.();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(begun).toEqual([0, 1, 2, 3]);
+    for (const i of [1, 2, 3]) releases.get(i)?.();
+    await vi.advanceTimersByTimeAsync(200);
+    for (const i of [1, 2, 3]) releases.get(i)?.();
+    await expect(outcome).resolves.toEqual([0, 1, 2, 3, 4]);
+  });
+});
+
 describe('inStartOrder', () => {
   const targets = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name }));
   it.each([
