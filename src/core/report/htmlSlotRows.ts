@@ -42,6 +42,10 @@ function srvPositionOf(text: string, cells: RowCells, i: number): number {
   return position ?? -1;
 }
 
+/** The fewest characters of a row (`<tr></tr>`) and of a cell (`<td></td>`). */
+const MIN_ROW_CHARS = '<tr></tr>'.length;
+const MIN_CELL_CHARS = '<td></td>'.length;
+
 class SlotRows implements PendingSlots {
   count = 0;
   /** False once a recorded row holds an impossible number (the report check would null or drop it). */
@@ -80,8 +84,11 @@ class SlotRows implements PendingSlots {
     this.width = width;
     this.maxRows = maxRows;
     this.kinds = cellKinds(columns, width);
-    // Room for a row per position at once (up to 4,096), not doubled up to it.
-    const capacity = Math.min(Math.max(Number.isFinite(maxRows) ? maxRows : 0, 64), 4096);
+    // Room for a row per position at once, not doubled up to it (a 20,000-slot table grew three
+    // times, copying its ranges each time), but no more rows than the page can hold: a row of
+    // `width` cells takes at least `<tr>`, `</tr>` and `<td></td>` each.
+    const rowsThePageHolds = Math.floor(text.length / (MIN_ROW_CHARS + MIN_CELL_CHARS * width)) + 1;
+    const capacity = Math.max(Math.min(maxRows, rowsThePageHolds), 64);
     this.ranges = new Int32Array(capacity * width * PER_CELL);
     this.modes = new Uint8Array(capacity);
     this.sss = new Float64Array(capacity);
