@@ -4,7 +4,7 @@
 
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import {
   CreateQueueCommand,
@@ -47,6 +47,13 @@ async function startDynalite(): Promise<LocalDynamo> {
           BillingMode: 'PAY_PER_REQUEST',
         }),
       );
+      // dynalite makes a new table ACTIVE on a timer: a request that arrives first (a loopback
+      // round trip can beat a 1 ms timer) finds no table. Wait for ACTIVE, as a real client would.
+      for (;;) {
+        const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
+        if (Table?.TableStatus === 'ACTIVE') return;
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
     },
     async stop() {
       client.destroy();
