@@ -6,7 +6,7 @@
  * as is (another tag, a sign, an entity or a tag in a number, an unknown mode) the reader says
  * -1 and the parser reads the row the usual way, warnings and all.
  */
-import { modeIndexOf } from './common.ts';
+import { modeIndexOf, positionIn } from './common.ts';
 import { isWhitespace } from './htmlScanner.ts';
 import type { ColumnMap } from './htmlSlots.ts';
 
@@ -71,6 +71,10 @@ function cellKinds(columns: ColumnMap, width: number): Uint8Array {
   return kinds;
 }
 
+function isDigit(b: number): boolean {
+  return b >= Byte.Zero && b <= Byte.Nine;
+}
+
 /**
  * `[start, end)` as `rangeNumber` reads `digits[.digits]` (a possible number: finite, >= 0), or -1
  * for anything else (a sign, an exponent, no digit, more than 15 digits).
@@ -82,7 +86,7 @@ function plainNumber(bytes: Uint8Array, start: number, end: number): number {
   let dot = false;
   for (let i = start; i < end; i++) {
     const b = bytes[i] as number;
-    if (b >= Byte.Zero && b <= Byte.Nine) {
+    if (isDigit(b)) {
       mantissa = mantissa * 10 + (b - Byte.Zero);
       digits++;
       if (dot) scale *= 10;
@@ -103,7 +107,7 @@ const numberRead = new NumberRead();
 
 /**
  * A number's cell from just after its `<td>`: blank text, `digits[.digits]` as `plainNumber` reads
- * them, blank text, `</td>`, checked in one walk. Returns the index after `</td>` (the number in
+ * them, blank text, `</td>`. Returns the index after `</td>` (the number in
  * `numberRead`), or -1 for any other content.
  */
 function numberCell(bytes: Uint8Array, from: number): number {
@@ -111,20 +115,10 @@ function numberCell(bytes: Uint8Array, from: number): number {
   let i = from;
   while (i < length && isWhitespace(bytes[i] as number)) i++;
   const start = i;
-  let mantissa = 0;
-  let scale = 1;
-  let dot = false;
-  for (; i < length; i++) {
-    const b = bytes[i] as number;
-    if (b >= Byte.Zero && b <= Byte.Nine) {
-      mantissa = mantissa * 10 + (b - Byte.Zero);
-      if (dot) scale *= 10;
-    } else if (b === Byte.Dot && !dot) dot = true;
-    else break;
-  }
-  const digits = i - start - (dot ? 1 : 0);
-  if (digits === 0 || digits > 15) return -1;
+  while (i < length && ((bytes[i] as number) === Byte.Dot || isDigit(bytes[i] as number))) i++;
   const end = i;
+  const value = plainNumber(bytes, start, end);
+  if (value < 0) return -1;
   while (i < length && isWhitespace(bytes[i] as number)) i++;
   const closesCell =
     i + 5 <= length &&
@@ -136,7 +130,7 @@ function numberCell(bytes: Uint8Array, from: number): number {
   if (!closesCell) return -1;
   numberRead.start = start;
   numberRead.end = end;
-  numberRead.value = scale === 1 ? mantissa : mantissa / scale;
+  numberRead.value = value;
   return i + 5;
 }
 
@@ -152,18 +146,6 @@ function plainAcc(bytes: Uint8Array, start: number, end: number): boolean {
     plainNumber(bytes, slash1 + 1, slash2) >= 0 &&
     plainNumber(bytes, slash2 + 1, end) >= 0
   );
-}
-
-/** `positionIn` on bytes: Srv's leading digits, or -1 when there are none (or more than 15). */
-function plainPosition(bytes: Uint8Array, start: number, end: number): number {
-  let n = 0;
-  let i = start;
-  for (; i < end; i++) {
-    const b = bytes[i] as number;
-    if (b < Byte.Zero || b > Byte.Nine) break;
-    n = n * 10 + (b - Byte.Zero);
-  }
-  return i === start || i - start > 15 ? -1 : n;
 }
 
 /** What a row gives beside its cells' ranges, for the metrics and the table-wide checks. */
@@ -264,7 +246,8 @@ function readPlainRow(
       out.mode = bytes[start] as number;
       if (end !== start + 1 || modeIndexOf(out.mode) < 0) return -1;
     } else {
-      out.position = plainPosition(bytes, start, end);
+      // Srv is a few characters: the text's own reader is cheap enough here.
+      out.position = positionIn(text, base + start, base + end) ?? -1;
     }
   }
 }
