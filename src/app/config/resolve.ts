@@ -223,6 +223,9 @@ async function applyConfig(
  */
 async function oweRemovals(deps: CycleDeps, created: readonly string[], generation: string): Promise<number> {
   if (created.length === 0) return 0;
+  // The usual answer, from the pointer alone: the table is still at this run's configuration.
+  const at = await readConfigGeneration(deps.table);
+  if (at === null || at === generation) return 0;
   let writes = 0;
   for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
     const stored = await readStoredConfig(deps.table);
