@@ -4,12 +4,6 @@
 
 /** Alertmanager's `repeat_interval`: a still-firing alert is re-sent after this long. */
 const DEFAULT_REPEAT_INTERVAL_MS = 4 * 60 * 60 * 1000;
-/**
- * The longest repeat interval: a firing alert (or group) is paged again at least this often, so the
- * PagerDuty forwarder's memory of its open incident (PAGERDUTY_ORDER_TTL_SECONDS, 14 days) is
- * renewed before it expires; past it the incident's resolve would be dropped as never triggered.
- */
-const MAX_REPEAT_INTERVAL_MS = 7 * 24 * 60 * 60 * 1000;
 /** Two consecutive failed fetches (about two minutes on a 1-minute schedule) before paging "down". */
 const DEFAULT_DOWN_AFTER_FAILURES = 2;
 /** Prometheus' `resolvedRetention`: a resolved alert is kept this long so its resolution can be sent. */
@@ -133,6 +127,12 @@ const PAGERDUTY_PACE_WINDOW_MS = 10_000;
 const PAGERDUTY_EVENTS_PER_WINDOW = 17;
 /** How long the forwarder remembers the last order accepted per dedup_key, and a refused routing key. */
 const PAGERDUTY_ORDER_TTL_SECONDS = 14 * 86_400;
+/**
+ * The longest repeat interval (7 days): a firing alert (or group) is paged again at least twice
+ * within the PagerDuty forwarder's memory of its open incident, so that memory is renewed before it
+ * expires; past it the incident's resolve would be dropped as never triggered.
+ */
+const MAX_REPEAT_INTERVAL_MS = (PAGERDUTY_ORDER_TTL_SECONDS * 1000) / 2;
 const PAGERDUTY_KEY_PROBLEM_TTL_SECONDS = 3_600;
 /**
  * With one PagerDuty event per alert (`-c pagerDutyEventsPer=alert`): the most alerts of one group

@@ -169,7 +169,7 @@ class GroupInbox {
    * room. Answers the continuation that holds it (0: the first item), or null when none does (the
    * caller pages it alone): every item is full, or it is a resolve the item does not hold.
    */
-  add(page: Notification & { group: GroupRef }, options: { replay?: boolean } = {}): Promise<number | null> {
+  add(page: Notification & { group: GroupRef }, options: DeliverOptions = {}): Promise<number | null> {
     const named = page.group.continuation ?? 0;
     // A replayed firing page may be held by a continuation already (its run died before its commit
     // recorded which): it goes back there, not to an item before it that has had room since.
