@@ -190,7 +190,7 @@ function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: str
               ':fp': new Set([fingerprint]),
               ':fpText': fingerprint,
               ':bound': bound,
-              ':expiresAt': epochSeconds(nowMs) + PAGERDUTY_ORDER_TTL_SECONDS,
+              ':expiresAt': expiryOf(nowMs),
             },
           }),
         ),

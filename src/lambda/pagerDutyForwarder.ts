@@ -199,7 +199,7 @@ async function eventsOf(page: AlertPage, routingKey: string, deps: ForwarderDeps
   const coalesced = page.alerts.filter((a) => a.status === 'firing').length - own.size;
   if (coalesced > 0)
     deps.log('info', LOG_MESSAGES.coalesced, { groupKey, own: own.size, coalesced, order: page.order });
-  return perAlertEvents(page, own, routingKey);
+  return perAlertEvents(page, groupKey, own, routingKey);
 }
 
 /** The events of the records that are alert messages; each other record is logged once and skipped. */

@@ -172,7 +172,7 @@ class ForwarderModel {
   private eventsOf(page: AlertPage): OrderedEvent[] {
     if (this.eventsPer !== 'alert' || page.groupKey === null) return eventsOfPage(page, ROUTING_KEY, this.eventsPer);
     const firing = page.alerts.filter((a) => a.status === 'firing').map((a) => a.fingerprint);
-    return perAlertEvents(page, new Set(firing), ROUTING_KEY);
+    return perAlertEvents(page, page.groupKey, new Set(firing), ROUTING_KEY);
   }
 
   /** PagerDuty's Events API: the rate limit, then the incident's state. */

@@ -303,15 +303,30 @@ function targetList(targets: readonly string[], room: number): string {
 }
 
 /**
+ * A title of many targets: `[FIRING critical] idle-slots-low: 6 firing, 1 resolved (part 2 of 3): web-1, web-2, ...`
+ * (`what` after the rule), the targets listed in what is left of 1,024 characters.
+ */
+function titleOf(
+  status: string,
+  severity: Severity,
+  rule: string,
+  what: string,
+  part: { index: number; count: number },
+  targets: readonly string[],
+): string {
+  const ofParts = part.count > 1 ? ` (part ${part.index} of ${part.count})` : '';
+  const head = `[${status.toUpperCase()} ${severity}] ${cut(cleanSubjectText(rule), 200)}: ${what}${ofParts}: `;
+  return `${head}${targetList(targets, MAX_SUMMARY_CHARS - head.length)}`;
+}
+
+/**
  * A grouped page's title: `[FIRING critical] idle-slots-low: 6 firing, 1 resolved: web-1, web-2, ...`,
  * the targets those of the page's status in this part, within 1,024 characters.
  */
 function groupSummaryOf(group: GroupFacts, alerts: readonly AlertFacts[]): string {
   const rule = group.rule === null ? `${new Set(alerts.map((a) => a.rule)).size} rules` : group.rule;
-  const ofParts = group.part.count > 1 ? ` (part ${group.part.index} of ${group.part.count})` : '';
-  const head = `[${group.status.toUpperCase()} ${group.severity}] ${cut(cleanSubjectText(rule), 200)}: ${countsText(group.counts)}${ofParts}: `;
   const targets = [...new Set(alerts.filter((a) => a.status === group.status).map((a) => cleanSubjectText(a.target)))];
-  return `${head}${targetList(targets, MAX_SUMMARY_CHARS - head.length)}`;
+  return titleOf(group.status, group.severity, rule, countsText(group.counts), group.part, targets);
 }
 
 /** One event for a grouped page, keyed by its group; `custom_details` is the page (every alert of the part). */
@@ -482,5 +497,5 @@ export {
   pagerDutyEvents,
   readAlertPage,
   resolvedSince,
-  targetList,
+  titleOf,
 };

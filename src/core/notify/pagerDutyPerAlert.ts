@@ -18,12 +18,11 @@ import {
   isObject,
   linksOf,
   MAX_DEDUP_KEY_CHARS,
-  MAX_SUMMARY_CHARS,
   type OrderedEvent,
   PAGERDUTY_ACTIONS,
   PAGERDUTY_CLIENT,
   type PagerDutyEvent,
-  targetList,
+  titleOf,
 } from './pagerDuty.ts';
 import { cleanSubjectText } from './sanitize.ts';
 
@@ -38,9 +37,9 @@ const INCIDENT_REASONS = {
 } as const;
 type IncidentReason = (typeof INCIDENT_REASONS)[keyof typeof INCIDENT_REASONS];
 
+/** A firing alert's incident: its own unless `reason` is `full` (then the group's overflow incident). */
 interface IncidentAssignment {
   fingerprint: string;
-  incident: 'own' | 'overflow';
   reason: IncidentReason;
 }
 
@@ -90,7 +89,7 @@ function freedBy(alerts: readonly AlertFacts[], held: ReadonlySet<string>): stri
  * rank order, the rest overflow.
  *
  * @example assignIncidents(page.alerts, new Set(['fp-a']), 2)
- * // [{ fingerprint: 'fp-a', incident: 'own', reason: 'kept' }, { fingerprint: 'fp-b', incident: 'own', reason: 'room' }, { fingerprint: 'fp-c', incident: 'overflow', reason: 'full' }]
+ * // [{ fingerprint: 'fp-a', reason: 'kept' }, { fingerprint: 'fp-b', reason: 'room' }, { fingerprint: 'fp-c', reason: 'full' }]
  */
 function assignIncidents(
   alerts: readonly AlertFacts[],
@@ -99,12 +98,12 @@ function assignIncidents(
 ): IncidentAssignment[] {
   let free = Math.max(0, bound - held.size);
   return rankFiring(alerts).map(({ fingerprint }) => {
-    if (held.has(fingerprint)) return { fingerprint, incident: 'own', reason: INCIDENT_REASONS.kept };
+    if (held.has(fingerprint)) return { fingerprint, reason: INCIDENT_REASONS.kept };
     if (free > 0) {
       free--;
-      return { fingerprint, incident: 'own', reason: INCIDENT_REASONS.room };
+      return { fingerprint, reason: INCIDENT_REASONS.room };
     }
-    return { fingerprint, incident: 'overflow', reason: INCIDENT_REASONS.full };
+    return { fingerprint, reason: INCIDENT_REASONS.full };
   });
 }
 
@@ -134,10 +133,7 @@ function overflowTrigger(page: AlertPage, groupKey: string, overflow: readonly A
   const targets = [...new Set(overflow.map((a) => cleanSubjectText(a.target)))];
   const rule = ruleLabel(overflow);
   const severity = highestSeverity(overflow);
-  const parts = page.group?.part ?? { index: 1, count: 1 };
-  const ofParts = parts.count > 1 ? ` (part ${parts.index} of ${parts.count})` : '';
   const count = `${targets.length} more ${targets.length === 1 ? 'target' : 'targets'}`;
-  const head = `[FIRING ${severity}] ${cut(cleanSubjectText(rule), 200)}: ${count}${ofParts}: `;
   const source = targets.length === 1 ? (overflow[0]?.target ?? '') : `${targets.length} targets`;
   const evaluatedAt = page.group?.details.evaluatedAt;
   const links = new Set(overflow.map((a) => a.rule)).size === 1 ? linksOf(overflow[0]?.details ?? {}) : [];
@@ -147,7 +143,7 @@ function overflowTrigger(page: AlertPage, groupKey: string, overflow: readonly A
     dedup_key: overflowKeyOf(groupKey),
     client: PAGERDUTY_CLIENT,
     payload: {
-      summary: `${head}${targetList(targets, MAX_SUMMARY_CHARS - head.length)}`,
+      summary: titleOf('firing', severity, rule, count, page.group?.part ?? { index: 1, count: 1 }, targets),
       source,
       severity,
       ...(typeof evaluatedAt === 'string' && evaluatedAt !== '' ? { timestamp: evaluatedAt } : {}),
@@ -167,16 +163,18 @@ function overflowTrigger(page: AlertPage, groupKey: string, overflow: readonly A
 /** The overflow incident's resolve: none of the alerts it listed fires any more. */
 function overflowResolve(page: AlertPage, groupKey: string, routingKey: string): PagerDutyEvent {
   const rule = ruleLabel(page.alerts);
+  const severity = highestSeverity(page.alerts);
+  const source = `${new Set(page.alerts.map((a) => a.target)).size} targets`;
   return {
     routing_key: routingKey,
     event_action: PAGERDUTY_ACTIONS.resolve,
     dedup_key: overflowKeyOf(groupKey),
     client: PAGERDUTY_CLIENT,
     payload: {
-      summary: `[RESOLVED ${highestSeverity(page.alerts)}] ${cut(cleanSubjectText(rule), 200)}: no more targets firing`,
-      source: `${new Set(page.alerts.map((a) => a.target)).size} targets`,
-      severity: highestSeverity(page.alerts),
-      component: `${new Set(page.alerts.map((a) => a.target)).size} targets`,
+      summary: `[RESOLVED ${severity}] ${cut(cleanSubjectText(rule), 200)}: no more targets firing`,
+      source,
+      severity,
+      component: source,
       class: rule,
       custom_details: pageContext(page),
     },
@@ -184,7 +182,7 @@ function overflowResolve(page: AlertPage, groupKey: string, routingKey: string):
 }
 
 /**
- * The events of one page of a group (`page.groupKey` set) in per-alert mode, given the firing
+ * The events of one page of a group (its key `groupKey`) in per-alert mode, given the firing
  * alerts that have an incident of their own (`own`, from `assignIncidents` and the seats taken):
  * - a trigger for each of those, keyed by its fingerprint;
  * - a resolve for every resolved alert, keyed by its fingerprint (the forwarder sends only those
@@ -194,19 +192,21 @@ function overflowResolve(page: AlertPage, groupKey: string, routingKey: string):
  *   parts the overflow resolves with the page (the group's every alert resolved). A page without
  *   an order (published before orders) never resolves it: nothing could tell whether one is open.
  *
- * @example perAlertEvents(page, new Set(['fp-a']), key).map((e) => e.event.dedup_key)
+ * @example perAlertEvents(page, page.groupKey, new Set(['fp-a']), key).map((e) => e.event.dedup_key)
  * // ['fp-a', 'group-5f1c...-more']
  */
-function perAlertEvents(page: AlertPage, own: ReadonlySet<string>, routingKey: string): OrderedEvent[] {
-  const groupKey = page.groupKey;
-  if (groupKey === null) throw new Error('expected a page of a group, found one without a group');
+function perAlertEvents(
+  page: AlertPage,
+  groupKey: string,
+  own: ReadonlySet<string>,
+  routingKey: string,
+): OrderedEvent[] {
   const ordered = (event: PagerDutyEvent): OrderedEvent => ({ event, order: page.order, part: page.part });
   const events: OrderedEvent[] = [];
   const overflow: AlertFacts[] = [];
   for (const alert of page.alerts) {
     const fp = alert.fingerprint;
-    if (alert.status === 'resolved') events.push(ordered(alertEvent(alert, routingKey, fp)));
-    else if (own.has(fp)) events.push(ordered(alertEvent(alert, routingKey, fp)));
+    if (alert.status === 'resolved' || own.has(fp)) events.push(ordered(alertEvent(alert, routingKey, fp)));
     else overflow.push(alert);
   }
   const wholePage = (page.group?.part.count ?? 1) === 1;

@@ -3,6 +3,7 @@ import { readAlertPage } from '../../../src/core/notify/pagerDuty.ts';
 import {
   assignIncidents,
   freedBy,
+  INCIDENT_REASONS,
   overflowKeyOf,
   perAlertEvents,
   rankFiring,
@@ -147,7 +148,9 @@ describe('Function: assignIncidents', () => {
     const assigned = assignIncidents(facts, seats, 2);
 
     // Assess
-    expect(assigned.map((a) => [a.fingerprint, a.incident, a.reason])).toEqual(expected);
+    // The incident follows from the reason: the overflow's when every seat is held.
+    const incidentOf = (reason: string) => (reason === INCIDENT_REASONS.full ? 'overflow' : 'own');
+    expect(assigned.map((a) => [a.fingerprint, incidentOf(a.reason), a.reason])).toEqual(expected);
   });
 });
 
@@ -212,7 +215,7 @@ describe('Function: perAlertEvents', () => {
     },
   ])('$case', ({ page: p, own, expected }) => {
     // Act
-    const events = perAlertEvents(p, new Set(own), KEY);
+    const events = perAlertEvents(p, GROUP, new Set(own), KEY);
 
     // Assess
     expect(keys(events)).toEqual(expected);
@@ -224,7 +227,7 @@ describe('Function: perAlertEvents', () => {
     const alerts = [alert('web-1', 'firing'), alert('web-2', 'firing'), alert('web-3', 'firing')];
 
     // Act
-    const events = perAlertEvents(page(alerts, { part: [2, 4], order: T0 + 1 }), new Set(['fp-web-1']), KEY);
+    const events = perAlertEvents(page(alerts, { part: [2, 4], order: T0 + 1 }), GROUP, new Set(['fp-web-1']), KEY);
 
     // Assess
     expect(events[1]?.event).toEqual({
