@@ -18,11 +18,12 @@ import {
 } from '../core/constants.ts';
 import {
   type AlertPage,
+  closesNothing,
   EVENTS_PER,
   type EventsPer,
   eventsOfPage,
   FORWARD_REASONS,
-  type ForwardReason,
+  type ForwardDecision,
   forwardDecision,
   type OrderedEvent,
   PAGERDUTY_ACTIONS,
@@ -48,9 +49,6 @@ const LOG_MESSAGES = {
   coalesced: 'coalesced alerts of a group into its overflow incident',
   lateTrigger: 'closed again an incident a late trigger opened after its resolve',
 } as const;
-/** Why a resolve is dropped when nothing is open (its own log line: not a retry or a reordering). */
-const NOTHING_OPEN: readonly ForwardReason[] = [FORWARD_REASONS.neverTriggered, FORWARD_REASONS.alreadyResolved];
-type Decision = { send: boolean; reason: ForwardReason };
 
 interface PagerDutyConfig {
   /** SSM parameter (SecureString) holding the integration's routing key. */
@@ -243,7 +241,7 @@ async function takePace(keyId: string, left: number, deps: ForwarderDeps): Promi
 }
 
 /** Whether the event is newer than what is known for its key (a resolve: and may close something). */
-async function worthSending(e: OrderedEvent, deps: ForwarderDeps): Promise<Decision> {
+async function worthSending(e: OrderedEvent, deps: ForwarderDeps): Promise<ForwardDecision> {
   return forwardDecision(
     { order: e.order, part: e.part, action: e.event.event_action },
     e.order === null ? null : await deps.ledger.known(e.event.dedup_key),
@@ -260,7 +258,7 @@ const DECIDE_TRIES = 3;
  * Checked before taking a place (a retry's accepted events and resolves with nothing open cost
  * no pace), and again after a wait: a newer page of the key may have been attempted meanwhile.
  */
-async function decide(e: OrderedEvent, keyId: string, left: number, deps: ForwarderDeps): Promise<Decision> {
+async function decide(e: OrderedEvent, keyId: string, left: number, deps: ForwarderDeps): Promise<ForwardDecision> {
   const key = e.event.dedup_key;
   for (let tries = 1; ; tries++) {
     let decision = await worthSending(e, deps);
@@ -271,7 +269,7 @@ async function decide(e: OrderedEvent, keyId: string, left: number, deps: Forwar
       if (await deps.ledger.recordAttempt(key, e.order, deps.now(), e.event.event_action)) return decision;
       return { send: false, reason: FORWARD_REASONS.stale };
     }
-    if (!NOTHING_OPEN.includes(decision.reason)) return decision;
+    if (!closesNothing(decision.reason)) return decision;
     // Remembered as if accepted: a retried older trigger must not open what this resolve ended.
     if ((await deps.ledger.recordClosed(key, e.order, e.part, deps.now())) || tries >= DECIDE_TRIES) return decision;
   }
@@ -340,7 +338,7 @@ async function forwardToPagerDuty(event: SNSEvent, deps: ForwarderDeps): Promise
     const decision = await decide(e, keyId, events.length - i, deps);
     if (!decision.send) {
       dropped++;
-      deps.log('info', NOTHING_OPEN.includes(decision.reason) ? LOG_MESSAGES.noIncident : LOG_MESSAGES.dropped, {
+      deps.log('info', closesNothing(decision.reason) ? LOG_MESSAGES.noIncident : LOG_MESSAGES.dropped, {
         dedupKey: e.event.dedup_key,
         action: e.event.event_action,
         order: e.order,

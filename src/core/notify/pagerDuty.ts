@@ -417,6 +417,14 @@ const FORWARD_REASONS = {
   alreadyResolved: 'already-resolved',
 } as const;
 type ForwardReason = (typeof FORWARD_REASONS)[keyof typeof FORWARD_REASONS];
+/** Whether to send an event, and why. */
+interface ForwardDecision {
+  send: boolean;
+  reason: ForwardReason;
+}
+/** A resolve dropped for one of these has no incident to close: not a retry or a reordering. */
+const closesNothing = (reason: ForwardReason): boolean =>
+  reason === FORWARD_REASONS.neverTriggered || reason === FORWARD_REASONS.alreadyResolved;
 
 /** What `forwardDecision` reads of an event. */
 interface EventToForward {
@@ -435,7 +443,7 @@ interface EventToForward {
  * @example forwardDecision({ order: 5, part: 1, action: 'trigger' }, { order: 7, parts: [1], action: 'trigger', open: true })
  * // { send: false, reason: 'stale' }
  */
-function forwardDecision(event: EventToForward, known: KnownOrder | null): { send: boolean; reason: ForwardReason } {
+function forwardDecision(event: EventToForward, known: KnownOrder | null): ForwardDecision {
   if (event.order === null) return { send: true, reason: FORWARD_REASONS.unordered };
   const resolve = event.action === PAGERDUTY_ACTIONS.resolve;
   if (known === null)
@@ -473,6 +481,7 @@ export type {
   AlertPage,
   EventsPer,
   EventToForward,
+  ForwardDecision,
   ForwardReason,
   GroupFacts,
   KnownOrder,
@@ -482,6 +491,7 @@ export type {
 };
 export {
   alertEvent,
+  closesNothing,
   cut,
   EVENTS_PER,
   eventsOfPage,
