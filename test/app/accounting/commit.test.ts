@@ -11,6 +11,7 @@ import {
   MAX_STORED_PAYLOAD_BYTES,
   recoverClaim,
   storedPage,
+  type TargetCommit,
 } from '../../../src/app/accounting/commit.ts';
 import type { Notifier, StoredState } from '../../../src/app/ports.ts';
 import type { AlertRecord, Notification, TargetState } from '../../../src/core/alerts/types.ts';
@@ -55,6 +56,16 @@ const page: Notification = {
   labels: {},
 };
 
+/** The usual commit: a new firing alert and its page, written. */
+const firingCommit = (loaded: StoredState | null): TargetCommit => ({
+  key: KEY,
+  loaded,
+  next: state([record('firing')]),
+  notifications: [page],
+  deleteAfter: false,
+  write: true,
+});
+
 function notifier(refuse: boolean): Notifier & { sent: string[] } {
   const sent: string[] = [];
   return {
@@ -85,20 +96,7 @@ describe('Function: commitTarget', () => {
   ])('$case', async ({ snsRefuses, sent, failed, lastSentStatus }) => {
     const table = createMemoryStateTable();
     const sns = notifier(snsRefuses);
-    const outcome = await commitTarget(
-      table,
-      sns,
-      {
-        key: KEY,
-        loaded: null,
-        next: state([record('firing')]),
-        notifications: [page],
-        deleteAfter: false,
-        write: true,
-      },
-      NOW,
-      LEASE,
-    );
+    const outcome = await commitTarget(table, sns, firingCommit(null), NOW, LEASE);
     const item = (await table.loadMany([KEY])).get(KEY) as StoredState;
     expect({
       sent: outcome.sent.length,
@@ -119,20 +117,7 @@ describe('Function: commitTarget', () => {
     await table.put(KEY, { state: state([]), claim: null }, 1, NOW); // another run moved it to 2
     const sns = notifier(false);
     const stale: StoredState = { version: 1, state: state([]), claim: null };
-    const outcome = await commitTarget(
-      table,
-      sns,
-      {
-        key: KEY,
-        loaded: stale,
-        next: state([record('firing')]),
-        notifications: [page],
-        deleteAfter: false,
-        write: true,
-      },
-      NOW,
-      LEASE,
-    );
+    const outcome = await commitTarget(table, sns, firingCommit(stale), NOW, LEASE);
     expect([outcome.conflict, sns.sent]).toEqual([true, []]);
   });
 
@@ -149,12 +134,7 @@ describe('Function: commitTarget', () => {
       table,
       sns,
       {
-        key: KEY,
-        loaded,
-        next: state([record('firing')]),
-        notifications: [page],
-        deleteAfter: false,
-        write: true,
+        ...firingCommit(loaded),
         onCreated: async () => {
           const item = (await table.loadMany([KEY])).get(KEY);
           seen.push(`claimed ${item?.claim != null}, pages sent ${sns.sent.length}`);
@@ -178,12 +158,7 @@ describe('Function: commitTarget', () => {
       table,
       sns,
       {
-        key: KEY,
-        loaded: null,
-        next: state([record('firing')]),
-        notifications: [page],
-        deleteAfter: false,
-        write: true,
+        ...firingCommit(null),
         onCreated: async () => {
           throw new Error('throughput exceeded');
         },
@@ -319,38 +294,12 @@ describe('page order (issue 21): a hybrid logical clock per alert, taken from th
 
   it("a replay of a dead run's claim carries that claim's order (a duplicate, dropped by the forwarder)", async () => {
     const table = createMemoryStateTable();
-    await commitTarget(
-      table,
-      { publish: async () => {} },
-      {
-        key: KEY,
-        loaded: null,
-        next: state([record('firing')]),
-        notifications: [page],
-        deleteAfter: false,
-        write: true,
-      },
-      NOW,
-      LEASE,
-    );
+    await commitTarget(table, { publish: async () => {} }, firingCommit(null), NOW, LEASE);
     const first = (await table.loadMany([KEY])).get(KEY) as StoredState;
     // A second page claimed, its publish lost with the run (the claim stays, as a dead run leaves it).
     const later = new Date(NOW.getTime() + 60_000);
     // Why not awaited: the publish never returns, as in a run that died after its claim.
-    void commitTarget(
-      table,
-      { publish: () => new Promise<void>(() => {}) },
-      {
-        key: KEY,
-        loaded: first,
-        next: state([record('firing')]),
-        notifications: [page],
-        deleteAfter: false,
-        write: true,
-      },
-      later,
-      LEASE,
-    );
+    void commitTarget(table, { publish: () => new Promise<void>(() => {}) }, firingCommit(first), later, LEASE);
     await new Promise((resolve) => setImmediate(resolve));
     const claimed = (await table.loadMany([KEY])).get(KEY) as StoredState;
     expect(claimed.claim?.pages[0]?.notification.payload.order).toBe(later.getTime());
