@@ -55,17 +55,7 @@ function plainText(text: string, start: number, end: number): string {
   return decodeEntities(slice.includes('<') ? slice.replace(/<(br\b)?[^<>]*>/gi, (_, br) => (br ? '\n' : '')) : slice);
 }
 
-const Char = { Lt: 0x3c, Gt: 0x3e, Slash: 0x2f, LowerB: 0x62, LowerD: 0x64, LowerR: 0x72, LowerT: 0x74 } as const;
-/** `<td nowrap>` after its `<td`, as character codes: compared in place, cheaper than `startsWith`. */
-const NOWRAP_TAIL = Array.from(' nowrap>', (c) => c.charCodeAt(0));
-const NOWRAP_LENGTH = '<td'.length + NOWRAP_TAIL.length;
-
-/** Whether `<td` at `at` goes on with ` nowrap>`. */
-function isNowrap(text: string, at: number): boolean {
-  for (let k = 0; k < NOWRAP_TAIL.length; k++) if (text.charCodeAt(at + 3 + k) !== NOWRAP_TAIL[k]) return false;
-  return true;
-}
-
+const Char = { Gt: 0x3e } as const;
 /** Whether the first `<pre>`'s characters are mostly mode characters (a code block is not). */
 function looksLikeScoreboard(chars: string): boolean {
   let known = 0;
@@ -125,8 +115,8 @@ class HtmlReportBuilder implements ScanHandler {
       if (this.tableDepth === 1 && this.tableKind !== TableKind.Other) {
         this.openRow();
         // A "<tr" cut by "<" has no ">" before `end`: the scanner goes on from `end` whatever we say.
-        if (this.tableKind === TableKind.Slots && this.slots !== null && this.text.charCodeAt(end - 1) === Char.Gt) {
-          return this.rows === null ? this.readPlainSlotRow(end) : this.readRecordedRows(end);
+        if (this.tableKind === TableKind.Slots && this.rows !== null && this.text.charCodeAt(end - 1) === Char.Gt) {
+          return this.readRecordedRows(end);
         }
       }
     } else if (tag === Tag.table) {
@@ -157,7 +147,7 @@ class HtmlReportBuilder implements ScanHandler {
     let at = from;
     for (;;) {
       const after = rows.readRow(at);
-      if (after < 0) return this.readPlainSlotRow(at);
+      if (after < 0) return at; // the scanner reads this row, open
       // As the row's `</tr>` would have it flushed and counted.
       this.rowOpen = false;
       this.row++;
@@ -166,60 +156,6 @@ class HtmlReportBuilder implements ScanHandler {
       // As the scanner would open the next row, with the blank text between left unread.
       this.openRow();
     }
-  }
-
-  /**
-   * A slot table row read straight from the text, from just after its `<tr>` to just after its
-   * `</tr>`: the same cells and runs the scanner's tokens would give, without a token per tag (a
-   * busy server prints a thousand rows of some 35 tags). Only the plain shape mod_status prints is
-   * read here (`<td>`, `<td nowrap>`, `<b>`, `</b>`, `</td>`, `</tr>`, lower case, no other "<");
-   * at anything else the row is given back untouched and the scanner reads it. Returns where the
-   * scanner goes on.
-   */
-  private readPlainSlotRow(from: number): number {
-    const text = this.text;
-    const cells = this.cells;
-    let i = from;
-    let cellOpen = false;
-    for (;;) {
-      const runStart = i;
-      // Between cells the run is empty; inside one, indexOf's native search outruns a loop.
-      if (text.charCodeAt(i) !== Char.Lt) i = text.indexOf('<', i);
-      if (i < 0) break;
-      if (cellOpen && i > runStart) cells.addRun(text, runStart, i);
-      // The tag at i, told by its characters once: `<td>`, `<td nowrap>`, `<b>`, `</b>`, `</td>`, `</tr>`.
-      const c1 = text.charCodeAt(i + 1);
-      if (c1 === Char.LowerT) {
-        if (text.charCodeAt(i + 2) !== Char.LowerD) break;
-        if (text.charCodeAt(i + 3) === Char.Gt) i += 4;
-        else if (isNowrap(text, i)) i += NOWRAP_LENGTH;
-        else break;
-        cells.open(false);
-        cellOpen = true;
-      } else if (c1 === Char.LowerB) {
-        if (text.charCodeAt(i + 2) !== Char.Gt) break;
-        i += 3;
-      } else if (c1 === Char.Slash) {
-        const c2 = text.charCodeAt(i + 2);
-        if (c2 === Char.LowerB && text.charCodeAt(i + 3) === Char.Gt) {
-          i += 4;
-          continue;
-        }
-        if (c2 !== Char.LowerT || text.charCodeAt(i + 4) !== Char.Gt) break;
-        const c3 = text.charCodeAt(i + 3);
-        if (c3 === Char.LowerR) {
-          this.cellOpen = false;
-          this.flushRow();
-          return i + 5;
-        }
-        if (c3 !== Char.LowerD) break;
-        cellOpen = false;
-        i += 5;
-      } else break;
-    }
-    // Not the plain shape: as just after `<tr>`, for the scanner to read.
-    this.openRow();
-    return from;
   }
 
   onCloseTag(tag: number, start: number, end: number): void {

@@ -1,7 +1,7 @@
 /**
  * The slot table's rows are read two ways: the plain shape mod_status prints straight from the
- * text, anything else through the scanner's tokens. Both must give the same report: each case
- * reshapes every row of a generated page (or one row) so the plain reader hands it back at a
+ * page's bytes, anything else through the scanner's tokens. Both must give the same report: each
+ * case reshapes every row of a generated page (or one row) so the plain reader hands it back at a
  * different point, and the report must equal the one of the plain page, and what generated it.
  */
 import { describe, expect, it } from 'vitest';
