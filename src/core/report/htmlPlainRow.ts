@@ -97,28 +97,43 @@ function plainNumber(bytes: Uint8Array, start: number, end: number): number {
   return scale === 1 ? mantissa : mantissa / scale;
 }
 
-/** Where `numberCell` found its number, and its value. */
+/** Where `numberCell` found its number, and where its dot is (-1: none). */
 class NumberRead {
   start = 0;
   end = 0;
-  value = 0;
+  dot = -1;
+  mantissa = 0;
+
+  /** The number read: `mantissa` scaled by the digits after the dot. */
+  value(): number {
+    return this.dot < 0 ? this.mantissa : this.mantissa / (POW10[this.end - this.dot - 1] as number);
+  }
 }
 const numberRead = new NumberRead();
+/** 10^k for the at most 15 digits after a dot: a division by a power read, not computed per cell. */
+const POW10 = Float64Array.from({ length: 16 }, (_, k) => 10 ** k);
 
 /**
  * A number's cell from just after its `<td>`: blank text, `digits[.digits]` as `plainNumber` reads
- * them, blank text, `</td>`. Returns the index after `</td>` (the number in
- * `numberRead`), or -1 for any other content.
+ * them (read in the same pass that finds them), blank text, `</td>`. Returns the index after
+ * `</td>` (the number in `numberRead`), or -1 for any other content.
  */
 function numberCell(bytes: Uint8Array, from: number): number {
   const length = bytes.length;
   let i = from;
   while (i < length && isWhitespace(bytes[i] as number)) i++;
   const start = i;
-  while (i < length && ((bytes[i] as number) === Byte.Dot || isDigit(bytes[i] as number))) i++;
+  let mantissa = 0;
+  let dot = -1;
+  for (; i < length; i++) {
+    const b = bytes[i] as number;
+    if (isDigit(b)) mantissa = mantissa * 10 + (b - Byte.Zero);
+    else if (b === Byte.Dot && dot < 0) dot = i;
+    else break;
+  }
   const end = i;
-  const value = plainNumber(bytes, start, end);
-  if (value < 0) return -1;
+  const digits = end - start - (dot < 0 ? 0 : 1);
+  if (digits === 0 || digits > 15) return -1;
   while (i < length && isWhitespace(bytes[i] as number)) i++;
   const closesCell =
     i + 5 <= length &&
@@ -130,7 +145,8 @@ function numberCell(bytes: Uint8Array, from: number): number {
   if (!closesCell) return -1;
   numberRead.start = start;
   numberRead.end = end;
-  numberRead.value = value;
+  numberRead.dot = dot;
+  numberRead.mantissa = mantissa;
   return i + 5;
 }
 
@@ -199,7 +215,7 @@ function readPlainRow(
       ranges[at] = base + numberRead.start;
       ranges[at + 1] = base + numberRead.end;
       ranges[at + 2] = 1;
-      if (kind === CellKind.Seconds) out.ss = numberRead.value;
+      if (kind === CellKind.Seconds) out.ss = numberRead.value();
       continue;
     }
     // The cell's text runs up to its `</td>`, with `<b>` and `</b>` between them, as `RowCells.addRun` keeps them.
@@ -208,9 +224,8 @@ function readPlainRow(
     let end = 0;
     for (;;) {
       let lt = i;
-      if (kind === CellKind.Text) lt = text.indexOf('<', base + i) - base;
-      else while (lt < length && bytes[lt] !== Byte.Lt) lt++;
-      if (lt < 0 || lt + 5 > length) return -1;
+      while (lt < length && bytes[lt] !== Byte.Lt) lt++;
+      if (lt + 5 > length) return -1;
       let s = i;
       let e = lt;
       while (s < e && isWhitespace(bytes[s] as number)) s++;
