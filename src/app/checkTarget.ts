@@ -163,6 +163,8 @@ async function checkTarget(deps: CycleDeps, check: TargetCheck): Promise<Evaluat
     previous,
     now,
     options: deps.evaluate,
+    // The run reads the metrics only through the rules and the log line (which names no count).
+    countOnlyWhatRulesRead: true,
   });
   // The forecast's samples and the last report stay in this container: the table never holds them.
   const { samples, lastReport, ...tableState } = result.state;

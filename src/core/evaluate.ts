@@ -21,7 +21,7 @@ import type { AlertRecord, AlertView, EvaluateOptions, Notification, TargetState
 import { DEFAULT_EVALUATE_OPTIONS, DEFAULT_GROUP_INTERVAL_MS, TARGET_DOWN_RULE } from './constants.ts';
 import { buildNotification } from './notify/build.ts';
 import { buildRemovalNotification, REMOVAL_CAUSES, type RemovalCause } from './notify/removal.ts';
-import { computeMetrics, countersOf, forecastMetric, type MetricResult } from './rules/compute.ts';
+import { computeMetrics, countersOf, forecastMetric, type MetricResult, type SlotCounts } from './rules/compute.ts';
 import { DEFAULT_RULES } from './rules/defaultRules.ts';
 import { evaluateRule } from './rules/evaluate.ts';
 import { type ForecastResult, type FreeSlotSample, forecastExhaustion, freeSlotSamples } from './rules/forecast.ts';
@@ -42,6 +42,12 @@ interface EvaluateInput {
   options?: Partial<EvaluateOptions>;
   /** The target's declared MaxRequestWorkers: slot ratios divide by it (see computeMetrics). */
   maxRequestWorkers?: number | null;
+  /**
+   * Count the slot table's clients and vhosts only where a rule of this target reads them
+   * (`MetricInput.counts`), for a caller that reads no other metric of theirs: the run, whose log
+   * line and custom metrics name neither. Every metric is computed otherwise (the CLI shows them).
+   */
+  countOnlyWhatRulesRead?: boolean;
 }
 
 interface EvaluateResult {
@@ -63,6 +69,14 @@ function rulesFor(rules: readonly Rule[], target: string): Rule[] {
   const applicable = rules.filter((r) => anyGlobMatch(r.targets, target));
   const watched = rules.some((r) => r.metric === 'target_up' || r.name === TARGET_DOWN_RULE);
   return watched ? applicable : [...applicable, BUILT_IN_TARGET_DOWN];
+}
+
+/** The slot table's per-text counts `rules` read. */
+function countsRead(rules: readonly Rule[]): SlotCounts {
+  return {
+    client: rules.some((r) => r.metric.startsWith('top_client_')),
+    vhost: rules.some((r) => r.metric.startsWith('top_vhost_')),
+  };
 }
 
 /** Whether a record is still worth keeping: active, recently resolved, or owed a resolved notice. */
@@ -231,12 +245,14 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
   const { target, observation, previous, now } = input;
   const labels = input.labels ?? {};
   const failures = observation.kind === 'down' ? (previous?.consecutiveFailures ?? 0) + 1 : 0;
+  const applicable = rulesFor(input.rules, target);
   const metrics = computeMetrics({
     observation,
     previous: previous?.counters ?? null,
     consecutiveFailures: failures,
     downAfterFailures: options.downAfterFailures,
     maxRequestWorkers: input.maxRequestWorkers ?? null,
+    ...(input.countOnlyWhatRulesRead === true ? { counts: countsRead(applicable) } : {}),
   });
   const { samples, forecast, lastReport } = forecastStep(observation, previous, metrics, now);
   const saturation = likelySaturated(observation, previous?.lastReport, now);
@@ -249,7 +265,6 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
   const views: AlertView[] = [];
   const notifications: Notification[] = [];
   const unevaluated: EvaluateResult['unevaluated'] = [];
-  const applicable = rulesFor(input.rules, target);
   const removed = removedAlerts(previous, applicable, input.rules, labels, now, options);
   notifications.push(...removed.notifications);
   for (const record of removed.kept) alerts[record.fingerprint] = record;

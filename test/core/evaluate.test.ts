@@ -3,6 +3,7 @@ import { fingerprint } from '../../src/core/alerts/fingerprint.ts';
 import { parseSilencesDocuments, type Silence } from '../../src/core/alerts/silences.ts';
 import type { EvaluateOptions, TargetState } from '../../src/core/alerts/types.ts';
 import { evaluateRemovedTarget, evaluateTarget } from '../../src/core/evaluate.ts';
+import { NOT_COUNTED } from '../../src/core/rules/compute.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from '../../src/core/rules/document.ts';
 import type { Observation, Rule } from '../../src/core/rules/types.ts';
 import { loadReport } from './support/reports.ts';
@@ -843,6 +844,32 @@ describe('Function: evaluateTarget, results', () => {
     expect(fp).toMatch(/^[0-9a-f]{16}$/);
     expect(fingerprint('web-1', 'closing')).toBe(fp);
     expect(fingerprint('web-2', 'closing')).not.toBe(fp);
+  });
+});
+
+describe('Function: evaluateTarget, clients and vhosts counted only where a rule reads them', () => {
+  const topVhost = { name: 'one-vhost', metric: 'top_vhost_busy_ratio', op: '>', threshold: 0.9 };
+  const counted = (slots: number) => ({ ok: true, value: slots, samples: null });
+  const notCounted = { ok: false, reason: NOT_COUNTED };
+  it.each([
+    ['the default rules, counting what they read', DEFAULT_RULES, true, counted(28), notCounted],
+    ['a rule on the top vhost only', rules(topVhost), true, notCounted, counted(10)],
+    ['a vhost rule for other targets only', rules({ ...topVhost, targets: ['db-*'] }), true, notCounted, notCounted],
+    ['the default rules, every metric (the CLI)', DEFAULT_RULES, false, counted(28), counted(10)],
+  ])('%s', (_name, ruleSet, countOnlyWhatRulesRead, client, vhost) => {
+    const { metrics } = evaluateTarget({
+      target: 'web-1',
+      observation: observe(0),
+      rules: [...ruleSet],
+      silences: [],
+      previous: null,
+      now: minute(0),
+      countOnlyWhatRulesRead,
+    });
+    expect(metrics.get('top_client_busy_slots')).toEqual(client);
+    expect(metrics.get('top_vhost_busy_slots')).toEqual(vhost);
+    // The other metrics whatever the rules read (observe(0) leaves the capture's 3 C slots out of its counts).
+    expect(metrics.get('slots_busy')).toEqual(counted(25));
   });
 });
 

@@ -29,7 +29,22 @@ interface MetricInput {
    * it, ratios divide by it and free slots are the capacity less the positions in use.
    */
   maxRequestWorkers?: number | null;
+  /**
+   * Which of the slot table's per-text counts to take (`top_client_*`, `top_vhost_*`); both when
+   * absent. Counting a thousand clients or vhosts is most of what the metrics cost a 1,024-slot
+   * page, so a caller that knows no one reads one leaves it out: it is then `NOT_COUNTED`.
+   */
+  counts?: SlotCounts;
 }
+
+/** Whether to count the busy slots per client and per vhost. */
+interface SlotCounts {
+  client: boolean;
+  vhost: boolean;
+}
+
+/** The reason of a `top_<key>_*` metric left out by `MetricInput.counts`. */
+const NOT_COUNTED = 'not counted: no rule of this target reads it';
 
 const NO_SLOT_TABLE = 'the report has no per-slot table (?auto or ExtendedStatus Off)';
 const NO_SSL = 'the report has no SSL/TLS session cache block';
@@ -128,7 +143,7 @@ function bump(counts: Map<string, number>, key: string): number {
  * and no slot built where the parse left them pending (`slotBriefOf`). Slots still reading a
  * request have no vhost yet: they count as busy but belong to no vhost.
  */
-function slotFigures(slots: SlotBrief): SlotFigures {
+function slotFigures(slots: SlotBrief, counts: SlotCounts): SlotFigures {
   const clients = new Map<string, number>();
   const vhosts = new Map<string, number>();
   const figures: SlotFigures = { busy: 0, topClient: 0, topVhost: 0, oldestSending: 0 };
@@ -137,19 +152,29 @@ function slotFigures(slots: SlotBrief): SlotFigures {
     if (mode === 'W' && slots.ss(i) > figures.oldestSending) figures.oldestSending = slots.ss(i);
     if (!countsMode(BUSY_MODES, mode)) continue;
     figures.busy++;
-    const client = slots.client(i);
-    if (client !== '') figures.topClient = Math.max(figures.topClient, bump(clients, client));
-    const vhost = slots.vhost(i);
-    if (vhost !== '') figures.topVhost = Math.max(figures.topVhost, bump(vhosts, vhost));
+    if (counts.client) {
+      const client = slots.client(i);
+      if (client !== '') figures.topClient = Math.max(figures.topClient, bump(clients, client));
+    }
+    if (counts.vhost) {
+      const vhost = slots.vhost(i);
+      if (vhost !== '') figures.topVhost = Math.max(figures.topVhost, bump(vhosts, vhost));
+    }
   }
   return figures;
 }
 
 /** `top_<key>_busy_slots` and its ratio to the busy slots, or why not (no slot table). */
-function topShare(figures: SlotFigures | null, key: 'client' | 'vhost', out: Map<string, MetricResult>): void {
-  if (figures === null) {
-    out.set(`top_${key}_busy_slots`, missing(NO_SLOT_TABLE));
-    out.set(`top_${key}_busy_ratio`, missing(NO_SLOT_TABLE));
+function topShare(
+  figures: SlotFigures | null,
+  key: 'client' | 'vhost',
+  counted: boolean,
+  out: Map<string, MetricResult>,
+): void {
+  if (figures === null || !counted) {
+    const reason = counted ? NO_SLOT_TABLE : NOT_COUNTED;
+    out.set(`top_${key}_busy_slots`, missing(reason));
+    out.set(`top_${key}_busy_ratio`, missing(reason));
     return;
   }
   const top = key === 'client' ? figures.topClient : figures.topVhost;
@@ -230,9 +255,10 @@ function computeMetrics(input: MetricInput): Map<string, MetricResult> {
   slotMetrics(report, input.maxRequestWorkers ?? null, out);
   connectionMetrics(report, out);
   const brief = slotBriefOf(report);
-  const figures = brief === null ? null : slotFigures(brief);
-  topShare(figures, 'client', out);
-  topShare(figures, 'vhost', out);
+  const counts = input.counts ?? { client: true, vhost: true };
+  const figures = brief === null ? null : slotFigures(brief, counts);
+  topShare(figures, 'client', counts.client, out);
+  topShare(figures, 'vhost', counts.vhost, out);
   out.set('oldest_busy_request_seconds', oldestRequest(figures));
   out.set('ssl_cache_miss_ratio', sslMissRatio(report, now, input.previous));
   out.set(
@@ -249,5 +275,5 @@ function forecastMetric(result: ForecastResult): MetricResult {
   return result.unbounded ? { ok: false, reason: result.reason, unbounded: true } : missing(result.reason);
 }
 
-export type { Counters, MetricInput, MetricResult };
-export { computeMetrics, countersOf, forecastMetric };
+export type { Counters, MetricInput, MetricResult, SlotCounts };
+export { computeMetrics, countersOf, forecastMetric, NOT_COUNTED };

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseReport } from '../../../src/core/report/parse.ts';
 import type { StatusReport } from '../../../src/core/report/types.ts';
-import { computeMetrics, countersOf } from '../../../src/core/rules/compute.ts';
+import { computeMetrics, countersOf, NOT_COUNTED } from '../../../src/core/rules/compute.ts';
 import { DEFAULT_RULES } from '../../../src/core/rules/document.ts';
 import { evaluateRule } from '../../../src/core/rules/evaluate.ts';
 import { loadReport } from '../support/reports.ts';
@@ -273,5 +273,30 @@ describe('Function: computeMetrics', () => {
     });
     expect([...metrics.keys()]).toEqual(['target_up']);
     expect(metrics.get('target_up')).toEqual(expected);
+  });
+});
+
+describe('Function: computeMetrics, the per-text counts a caller leaves out (counts)', () => {
+  const counted = (n: number) => ({ ok: true, value: n, samples: null });
+  const notCounted = { ok: false, reason: NOT_COUNTED };
+  it.each([
+    ['both (the default)', undefined, counted(28), counted(10)],
+    ['clients only', { client: true, vhost: false }, counted(28), notCounted],
+    ['vhosts only', { client: false, vhost: true }, notCounted, counted(10)],
+    ['neither', { client: false, vhost: false }, notCounted, notCounted],
+  ])('%s', (_name, counts, client, vhost) => {
+    const metrics = computeMetrics({
+      observation: { kind: 'report', report: loadReport('prefork-busy/report.html') },
+      previous: null,
+      consecutiveFailures: 0,
+      downAfterFailures: 2,
+      ...(counts === undefined ? {} : { counts }),
+    });
+    expect(metrics.get('top_client_busy_slots')).toEqual(client);
+    expect(metrics.get('top_vhost_busy_slots')).toEqual(vhost);
+    expect(metrics.get('top_vhost_busy_ratio')).toEqual(
+      vhost.ok ? { ok: true, value: 10 / 28, samples: 28 } : notCounted,
+    );
+    expect(metrics.get('oldest_busy_request_seconds')?.ok).toBe(true);
   });
 });
