@@ -147,6 +147,7 @@ function phases(body: string): PerTargetFigures['phases'] {
       silences: [],
       previous,
       now: new Date(T0 + minute * 60_000),
+      countOnlyWhatRulesRead: true, // as the run evaluates
     });
   const first = evaluate(null, 0);
   const sink = createMetricsSink({

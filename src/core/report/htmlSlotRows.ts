@@ -1,11 +1,14 @@
 /**
- * The HTML page's slot table recorded row by row during the one pass, for `withLazySlots`: each
- * cell's range in the page, and what the checks and the metrics need (M, SS, the scoreboard
- * position, whether every number is possible). Only rows the eager build takes without a warning
- * are recorded (`add` says false for any other: the parser then builds the slots as it reads
- * them); a row of the plain shape is read and recorded from the page's bytes (`readRow`) before
- * the scanner sees it, other rows reach `add` as cells; `fitsScoreboard` tells, once the page is read, whether the table-wide checks would
- * warn. The slots are built by the eager build's own `readSlotRow`, so they are the same.
+ * The HTML page's slot table recorded row by row during the one pass, for `withLazySlots`: where
+ * each row lies in the page (a row of the plain shape; its cells are read again from there when
+ * the slots are built) or its cells' ranges (a row from the scanner's cells), and what the checks
+ * and the metrics need (M, SS, the scoreboard position, the client's and vhost's ranges, whether
+ * every number is possible). Only rows the eager build takes without a warning are recorded
+ * (`add` says false for any other: the parser then builds the slots as it reads them); a row of
+ * the plain shape is read and recorded from the page's bytes (`readRow`) before the scanner sees
+ * it, other rows reach `add` as cells; `fitsScoreboard` tells, once the page is read, whether the
+ * table-wide checks would warn. The slots are built by the eager build's own `readSlotRow`, so
+ * they are the same.
  */
 import { allGood } from './check.ts';
 import { decodeEntities, modeIndexOf, positionIn, positionOf } from './common.ts';
@@ -42,6 +45,20 @@ function srvPositionOf(text: string, cells: RowCells, i: number): number {
   return position ?? -1;
 }
 
+/** Per row in `SlotRows.keyCells`: the client's start, end, runs, then the vhost's. */
+const KEY_CELLS = 2 * PER_CELL;
+
+/** Bytes of one row read again (`rowBytes`): rows are some 300 bytes, a longer one grows it. */
+let rowScratch = new Uint8Array(1024);
+
+/** `[start, end)` of `text` (ASCII: it was read from bytes) as bytes, in a buffer the next call overwrites. */
+function rowBytes(text: string, start: number, end: number): Uint8Array {
+  if (end - start > rowScratch.length) rowScratch = new Uint8Array(2 * (end - start));
+  const { written } = encoder.encodeInto(text.substring(start, end), rowScratch);
+  return rowScratch.subarray(0, written);
+}
+const encoder = new TextEncoder();
+
 /** The fewest characters of a row (`<tr></tr>`) and of a cell (`<td></td>`). */
 const MIN_ROW_CHARS = '<tr></tr>'.length;
 const MIN_CELL_CHARS = '<td></td>'.length;
@@ -50,7 +67,19 @@ class SlotRows implements PendingSlots {
   count = 0;
   /** False once a recorded row holds an impossible number (the report check would null or drop it). */
   numbersGood = true;
-  private ranges: Int32Array;
+  /**
+   * Per row read from bytes, where it lies in the page (`[start, end)`: just after its `<tr>` to
+   * just after its `</tr>`); its cells are read again from there when the slots are built, so a
+   * steady run keeps about 45 bytes a row, not each cell's range (a third of the parse's time went
+   * to allocating, filling and collecting those). -1 for a row from the scanner's cells (`added`).
+   */
+  private spans: Int32Array;
+  /** Per row, the client's and then the vhost's range and runs, for the metrics' counts. */
+  private keyCells: Int32Array;
+  /** The cells' ranges of the rows from the scanner's cells (rare: a row not of the plain shape). */
+  private readonly added = new Map<number, Int32Array>();
+  /** One row's cells as `readPlainRow` writes them. */
+  private readonly rowRanges: Int32Array;
   private modes: Uint8Array;
   private sss: Float64Array;
   private positions: Int32Array;
@@ -89,7 +118,9 @@ class SlotRows implements PendingSlots {
     // `width` cells takes at least `<tr>`, `</tr>` and `<td></td>` each.
     const rowsThePageHolds = Math.floor(text.length / (MIN_ROW_CHARS + MIN_CELL_CHARS * width)) + 1;
     const capacity = Math.max(Math.min(maxRows, rowsThePageHolds), 64);
-    this.ranges = new Int32Array(capacity * width * PER_CELL);
+    this.spans = new Int32Array(capacity * 2);
+    this.keyCells = new Int32Array(capacity * KEY_CELLS);
+    this.rowRanges = new Int32Array(width * PER_CELL);
     this.modes = new Uint8Array(capacity);
     this.sss = new Float64Array(capacity);
     this.positions = new Int32Array(capacity);
@@ -103,13 +134,15 @@ class SlotRows implements PendingSlots {
     if (mode < 0) return false;
     const row = this.count++;
     if (row === this.modes.length) this.grow();
-    const ranges = this.ranges;
-    let at = row * width * PER_CELL;
-    for (let i = 0; i < width; i++, at += PER_CELL) {
+    const ranges = new Int32Array(width * PER_CELL);
+    for (let i = 0, at = 0; i < width; i++, at += PER_CELL) {
       ranges[at] = cells.start[i] as number;
       ranges[at + 1] = cells.end[i] as number;
       ranges[at + 2] = cells.runs[i] as number;
     }
+    this.added.set(row, ranges);
+    this.spans[row * 2] = -1;
+    this.keepKeyCells(row, ranges);
     this.modes[row] = mode;
     this.sss[row] = numbers.ss;
     this.positions[row] = srvPositionOf(text, cells, columns.Srv);
@@ -138,10 +171,12 @@ class SlotRows implements PendingSlots {
     const row = this.count;
     if (row === this.modes.length) this.grow();
     const figures = this.figures;
-    const at = row * this.width * PER_CELL;
-    const end = readPlainRow(this.text, bytes, this.base, from - this.base, this.kinds, this.ranges, at, figures);
+    const end = readPlainRow(this.text, bytes, this.base, from - this.base, this.kinds, this.rowRanges, 0, figures);
     if (end < 0) return -1;
     this.count++;
+    this.spans[row * 2] = from;
+    this.spans[row * 2 + 1] = this.base + end;
+    this.keepKeyCells(row, this.rowRanges);
     this.modes[row] = figures.mode;
     this.sss[row] = figures.ss;
     this.positions[row] = figures.position;
@@ -159,11 +194,26 @@ class SlotRows implements PendingSlots {
     return next < 0 ? -1 : this.base + next;
   }
 
+  /** The client's and the vhost's range and runs from a row's cells `ranges`. */
+  private keepKeyCells(row: number, ranges: Int32Array): void {
+    const keyCells = this.keyCells;
+    let to = row * KEY_CELLS;
+    for (const column of [this.columns.Client, this.columns.VHost]) {
+      const at = column * PER_CELL;
+      keyCells[to++] = ranges[at] as number;
+      keyCells[to++] = ranges[at + 1] as number;
+      keyCells[to++] = ranges[at + 2] as number;
+    }
+  }
+
   private grow(): void {
     const capacity = this.modes.length * 2;
-    const ranges = new Int32Array(capacity * this.width * PER_CELL);
-    ranges.set(this.ranges);
-    this.ranges = ranges;
+    const spans = new Int32Array(capacity * 2);
+    spans.set(this.spans);
+    this.spans = spans;
+    const keyCells = new Int32Array(capacity * KEY_CELLS);
+    keyCells.set(this.keyCells);
+    this.keyCells = keyCells;
     const modes = new Uint8Array(capacity);
     modes.set(this.modes);
     this.modes = modes;
@@ -202,31 +252,30 @@ class SlotRows implements PendingSlots {
   }
 
   client(row: number): string {
-    return this.cellText(row, this.columns.Client);
+    return this.keyCellText(row, 0, this.columns.Client);
   }
 
   vhost(row: number): string {
-    return this.cellText(row, this.columns.VHost);
+    return this.keyCellText(row, 1, this.columns.VHost);
   }
 
-  /** Cell `i` of `row` as `RowCells.text` reads it. */
-  private cellText(row: number, i: number): string {
-    const at = (row * this.width + i) * PER_CELL;
-    const ranges = this.ranges;
-    const runs = ranges[at + 2];
+  /** The row's client (`k` 0) or vhost (1), cell `i`, as `RowCells.text` reads it. */
+  private keyCellText(row: number, k: number, i: number): string {
+    const at = row * KEY_CELLS + k * PER_CELL;
+    const keyCells = this.keyCells;
+    const runs = keyCells[at + 2];
     if (runs === 0) return '';
     // One run, the usual cell: its text as is, decoded only where it holds an entity.
-    if (runs === 1) return decodeEntities(this.text.slice(ranges[at], ranges[at + 1]));
-    this.load(row, i, i + 1);
+    if (runs === 1) return decodeEntities(this.text.slice(keyCells[at], keyCells[at + 1]));
+    this.load(row);
     return this.cells.text(this.text, i);
   }
 
-  /** Cells `[from, to)` of `row` into the scratch `cells`. */
-  private load(row: number, from: number, to: number): void {
+  /** Every cell of `row` into the scratch `cells`: kept for a row from the scanner, read again from the page otherwise. */
+  private load(row: number): void {
+    const ranges = this.added.get(row) ?? this.readAgain(row);
     const cells = this.cells;
-    const ranges = this.ranges;
-    let at = (row * this.width + from) * PER_CELL;
-    for (let i = from; i < to; i++, at += PER_CELL) {
+    for (let i = 0, at = 0; i < this.width; i++, at += PER_CELL) {
       cells.start[i] = ranges[at] as number;
       cells.end[i] = ranges[at + 1] as number;
       cells.runs[i] = ranges[at + 2] as number;
@@ -235,12 +284,22 @@ class SlotRows implements PendingSlots {
     cells.count = this.width;
   }
 
+  /** A row read from bytes, read again from its stretch of the page: the same cells (the reader is a function of those bytes). */
+  private readAgain(row: number): Int32Array {
+    const start = this.spans[row * 2] as number;
+    const end = this.spans[row * 2 + 1] as number;
+    const bytes = rowBytes(this.text, start, end);
+    const read = readPlainRow(this.text, bytes, start, 0, this.kinds, this.rowRanges, 0, this.figures);
+    if (read !== end - start) throw new Error(`expected slot row ${row + 1} to read again as it read, found ${read}`);
+    return this.rowRanges;
+  }
+
   /** Every recorded row as the eager build makes it. */
   build(): Slot[] {
     const slots: Slot[] = [];
     const unused: string[] = []; // recorded rows give no warning
     for (let row = 0; row < this.count; row++) {
-      this.load(row, 0, this.width);
+      this.load(row);
       const slot = readSlotRow(this.text, this.cells, this.columns, this.width, row + 1, unused, this.numbers);
       if (slot !== null) slots.push(slot);
     }

@@ -7,6 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { slotsPending } from '../../../src/core/report/lazySlots.ts';
 import { parseReport } from '../../../src/core/report/parse.ts';
+import type { StatusReport } from '../../../src/core/report/types.ts';
+import { computeMetrics } from '../../../src/core/rules/compute.ts';
 import { expectedReport, generateSlots, modelOf } from '../../support/generate.ts';
 import { renderHtml } from '../../support/generatePages.ts';
 
@@ -37,6 +39,15 @@ const CASES: ReadonlyArray<[string, (rows: string) => string]> = [
         .join('<tr><td>'),
   ],
   [
+    // Still the plain shape: the client is read in two runs, and again from the page when built.
+    'the 20th row with its client in two runs (<b> around its first character)',
+    (rows) =>
+      rows
+        .split('<tr><td>')
+        .map((row, i) => (i === 20 ? withClientInTwoRuns(row) : row))
+        .join('<tr><td>'),
+  ],
+  [
     'only the 50th row reshaped',
     (rows) =>
       rows
@@ -46,6 +57,24 @@ const CASES: ReadonlyArray<[string, (rows: string) => string]> = [
   ],
 ];
 
+/** A row (from after its first `<td>`) whose client cell (the 12th) starts with its first character in `<b>`. */
+function withClientInTwoRuns(row: string): string {
+  const cells = row.split('</td>');
+  const client = cells[11] as string;
+  const text = client.slice(client.indexOf('>') + 1);
+  expect(text.length).toBeGreaterThan(1);
+  cells[11] = `${client.slice(0, client.indexOf('>') + 1)}<b>${text[0]}</b>${text.slice(1)}`;
+  return cells.join('</td>');
+}
+
+const metricsOf = (report: StatusReport) =>
+  computeMetrics({
+    observation: { kind: 'report', report },
+    previous: null,
+    consecutiveFailures: 0,
+    downAfterFailures: 2,
+  });
+
 describe('slot table rows: the plain reader and the scanner agree', () => {
   it('the plain page parses to what generated it', () => {
     expect(parseReport(plain)).toEqual(expected);
@@ -54,6 +83,8 @@ describe('slot table rows: the plain reader and the scanner agree', () => {
   it.each(CASES)('%s', (_name, reshape) => {
     const page = reshapeRows(reshape);
     expect(page).not.toBe(plain);
+    // The metrics first, from the rows still pending; then the slots built from them.
+    expect(metricsOf(parseReport(page))).toEqual(metricsOf(expected));
     expect(parseReport(page)).toEqual(expected);
   });
 
