@@ -197,12 +197,12 @@ class SlotRows implements PendingSlots {
   /** The client's and the vhost's range and runs from a row's cells `ranges`. */
   private keepKeyCells(row: number, ranges: Int32Array): void {
     const keyCells = this.keyCells;
-    let to = row * KEY_CELLS;
-    for (const column of [this.columns.Client, this.columns.VHost]) {
-      const at = column * PER_CELL;
-      keyCells[to++] = ranges[at] as number;
-      keyCells[to++] = ranges[at + 1] as number;
-      keyCells[to++] = ranges[at + 2] as number;
+    const to = row * KEY_CELLS;
+    const client = this.columns.Client * PER_CELL;
+    const vhost = this.columns.VHost * PER_CELL;
+    for (let k = 0; k < PER_CELL; k++) {
+      keyCells[to + k] = ranges[client + k] as number;
+      keyCells[to + PER_CELL + k] = ranges[vhost + k] as number;
     }
   }
 
