@@ -22,6 +22,7 @@ import {
   readPlainRow,
 } from './htmlPlainRow.ts';
 import { type ColumnMap, MAX_CELLS, RowCells, RowNumbers, readSlotRow } from './htmlSlots.ts';
+import { ipv4Key } from './ipv4.ts';
 import type { PendingSlots } from './lazySlots.ts';
 import { MODE_SET, type Slot } from './types.ts';
 
@@ -257,6 +258,13 @@ class SlotRows implements PendingSlots {
 
   vhost(row: number): string {
     return this.keyCellText(row, 1, this.columns.VHost);
+  }
+
+  /** The client read from the page when it is one run (a "&" in it is no address: -1, read as text). */
+  clientAddress(row: number): number {
+    const at = row * KEY_CELLS;
+    const keyCells = this.keyCells;
+    return keyCells[at + 2] === 1 ? ipv4Key(this.text, keyCells[at] as number, keyCells[at + 1] as number) : -1;
   }
 
   /** The row's client (`k` 0) or vhost (1), cell `i`, as `RowCells.text` reads it. */

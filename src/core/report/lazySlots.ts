@@ -15,6 +15,11 @@ interface SlotBrief {
   ss(i: number): number;
   client(i: number): string;
   vhost(i: number): string;
+  /**
+   * The client as `ipv4Key` reads it where that needs no string (pending rows: straight from the
+   * page); -1 otherwise, and then `client(i)` tells.
+   */
+  clientAddress(i: number): number;
 }
 
 /** A parse's recorded rows: their brief, and their slots (built anew at each call). */
@@ -81,6 +86,7 @@ function slotBriefOf(report: StatusReport): SlotBrief | null {
     ss: (i) => at(i).ss,
     client: (i) => at(i).client,
     vhost: (i) => at(i).vhost,
+    clientAddress: () => -1,
   };
 }
 

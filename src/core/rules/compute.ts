@@ -2,6 +2,7 @@
  * Computes the catalogue's metrics for one observation. Counter metrics use the delta since the
  * previous good report of the target and detect restarts (counters or uptime going down).
  */
+import { ipv4Key } from '../report/ipv4.ts';
 import { type SlotBrief, slotBriefOf } from '../report/lazySlots.ts';
 import type { ModeChar, StatusReport } from '../report/types.ts';
 import type { ForecastResult } from './forecast.ts';
@@ -132,10 +133,30 @@ interface SlotFigures {
 }
 
 /** Add one to `key`'s count; the new count. */
-function bump(counts: Map<string, number>, key: string): number {
+function bump<K>(counts: Map<K, number>, key: K): number {
   const n = (counts.get(key) ?? 0) + 1;
   counts.set(key, n);
   return n;
+}
+
+/**
+ * Count slot `i`'s client (nothing for ''); its count so far. An IPv4 address printed the canonical
+ * way (most clients) is counted by its number, read from the page without slicing a string; any
+ * other client by its text.
+ */
+function countClient(
+  slots: SlotBrief,
+  i: number,
+  addresses: Map<number, number>,
+  clients: Map<string, number>,
+): number {
+  let address = slots.clientAddress(i);
+  if (address >= 0) return bump(addresses, address);
+  const client = slots.client(i);
+  if (client === '') return 0;
+  // The same address may come as text (an entity in it, a tag around part of it, built slots).
+  address = ipv4Key(client, 0, client.length);
+  return address >= 0 ? bump(addresses, address) : bump(clients, client);
 }
 
 /**
@@ -144,6 +165,7 @@ function bump(counts: Map<string, number>, key: string): number {
  * request have no vhost yet: they count as busy but belong to no vhost.
  */
 function slotFigures(slots: SlotBrief, counts: SlotCounts): SlotFigures {
+  const addresses = new Map<number, number>();
   const clients = new Map<string, number>();
   const vhosts = new Map<string, number>();
   const figures: SlotFigures = { busy: 0, topClient: 0, topVhost: 0, oldestSending: 0 };
@@ -152,10 +174,7 @@ function slotFigures(slots: SlotBrief, counts: SlotCounts): SlotFigures {
     if (mode === 'W' && slots.ss(i) > figures.oldestSending) figures.oldestSending = slots.ss(i);
     if (!countsMode(BUSY_MODES, mode)) continue;
     figures.busy++;
-    if (counts.client) {
-      const client = slots.client(i);
-      if (client !== '') figures.topClient = Math.max(figures.topClient, bump(clients, client));
-    }
+    if (counts.client) figures.topClient = Math.max(figures.topClient, countClient(slots, i, addresses, clients));
     if (counts.vhost) {
       const vhost = slots.vhost(i);
       if (vhost !== '') figures.topVhost = Math.max(figures.topVhost, bump(vhosts, vhost));

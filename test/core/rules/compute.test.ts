@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { slotsPending } from '../../../src/core/report/lazySlots.ts';
 import { parseReport } from '../../../src/core/report/parse.ts';
-import type { StatusReport } from '../../../src/core/report/types.ts';
+import type { Slot, StatusReport } from '../../../src/core/report/types.ts';
 import { computeMetrics, countersOf, NOT_COUNTED } from '../../../src/core/rules/compute.ts';
 import { DEFAULT_RULES } from '../../../src/core/rules/document.ts';
 import { evaluateRule } from '../../../src/core/rules/evaluate.ts';
+import { generateSlots, modelOf } from '../../support/generate.ts';
+import { renderHtml } from '../../support/generatePages.ts';
 import { loadReport } from '../support/reports.ts';
 
 /** A real capture of the event-closing scenario, parsed (it has no reference parse beside it). */
@@ -298,5 +301,54 @@ describe('Function: computeMetrics, the per-text counts a caller leaves out (cou
       vhost.ok ? { ok: true, value: 10 / 28, samples: 28 } : notCounted,
     );
     expect(metrics.get('oldest_busy_request_seconds')?.ok).toBe(true);
+  });
+});
+
+/** A prefork page of busy (W) slots with these clients, then `edit` applied to its text. */
+function busyPage(clients: readonly string[], edit = (page: string) => page): string {
+  const slots = generateSlots(clients.length, 'prefork').map(
+    (slot, i): Slot => ({ ...slot, mode: 'W', client: clients[i] as string }),
+  );
+  return edit(renderHtml(modelOf(slots, { mpm: 'prefork' })));
+}
+
+/** The straightforward count: a Map of each busy slot's client, '' not counted. */
+function mapTop(slots: readonly Slot[]): number {
+  const counts = new Map<string, number>();
+  for (const slot of slots) if (slot.client !== '') counts.set(slot.client, (counts.get(slot.client) ?? 0) + 1);
+  return Math.max(0, ...counts.values());
+}
+
+describe('Function: computeMetrics, clients counted by address where they are canonical IPv4', () => {
+  it.each([
+    ['distinct addresses', busyPage(['10.0.0.1', '10.0.0.2', '10.0.0.3']), 1],
+    ['an address and its prefix', busyPage(['10.0.0.1', '10.0.0.10', '10.0.0.1', '10.0.0.100']), 2],
+    ['an address written with a leading zero is another text', busyPage(['10.0.0.1', '010.0.0.1', '10.0.0.1']), 2],
+    ['IPv6 and host names, counted as text', busyPage(['2001:db8::7', 'proxy.example', '2001:db8::7', '::1']), 2],
+    ['addresses and texts mixed, a tie', busyPage(['10.0.0.1', '::1', '10.0.0.1', '::1', 'h']), 2],
+    ['empty clients count for nothing', busyPage(['', '', '10.0.0.1']), 1],
+    [
+      'a character reference in an address: the same address',
+      busyPage(['10.0.0.1', 'REF', '10.0.0.1'], (page) => page.replace('<td>REF</td>', '<td>&#49;0.0.0.1</td>')),
+      3,
+    ],
+    [
+      'an address split by a tag: the same address',
+      busyPage(['10.0.0.1', 'SPLIT', '10.0.0.1'], (page) => page.replace('<td>SPLIT</td>', '<td>10.0.<b>0</b>.1</td>')),
+      3,
+    ],
+    [
+      'a row the scanner reads (upper-case cells): the same address',
+      busyPage(['10.0.0.1', 'UPPER', '10.0.0.1'], (page) => page.replace('<td>UPPER</td>', '<TD>10.0.0.1</TD>')),
+      3,
+    ],
+  ])('%s: %i', (_name, page, top) => {
+    const report = parseReport(page);
+    expect(slotsPending(report)).toBe(true);
+    const pending = metricsOf(report).get('top_client_busy_slots');
+    const built = { ...report };
+    expect(mapTop(built.slots ?? [])).toBe(top);
+    expect(pending).toEqual({ ok: true, value: top, samples: null });
+    expect(metricsOf(built).get('top_client_busy_slots')).toEqual(pending);
   });
 });
