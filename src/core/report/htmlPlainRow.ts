@@ -44,12 +44,13 @@ const windowBytes = new Uint8Array(WINDOW);
 const encoder = new TextEncoder();
 
 /**
- * The window of `text` from `from` on (byte `k` is `text[from + k]`), or null when it holds a
- * character outside ASCII (offsets would not match). The bytes are overwritten by the next call:
- * one buffer serves every parse, which runs to its end without yielding (it is synchronous).
+ * The window of `text` from `from` on, up to `to` (byte `k` is `text[from + k]`), or null when it
+ * holds a character outside ASCII (offsets would not match). The bytes are overwritten by the next
+ * call: one buffer serves every parse and every row read again, each of which runs to its end
+ * without yielding (they are synchronous).
  */
-function asciiWindow(text: string, from: number): Uint8Array | null {
-  const length = Math.min(text.length - from, WINDOW);
+function asciiWindow(text: string, from: number, to = text.length): Uint8Array | null {
+  const length = Math.min(to - from, WINDOW);
   const { read, written } = encoder.encodeInto(text.substring(from, from + length), windowBytes);
   return read === length && written === length ? windowBytes.subarray(0, length) : null;
 }

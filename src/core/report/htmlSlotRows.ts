@@ -49,17 +49,6 @@ function srvPositionOf(text: string, cells: RowCells, i: number): number {
 /** Per row in `SlotRows.keyCells`: the client's start, end, runs, then the vhost's. */
 const KEY_CELLS = 2 * PER_CELL;
 
-/** Bytes of one row read again (`rowBytes`): rows are some 300 bytes, a longer one grows it. */
-let rowScratch = new Uint8Array(1024);
-
-/** `[start, end)` of `text` (ASCII: it was read from bytes) as bytes, in a buffer the next call overwrites. */
-function rowBytes(text: string, start: number, end: number): Uint8Array {
-  if (end - start > rowScratch.length) rowScratch = new Uint8Array(2 * (end - start));
-  const { written } = encoder.encodeInto(text.substring(start, end), rowScratch);
-  return rowScratch.subarray(0, written);
-}
-const encoder = new TextEncoder();
-
 /** The fewest characters of a row (`<tr></tr>`) and of a cell (`<td></td>`). */
 const MIN_ROW_CHARS = '<tr></tr>'.length;
 const MIN_CELL_CHARS = '<td></td>'.length;
@@ -72,7 +61,7 @@ class SlotRows implements PendingSlots {
    * Per row read from bytes, where it lies in the page (`[start, end)`: just after its `<tr>` to
    * just after its `</tr>`); its cells are read again from there when the slots are built, so a
    * steady run keeps about 45 bytes a row, not each cell's range (a third of the parse's time went
-   * to allocating, filling and collecting those). -1 for a row from the scanner's cells (`added`).
+   * to allocating, filling and collecting those). A row from the scanner's cells is in `added` instead.
    */
   private spans: Int32Array;
   /** Per row, the client's and then the vhost's range and runs, for the metrics' counts. */
@@ -142,7 +131,6 @@ class SlotRows implements PendingSlots {
       ranges[at + 2] = cells.runs[i] as number;
     }
     this.added.set(row, ranges);
-    this.spans[row * 2] = -1;
     this.keepKeyCells(row, ranges);
     this.modes[row] = mode;
     this.sss[row] = numbers.ss;
@@ -296,8 +284,10 @@ class SlotRows implements PendingSlots {
   private readAgain(row: number): Int32Array {
     const start = this.spans[row * 2] as number;
     const end = this.spans[row * 2 + 1] as number;
-    const bytes = rowBytes(this.text, start, end);
-    const read = readPlainRow(this.text, bytes, start, 0, this.kinds, this.rowRanges, 0, this.figures);
+    // The row was read from a window of at most the window's size, all ASCII: it fits one again.
+    const bytes = asciiWindow(this.text, start, end);
+    const read =
+      bytes === null ? -1 : readPlainRow(this.text, bytes, start, 0, this.kinds, this.rowRanges, 0, this.figures);
     if (read !== end - start) throw new Error(`expected slot row ${row + 1} to read again as it read, found ${read}`);
     return this.rowRanges;
   }

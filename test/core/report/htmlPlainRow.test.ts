@@ -150,6 +150,10 @@ describe('asciiWindow and nextPlainRow', () => {
     expect(bytes === null ? null : [...bytes]).toEqual(expected);
   });
 
+  it('a window up to `to`: one row read again from its stretch', () => {
+    expect([...(asciiWindow('xx<tr>yy', 2, 6) ?? [])]).toEqual([0x3c, 0x74, 0x72, 0x3e]);
+  });
+
   it('a window of a long page stops at 256 KiB', () => {
     expect(asciiWindow('x'.repeat(300_000), 1000)?.length).toBe(1 << 18);
   });
