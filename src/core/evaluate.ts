@@ -21,7 +21,7 @@ import type { AlertRecord, AlertView, EvaluateOptions, Notification, TargetState
 import { DEFAULT_EVALUATE_OPTIONS, DEFAULT_GROUP_INTERVAL_MS, TARGET_DOWN_RULE } from './constants.ts';
 import { buildNotification } from './notify/build.ts';
 import { buildRemovalNotification, REMOVAL_CAUSES, type RemovalCause } from './notify/removal.ts';
-import { computeMetrics, countersOf, forecastMetric, type MetricResult, type SlotCounts } from './rules/compute.ts';
+import { computeMetrics, countersOf, countsFor, forecastMetric, type MetricResult } from './rules/compute.ts';
 import { DEFAULT_RULES } from './rules/defaultRules.ts';
 import { evaluateRule } from './rules/evaluate.ts';
 import { type ForecastResult, type FreeSlotSample, forecastExhaustion, freeSlotSamples } from './rules/forecast.ts';
@@ -69,14 +69,6 @@ function rulesFor(rules: readonly Rule[], target: string): Rule[] {
   const applicable = rules.filter((r) => anyGlobMatch(r.targets, target));
   const watched = rules.some((r) => r.metric === 'target_up' || r.name === TARGET_DOWN_RULE);
   return watched ? applicable : [...applicable, BUILT_IN_TARGET_DOWN];
-}
-
-/** The slot table's per-text counts `rules` read. */
-function countsRead(rules: readonly Rule[]): SlotCounts {
-  return {
-    client: rules.some((r) => r.metric.startsWith('top_client_')),
-    vhost: rules.some((r) => r.metric.startsWith('top_vhost_')),
-  };
 }
 
 /** Whether a record is still worth keeping: active, recently resolved, or owed a resolved notice. */
@@ -252,7 +244,7 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
     consecutiveFailures: failures,
     downAfterFailures: options.downAfterFailures,
     maxRequestWorkers: input.maxRequestWorkers ?? null,
-    ...(input.countOnlyWhatRulesRead === true ? { counts: countsRead(applicable) } : {}),
+    ...(input.countOnlyWhatRulesRead === true ? { counts: countsFor(applicable.map((r) => r.metric)) } : {}),
   });
   const { samples, forecast, lastReport } = forecastStep(observation, previous, metrics, now);
   const saturation = likelySaturated(observation, previous?.lastReport, now);

@@ -47,6 +47,12 @@ interface SlotCounts {
 /** The reason of a `top_<key>_*` metric left out by `MetricInput.counts`. */
 const NOT_COUNTED = 'not counted: no rule of this target reads it';
 
+/** The per-text counts the metrics named `names` need (`top_client_*`, `top_vhost_*`, as `topShare` names them). */
+function countsFor(names: readonly string[]): SlotCounts {
+  const reads = (key: 'client' | 'vhost') => names.some((name) => name.startsWith(`top_${key}_`));
+  return { client: reads('client'), vhost: reads('vhost') };
+}
+
 const NO_SLOT_TABLE = 'the report has no per-slot table (?auto or ExtendedStatus Off)';
 const NO_SSL = 'the report has no SSL/TLS session cache block';
 const NOT_EVENT = 'the server does not run the event MPM';
@@ -295,4 +301,4 @@ function forecastMetric(result: ForecastResult): MetricResult {
 }
 
 export type { Counters, MetricInput, MetricResult, SlotCounts };
-export { computeMetrics, countersOf, forecastMetric, NOT_COUNTED };
+export { computeMetrics, countersOf, countsFor, forecastMetric, NOT_COUNTED };

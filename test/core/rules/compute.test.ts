@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { slotsPending } from '../../../src/core/report/lazySlots.ts';
 import { parseReport } from '../../../src/core/report/parse.ts';
 import type { Slot, StatusReport } from '../../../src/core/report/types.ts';
-import { computeMetrics, countersOf, NOT_COUNTED } from '../../../src/core/rules/compute.ts';
+import { computeMetrics, countersOf, countsFor, NOT_COUNTED } from '../../../src/core/rules/compute.ts';
 import { DEFAULT_RULES } from '../../../src/core/rules/document.ts';
 import { evaluateRule } from '../../../src/core/rules/evaluate.ts';
 import { generateSlots, modelOf } from '../../support/generate.ts';
@@ -350,5 +350,16 @@ describe('Function: computeMetrics, clients counted by address where they are ca
     expect(mapTop(built.slots ?? [])).toBe(top);
     expect(pending).toEqual({ ok: true, value: top, samples: null });
     expect(metricsOf(built).get('top_client_busy_slots')).toEqual(pending);
+  });
+});
+
+describe('Function: countsFor', () => {
+  it.each([
+    ['no metric of the slot table', ['slots_idle', 'target_up'], { client: false, vhost: false }],
+    ['the top client', ['top_client_busy_slots'], { client: true, vhost: false }],
+    ['the top vhost ratio', ['slots_idle', 'top_vhost_busy_ratio'], { client: false, vhost: true }],
+    ['both', ['top_vhost_busy_slots', 'top_client_busy_ratio'], { client: true, vhost: true }],
+  ])('%s', (_name, names, expected) => {
+    expect(countsFor(names)).toEqual(expected);
   });
 });
