@@ -232,8 +232,8 @@ class SlotRows implements PendingSlots {
     return true;
   }
 
-  mode(row: number): string {
-    return String.fromCharCode(this.modes[row] as number);
+  modeCode(row: number): number {
+    return this.modes[row] as number;
   }
 
   ss(row: number): number {

@@ -11,7 +11,8 @@ import type { Slot, StatusReport } from './types.ts';
 /** What the metrics read of each slot, by index. */
 interface SlotBrief {
   readonly count: number;
-  mode(i: number): string;
+  /** The slot's mode as its character's code (`M`): no one-character string per slot. */
+  modeCode(i: number): number;
   ss(i: number): number;
   client(i: number): string;
   vhost(i: number): string;
@@ -82,7 +83,7 @@ function slotBriefOf(report: StatusReport): SlotBrief | null {
   const at = (i: number) => slots[i] as Slot;
   return {
     count: slots.length,
-    mode: (i) => at(i).mode,
+    modeCode: (i) => at(i).mode.charCodeAt(0),
     ss: (i) => at(i).ss,
     client: (i) => at(i).client,
     vhost: (i) => at(i).vhost,

@@ -5,8 +5,9 @@
 import { ipv4Key } from '../report/ipv4.ts';
 import { type SlotBrief, slotBriefOf } from '../report/lazySlots.ts';
 import type { ModeChar, StatusReport } from '../report/types.ts';
+import { AddressTally } from './addressTally.ts';
 import type { ForecastResult } from './forecast.ts';
-import { BUSY_MODES, CONNECTION_METRICS, countsMode, SLOT_MODES } from './metrics.ts';
+import { BUSY_CODES, CONNECTION_METRICS, SLOT_MODES } from './metrics.ts';
 import type { Counters, Observation } from './types.ts';
 
 /**
@@ -150,20 +151,17 @@ function bump<K>(counts: Map<K, number>, key: K): number {
  * way (most clients) is counted by its number, read from the page without slicing a string; any
  * other client by its text.
  */
-function countClient(
-  slots: SlotBrief,
-  i: number,
-  addresses: Map<number, number>,
-  clients: Map<string, number>,
-): number {
+function countClient(slots: SlotBrief, i: number, addresses: AddressTally, clients: Map<string, number>): number {
   let address = slots.clientAddress(i);
-  if (address >= 0) return bump(addresses, address);
+  if (address >= 0) return addresses.add(address);
   const client = slots.client(i);
   if (client === '') return 0;
   // The same address may come as text (an entity in it, a tag around part of it, built slots).
   address = ipv4Key(client, 0, client.length);
-  return address >= 0 ? bump(addresses, address) : bump(clients, client);
+  return address >= 0 ? addresses.add(address) : bump(clients, client);
 }
+
+const SENDING = 'W'.charCodeAt(0);
 
 /**
  * One walk over the slots for every figure the table gives: no busy-slot array, no second walk,
@@ -171,14 +169,14 @@ function countClient(
  * request have no vhost yet: they count as busy but belong to no vhost.
  */
 function slotFigures(slots: SlotBrief, counts: SlotCounts): SlotFigures {
-  const addresses = new Map<number, number>();
+  const addresses = new AddressTally(slots.count);
   const clients = new Map<string, number>();
   const vhosts = new Map<string, number>();
   const figures: SlotFigures = { busy: 0, topClient: 0, topVhost: 0, oldestSending: 0 };
   for (let i = 0; i < slots.count; i++) {
-    const mode = slots.mode(i);
-    if (mode === 'W' && slots.ss(i) > figures.oldestSending) figures.oldestSending = slots.ss(i);
-    if (!countsMode(BUSY_MODES, mode)) continue;
+    const mode = slots.modeCode(i);
+    if (mode === SENDING && slots.ss(i) > figures.oldestSending) figures.oldestSending = slots.ss(i);
+    if (BUSY_CODES[mode] !== 1) continue;
     figures.busy++;
     if (counts.client) figures.topClient = Math.max(figures.topClient, countClient(slots, i, addresses, clients));
     if (counts.vhost) {
