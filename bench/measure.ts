@@ -72,10 +72,54 @@ function measure(fn: () => unknown, budgetMs: number): Timing {
   };
 }
 
+/** CPU microseconds per call of `fn`, called for at least `ms` of wall time (and at least twice). */
+function cpuPerCall(fn: () => unknown, ms: number): number {
+  const cpu = process.cpuUsage();
+  const until = process.hrtime.bigint() + BigInt(Math.round(ms * 1e6));
+  let calls = 0;
+  while (calls < 2 || process.hrtime.bigint() < until) {
+    if (fn() === undefined) sink++;
+    calls++;
+  }
+  const used = process.cpuUsage(cpu);
+  return (used.user + used.system) / calls;
+}
+
+/**
+ * How much more CPU per unit (a slot) `large` takes than `small`: the two timed in alternation,
+ * each for `segmentMs` at a time (long enough to pay its own collections, as a steady stream of
+ * parses does), and the median of the ratios of neighbouring segments. A ratio of two figures
+ * measured minutes apart reads the machine's spells too (this shared machine moves by half within
+ * minutes); one of neighbours in time does not.
+ */
+function unitCostRatio(
+  small: () => unknown,
+  smallUnits: number,
+  large: () => unknown,
+  largeUnits: number,
+  budgetMs: number,
+  segmentMs = 300,
+): { ratio: number; rounds: number } {
+  cpuPerCall(small, segmentMs); // warm-up
+  cpuPerCall(large, segmentMs);
+  const ratios: number[] = [];
+  const rounds = Math.max(5, Math.floor(budgetMs / (2 * segmentMs)));
+  for (let round = 0; round < rounds; round++) {
+    // Each order in turn: what one segment leaves to collect falls on the other as often as not.
+    const first = round % 2 === 0;
+    const a = first ? cpuPerCall(small, segmentMs) : 0;
+    const largePerUnit = cpuPerCall(large, segmentMs) / largeUnits;
+    const smallPerUnit = (first ? a : cpuPerCall(small, segmentMs)) / smallUnits;
+    if (smallPerUnit > 0) ratios.push(largePerUnit / smallPerUnit);
+  }
+  ratios.sort((x, y) => x - y);
+  return { ratio: quantile(ratios, 0.5), rounds: ratios.length };
+}
+
 /** Read by run.ts so `sink` is observable. */
 function sinkValue(): number {
   return sink;
 }
 
 export type { Timing };
-export { measure, sinkValue };
+export { measure, sinkValue, unitCostRatio };
