@@ -159,6 +159,31 @@ function checkSlots(slots: readonly Slot[], report: StatusReport, warnings: stri
 }
 
 /**
+ * Whether `checkSlots` and `checkModesAgainstScoreboard` keep `count` rows of possible numbers as
+ * they are, without a warning: no more rows than positions, and under prefork each row's position
+ * (`positions`, -1: none read) a distinct one on the scoreboard whose character is its mode code
+ * (`modes`). Pending rows are left pending only then (`lazySlots.ts`); others are built and checked.
+ */
+function fitsScoreboard(
+  count: number,
+  positions: ArrayLike<number>,
+  modes: ArrayLike<number>,
+  scoreboard: string,
+  prefork: boolean,
+): boolean {
+  if (count > scoreboard.length) return false;
+  if (!prefork) return true;
+  const seen = new Uint8Array(scoreboard.length);
+  for (let row = 0; row < count; row++) {
+    const position = positions[row] as number;
+    if (position < 0 || position >= scoreboard.length || seen[position] === 1) return false;
+    seen[position] = 1;
+    if (scoreboard.charCodeAt(position) !== modes[row]) return false;
+  }
+  return true;
+}
+
+/**
  * One copy of each warning (a slot printed 3,000 times disagrees with the scoreboard 3,000 times),
  * then the first `MAX_WARNINGS - 1` and a last one counting the rest.
  */
@@ -191,10 +216,10 @@ function checkReport(report: StatusReport): StatusReport {
   if (extra.connections) nullBadNumbers(extra.connections, 'connections', warnings);
   for (const [i, process] of (extra.processes ?? []).entries()) nullBadNumbers(process, `processes[${i}]`, warnings);
   if (report.sslCache !== null) report.sslCache = checkSslCache(report.sslCache, warnings);
-  // Pending slots passed these checks in the parse (`SlotRows.fitsScoreboard`): reading them would build them.
+  // Pending slots passed these checks in the parse (`fitsScoreboard`): reading them would build them.
   if (!slotsPending(report) && report.slots !== null) report.slots = checkSlots(report.slots, report, warnings);
   capWarnings(warnings);
   return report;
 }
 
-export { allGood, checkReport, MAX_WARNINGS };
+export { allGood, checkReport, fitsScoreboard, MAX_WARNINGS };

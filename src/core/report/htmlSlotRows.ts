@@ -10,7 +10,7 @@
  * table-wide checks would warn. The slots are built by the eager build's own `readSlotRow`, so
  * they are the same.
  */
-import { allGood } from './check.ts';
+import { allGood, fitsScoreboard } from './check.ts';
 import { decodeEntities, modeIndexOf, positionIn, positionOf } from './common.ts';
 import {
   asciiWindow,
@@ -220,16 +220,7 @@ class SlotRows implements PendingSlots {
    * distinct position on the scoreboard whose character is the row's M.
    */
   fitsScoreboard(scoreboard: string, prefork: boolean): boolean {
-    if (!this.numbersGood || this.count > scoreboard.length) return false;
-    if (!prefork) return true;
-    const seen = new Uint8Array(scoreboard.length);
-    for (let row = 0; row < this.count; row++) {
-      const position = this.positions[row] as number;
-      if (position < 0 || position >= scoreboard.length || seen[position] === 1) return false;
-      seen[position] = 1;
-      if (scoreboard.charCodeAt(position) !== this.modes[row]) return false;
-    }
-    return true;
+    return this.numbersGood && fitsScoreboard(this.count, this.positions, this.modes, scoreboard, prefork);
   }
 
   modeCode(row: number): number {

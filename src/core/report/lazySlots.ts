@@ -28,47 +28,82 @@ interface PendingSlots extends SlotBrief {
   build(): Slot[];
 }
 
-/** Reports whose slots were not read yet, and their rows. */
-const pending = new WeakMap<StatusReport, PendingSlots>();
+/**
+ * A report whose slots are built on first read: its fields in the contract's order, `slots` an own
+ * enumerable accessor. The accessor's getter and setter are the same two functions for every
+ * report and the rows are a private field: a getter closure per report (kept by the accessor pair
+ * V8 allocates in the old generation) or a `WeakMap` entry (kept by the young-generation
+ * collection) held every parse's rows past its young generation, to be copied there and found
+ * dead only by a full collection.
+ */
+class LazyReport implements StatusReport {
+  format: StatusReport['format'];
+  server: StatusReport['server'];
+  scoreboard: string;
+  counts: StatusReport['counts'];
+  slots!: Slot[] | null; // made an accessor (SLOTS_PROPERTY) in place: the field order stays
+  legend: StatusReport['legend'];
+  sslCache: StatusReport['sslCache'];
+  connections: StatusReport['connections'];
+  processes: StatusReport['processes'];
+  warnings: string[];
+  #rows: PendingSlots | undefined;
+  #slots: Slot[] | null = null;
+
+  constructor(report: StatusReport, rows: PendingSlots) {
+    this.format = report.format;
+    this.server = report.server;
+    this.scoreboard = report.scoreboard;
+    this.counts = report.counts;
+    Object.defineProperty(this, 'slots', SLOTS_PROPERTY);
+    this.legend = report.legend;
+    this.sslCache = report.sslCache;
+    this.connections = report.connections;
+    this.processes = report.processes;
+    this.warnings = report.warnings;
+    this.#rows = rows;
+  }
+
+  /** The rows of `report` while its slots are not read (built or replaced) yet. */
+  static rowsOf(report: StatusReport): PendingSlots | undefined {
+    return #rows in report ? report.#rows : undefined;
+  }
+
+  static read(report: LazyReport): Slot[] | null {
+    const rows = report.#rows;
+    if (rows !== undefined) LazyReport.write(report, rows.build());
+    return report.#slots;
+  }
+
+  static write(report: LazyReport, slots: Slot[] | null): void {
+    report.#slots = slots;
+    report.#rows = undefined;
+  }
+}
+
+/** `slots` of every lazy report: built once on first read; a write replaces them as for a plain field. */
+const SLOTS_PROPERTY: PropertyDescriptor = {
+  get(this: LazyReport): Slot[] | null {
+    return LazyReport.read(this);
+  },
+  set(this: LazyReport, slots: Slot[] | null): void {
+    LazyReport.write(this, slots);
+  },
+  enumerable: true,
+  configurable: true,
+};
 
 /**
- * `report` with its `slots` replaced by an accessor building them from `rows` on first read (a
- * write replaces them as for a plain field). The fields keep their order: JSON is byte for byte
- * the eager report's.
+ * `report` with its `slots` built from `rows` on first read. The fields keep their order: JSON is
+ * byte for byte the eager report's.
  */
 function withLazySlots(report: StatusReport, rows: PendingSlots): StatusReport {
-  let slots: Slot[] | null = null;
-  let built = false;
-  const settle = (value: Slot[] | null): void => {
-    slots = value;
-    built = true;
-    pending.delete(lazy);
-  };
-  const lazy: StatusReport = {
-    format: report.format,
-    server: report.server,
-    scoreboard: report.scoreboard,
-    counts: report.counts,
-    get slots(): Slot[] | null {
-      if (!built) settle(rows.build());
-      return slots;
-    },
-    set slots(value: Slot[] | null) {
-      settle(value);
-    },
-    legend: report.legend,
-    sslCache: report.sslCache,
-    connections: report.connections,
-    processes: report.processes,
-    warnings: report.warnings,
-  };
-  pending.set(lazy, rows);
-  return lazy;
+  return new LazyReport(report, rows);
 }
 
 /** Whether the report's slots are still to be built (their rows passed every check of the parse). */
 function slotsPending(report: StatusReport): boolean {
-  return pending.has(report);
+  return LazyReport.rowsOf(report) !== undefined;
 }
 
 /**
@@ -76,7 +111,7 @@ function slotsPending(report: StatusReport): boolean {
  * pending; null when the report has no slot table.
  */
 function slotBriefOf(report: StatusReport): SlotBrief | null {
-  const rows = pending.get(report);
+  const rows = LazyReport.rowsOf(report);
   if (rows !== undefined) return rows;
   const slots = report.slots;
   if (slots === null) return null;
