@@ -15,6 +15,8 @@ import {
   readSslCacheText,
   SSL_HEADING,
 } from './common.ts';
+import { withLazySlots } from './lazySlots.ts';
+import type { SlotColumns } from './slotColumns.ts';
 import { readNotableText } from './textNotable.ts';
 import { readProcessTableText } from './textProcesses.ts';
 import { indentOf, isHeader, readTextTable, unitsOf } from './textTable.ts';
@@ -153,16 +155,18 @@ function parseText(text: string): StatusReport {
   server.processes = processTable?.processCount ?? null;
   server.stoppingProcesses = processTable?.stoppingCount ?? null;
 
+  let table: SlotColumns | null = null;
   let slots: Slot[] | null = null;
   let legend: LegendEntry[] | null = null;
   let sslCache: SslCache | null = null;
   for (; i < lines.length; i++) {
     const line = lines[i] as string;
-    if (slots === null && isHeader(unitsOf(line))) {
-      const table = readTextTable(lines, i, (l) => RULE_LINE.test(l) || LEGEND_START.test(l), warnings);
-      slots = table.slots;
-      i = table.next - 1;
-    } else if (slots === null && line.trim() === 'Server Details') {
+    if (slots === null && table === null && isHeader(unitsOf(line))) {
+      const end = (l: string) => RULE_LINE.test(l) || LEGEND_START.test(l);
+      const read = readTextTable(lines, i, end, warnings, scoreboard.length);
+      table = read.rows;
+      i = read.next - 1;
+    } else if (slots === null && table === null && line.trim() === 'Server Details') {
       const notable = readNotableText(lines, i + 1, (l) => RULE_LINE.test(l), warnings);
       slots = notable.slots;
       i = notable.next - 1;
@@ -177,8 +181,11 @@ function parseText(text: string): StatusReport {
     }
   }
 
+  // Rows every check keeps as they are stay by column until read; the others are built and checked.
+  const pending = table?.fitsScoreboard(scoreboard, server.mpm === 'prefork') === true ? table : null;
+  if (table !== null && pending === null) slots = table.build();
   if (slots !== null) checkModesAgainstScoreboard(slots, scoreboard, server.mpm, warnings);
-  return {
+  const report: StatusReport = {
     format: 'text',
     server,
     scoreboard,
@@ -190,6 +197,7 @@ function parseText(text: string): StatusReport {
     processes: processTable?.processes ?? null,
     warnings,
   };
+  return pending === null ? report : withLazySlots(report, pending);
 }
 
 export { parseText };

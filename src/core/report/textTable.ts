@@ -3,8 +3,9 @@
  * of a tab-separated browser copy). Columns cannot be cut by position: `lynx -dump` at 80 columns
  * wraps rows and drops empty cells, links centres multi-line Request cells around the row line.
  */
-import { isRequestTruncated, parseAprNumber } from './common.ts';
-import { SLOT_COLUMN_SET, type Slot } from './types.ts';
+import { parseAprNumber } from './common.ts';
+import { emptyDraft, SlotColumns, type SlotDraft } from './slotColumns.ts';
+import { SLOT_COLUMN_SET } from './types.ts';
 
 const SRV = /^\d+-\d+$/;
 const PID = /^(\d+|-)$/;
@@ -90,15 +91,18 @@ function numberAt(units: readonly string[], index: number): number | null {
 }
 
 /**
- * Read the rows after a header line. `lines[start]` is the header; reading stops at `isEnd`.
- * Returns the slots, the index of the first line after the table, and warnings for unread rows.
+ * Read the rows after a header line. `lines[start]` is the header; reading stops at `isEnd`;
+ * `positions`: the scoreboard's, the rows to make room for.
+ * Returns the rows (kept by column: `SlotColumns`), the index of the first line after the table,
+ * and warnings for unread rows.
  */
 function readTextTable(
   lines: readonly string[],
   start: number,
   isEnd: (line: string) => boolean,
   warnings: string[],
-): { slots: Slot[]; next: number } {
+  positions: number,
+): { rows: SlotColumns; next: number } {
   const columns = unitsOf(lines[start] as string);
   let i = start + 1;
   // lynx at 80 columns wraps the header: "Request" alone on the next line.
@@ -113,10 +117,10 @@ function readTextTable(
   });
   const layout = layoutOf(columns);
 
-  const slots: Slot[] = [];
+  const rows = new SlotColumns(Math.min(positions, lines.length - start));
+  const draft = emptyDraft();
   const finish = (row: RowDraft): void => {
-    const slot = readRow(row, layout);
-    if (slot !== null) slots.push(slot);
+    if (readRow(row, layout, draft)) rows.add(draft);
     else {
       const srv = JSON.stringify(row.units[0]);
       warnings.push(`slot table row at line ${row.line} (Srv ${srv}): ${problemOf(row.units, layout)}; row skipped`);
@@ -145,7 +149,7 @@ function readTextTable(
     for (const unit of pending) row.units.push(unit);
     finish(row);
   }
-  return { slots, next: i };
+  return { rows, next: i };
 }
 
 /**
@@ -177,7 +181,8 @@ function problemOf(units: readonly string[], layout: Layout): string {
   return 'its cells do not fit the header';
 }
 
-function readRow(row: RowDraft, layout: Layout): Slot | null {
+/** Read `row` into `into` (a scratch draft, refilled per row: no object per row); false for a row to warn about. */
+function readRow(row: RowDraft, layout: Layout, into: SlotDraft): boolean {
   const u = row.units;
   const acc = ACC.exec(u[2] as string);
   const mode = u[3];
@@ -186,11 +191,11 @@ function readRow(row: RowDraft, layout: Layout): Slot | null {
   const connKB = numberAt(u, layout.conn);
   const childMB = numberAt(u, layout.child);
   const slotMB = numberAt(u, layout.slot);
-  if (u.length < layout.numeric || acc === null || mode === undefined || mode.length !== 1) return null;
-  if (ss === null || reqMs === null || connKB === null || childMB === null || slotMB === null) return null;
+  if (u.length < layout.numeric || acc === null || mode === undefined || mode.length !== 1) return false;
+  if (ss === null || reqMs === null || connKB === null || childMB === null || slotMB === null) return false;
   const cpu = layout.cpu < 0 ? null : numberAt(u, layout.cpu);
   const durMs = layout.dur < 0 ? null : numberAt(u, layout.dur);
-  if ((layout.cpu >= 0 && cpu === null) || (layout.dur >= 0 && durMs === null)) return null;
+  if ((layout.cpu >= 0 && cpu === null) || (layout.dur >= 0 && durMs === null)) return false;
 
   // Empty cells vanish: place Client, Protocol and VHost by their shape, the rest is Request.
   let k = layout.numeric;
@@ -204,26 +209,27 @@ function readRow(row: RowDraft, layout: Layout): Slot | null {
     vhost = candidate;
     k++;
   }
-  let request = row.prefix.join(' ');
-  for (; k < u.length; k++) request = request === '' ? (u[k] as string) : `${request} ${u[k]}`;
-  return {
-    srv: u[0] as string,
-    pid: u[1] === '-' ? null : Number(u[1]),
-    acc: [Number(acc[1]), Number(acc[2]), Number(acc[3])],
-    mode,
-    cpu,
-    ss,
-    reqMs,
-    durMs,
-    connKB,
-    childMB,
-    slotMB,
-    client,
-    protocol,
-    vhost,
-    request,
-    requestTruncated: isRequestTruncated(request),
-  };
+  into.srv = u[0] as string;
+  into.pid = u[1] === '-' ? null : Number(u[1]);
+  into.acc[0] = Number(acc[1]);
+  into.acc[1] = Number(acc[2]);
+  into.acc[2] = Number(acc[3]);
+  into.mode = mode;
+  into.cpu = cpu;
+  into.ss = ss;
+  into.reqMs = reqMs;
+  into.durMs = durMs;
+  into.connKB = connKB;
+  into.childMB = childMB;
+  into.slotMB = slotMB;
+  into.client = client;
+  into.protocol = protocol;
+  into.vhost = vhost;
+  // One join (the units are never empty): one flat string, not a chain of concatenations kept in the slot.
+  const rest = u.slice(k).join(' ');
+  into.request =
+    row.prefix.length === 0 ? rest : rest === '' ? row.prefix.join(' ') : `${row.prefix.join(' ')} ${rest}`;
+  return true;
 }
 
 export { indentOf, isHeader, readTextTable, unitsOf };

@@ -1,8 +1,9 @@
 /**
- * The HTML page's slots are built on first read (`src/core/report/lazySlots.ts`): a report fresh
- * from the parse must be the same report to every consumer (`toEqual`, `JSON.stringify`,
- * `structuredClone`, spread) as one whose slots were read, and its warnings must all be there
- * before anyone reads them. Rows any check warns about are built as they are read instead.
+ * The slots of the HTML page and of a text dump are built on first read
+ * (`src/core/report/lazySlots.ts`): a report fresh from the parse must be the same report to every
+ * consumer (`toEqual`, `JSON.stringify`, `structuredClone`, spread) as one whose slots were read,
+ * and its warnings must all be there before anyone reads them. Rows any check warns about are
+ * built as they are read instead.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -12,17 +13,26 @@ import type { Slot, StatusReport } from '../../../src/core/report/types.ts';
 import { computeMetrics } from '../../../src/core/rules/compute.ts';
 import { expectedReport, generateSlots, modelOf } from '../../support/generate.ts';
 import { renderAuto, renderHtml } from '../../support/generatePages.ts';
+import { renderLynx } from '../../support/generateText.ts';
 
 const FIXTURES = new URL('../../fixtures/apache-2.4.71/', import.meta.url);
+/** The HTML pages and text dumps with a slot table (not `?auto`; `?notable` slots are no table). */
 const CAPTURES = readdirSync(FIXTURES, { recursive: true, encoding: 'utf8' })
-  .filter((f) => f.endsWith('.html') && !f.includes('notable'))
+  .filter((f) => (f.endsWith('.html') || f.endsWith('.txt')) && !f.includes('notable') && !f.includes('.auto.'))
   .sort();
 
 /**
  * Captures whose slots are built in the parse: no slot table (ExtendedStatus Off), and a busy
- * prefork capture whose column M disagrees with its scoreboard once (a warning).
+ * prefork capture whose column M disagrees with its scoreboard once (a warning), in each form.
  */
-const BUILT_EAGERLY: ReadonlySet<string> = new Set(['noextended/report.html', 'prefork-busy/report.html']);
+const BUILT_EAGERLY: ReadonlySet<string> = new Set([
+  'noextended/report.html',
+  'noextended/report.lynx.txt',
+  'noextended/report.lynx80.txt',
+  'prefork-busy/report.html',
+  'prefork-busy/report.lynx.txt',
+  'prefork-busy/report.lynx80.txt',
+]);
 
 /**
  * Each page, its report with the slots read (a plain object: every field a data property; what
@@ -33,23 +43,45 @@ const PAGES: ReadonlyArray<[string, string, StatusReport, boolean]> = [
     const page = readFileSync(new URL(file, FIXTURES), 'latin1');
     return [file, page, { ...parseReport(page) }, !BUILT_EAGERLY.has(file)];
   }),
-  ...(['prefork', 'worker', 'event'] as const).map((mpm): [string, string, StatusReport, boolean] => {
+  ...(['prefork', 'worker', 'event'] as const).flatMap((mpm): Array<[string, string, StatusReport, boolean]> => {
     const model = modelOf(generateSlots(96, mpm), { mpm });
-    return [`generated ${mpm}, 96 slots`, renderHtml(model), expectedReport(model, 'html'), true];
+    return [
+      [`generated ${mpm}, 96 slots, HTML`, renderHtml(model), expectedReport(model, 'html'), true],
+      [`generated ${mpm}, 96 slots, lynx 80`, renderLynx(model, 80), expectedReport(model, 'text'), true],
+      [`generated ${mpm}, 96 slots, lynx 200`, renderLynx(model, 200), expectedReport(model, 'text'), true],
+    ];
   }),
 ];
 
 describe('a report with its slots pending is the same report to every consumer', () => {
-  it('covers every HTML capture but the ?notable ones (their slots are not a table)', () => {
+  it('covers every HTML capture and text dump but the ?notable ones (their slots are not a table)', () => {
     expect(CAPTURES).toEqual([
       'event-busy/report.html',
       'event-busy/report.late.html',
+      'event-busy/report.late.lynx.txt',
+      'event-busy/report.late.lynx80.txt',
+      'event-busy/report.lynx.txt',
+      'event-busy/report.lynx80.txt',
+      'event-closing/report.browser-copy.txt',
+      'event-closing/report.graceful.browser-copy.txt',
       'event-closing/report.graceful.html',
+      'event-closing/report.graceful.lynx.txt',
+      'event-closing/report.graceful.lynx80.txt',
       'event-closing/report.html',
+      'event-closing/report.lynx.txt',
+      'event-closing/report.lynx80.txt',
       'noextended/report.html',
+      'noextended/report.lynx.txt',
+      'noextended/report.lynx80.txt',
       'prefork-busy/report.html',
+      'prefork-busy/report.lynx.txt',
+      'prefork-busy/report.lynx80.txt',
       'prefork-busy/report.refresh5.html',
+      'prefork-busy/report.refresh5.lynx.txt',
+      'prefork-busy/report.refresh5.lynx80.txt',
       'prefork-idle/report.html',
+      'prefork-idle/report.lynx.txt',
+      'prefork-idle/report.lynx80.txt',
     ]);
   });
 
@@ -82,7 +114,18 @@ describe('a report with its slots pending is the same report to every consumer',
 
   it('keeps the field order of every other report', () => {
     const model = modelOf(generateSlots(8, 'prefork'));
-    expect(Object.keys(parseReport(renderHtml(model)))).toEqual(Object.keys(parseReport(renderAuto(model))));
+    const auto = Object.keys(parseReport(renderAuto(model)));
+    expect(Object.keys(parseReport(renderHtml(model)))).toEqual(auto);
+    expect(Object.keys(parseReport(renderLynx(model, 80)))).toEqual(auto);
+  });
+
+  it("shows no property but the contract's, in any form: own keys, symbols included", () => {
+    const model = modelOf(generateSlots(8, 'prefork'));
+    for (const page of [renderHtml(model), renderLynx(model, 80)]) {
+      const report = parseReport(page);
+      expect(slotsPending(report)).toBe(true);
+      expect(Reflect.ownKeys(report)).toEqual(Object.keys(parseReport(renderAuto(model))));
+    }
   });
 
   it('builds the slots once; a write replaces them as for a plain field', () => {
@@ -175,6 +218,58 @@ describe('every warning is known when the parse returns', () => {
     const report = parseReport(page);
     expect(report.warnings).toEqual(warnings);
     expect(slotsPending(report)).toBe(warnings.length === 0);
+    const read = { ...report };
+    expect(read.warnings).toEqual(warnings);
+    expect(parseReport(page)).toEqual(read);
+  });
+});
+
+/** A generated 8-slot prefork lynx dump (80 columns), `change` applied to its slots (the scoreboard follows them). */
+function dumpOf(change: (slots: Slot[]) => Slot[]): string {
+  return renderLynx(modelOf(change(generateSlots(8, 'prefork')), { mpm: 'prefork' }), 80);
+}
+
+/** Text dumps: the warnings, and whether the slots stay pending (a row the reader skips leaves the others so). */
+const TEXT_WARNING_CASES: ReadonlyArray<[string, string, readonly string[], boolean]> = [
+  ['a clean dump', dumpOf((s) => s), [], true],
+  [
+    'a negative SS',
+    dumpOf((s) => s.map((slot, i) => (i === 3 ? { ...slot, ss: -5 } : slot))),
+    [
+      '1 slot rows have an impossible number (row 4, Srv "3-0": ss is -5, expected a finite number >= 0); those rows are skipped',
+    ],
+    false,
+  ],
+  [
+    'a Srv printed twice',
+    dumpOf((s) => s.map((slot, i) => (i === 5 ? { ...slot, srv: '2-0' } : slot))),
+    [
+      'slot 2-0: column M is "W" but scoreboard position 2 is "G"',
+      '1 slot rows repeat a scoreboard position (Srv) already printed (row 6, Srv "2-0"); the first printing of each slot is kept',
+    ],
+    false,
+  ],
+  [
+    'a Srv past the scoreboard',
+    dumpOf((s) => s.map((slot, i) => (i === 7 ? { ...slot, srv: '9-0' } : slot))),
+    [
+      '1 slot rows lie beyond the scoreboard\'s 8 positions (row 8, Srv "9-0"); dropped, so the table counts no more slots than the scoreboard has',
+    ],
+    false,
+  ],
+  [
+    'a CPU that is no number: the reader skips its row, the others stay pending',
+    dumpOf((s) => s.map((slot, i) => (i === 2 ? { ...slot, cpu: Number.POSITIVE_INFINITY } : slot))),
+    ['slot table row at line 36 (Srv "2-0"): CPU is "Infinity", expected a number; row skipped'],
+    true,
+  ],
+];
+
+describe('every warning of a text dump is known when the parse returns', () => {
+  it.each(TEXT_WARNING_CASES)('%s', (_name, page, warnings, pending) => {
+    const report = parseReport(page);
+    expect(report.warnings).toEqual(warnings);
+    expect(slotsPending(report)).toBe(pending);
     const read = { ...report };
     expect(read.warnings).toEqual(warnings);
     expect(parseReport(page)).toEqual(read);
