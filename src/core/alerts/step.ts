@@ -61,7 +61,8 @@ function stepAlert(
   };
   next.keepFiringSince ??= null;
   if (outcome.kind === 'unevaluated') return next;
-  const at = now.toISOString();
+  // Written only where the state moves: a steady rule formats no timestamp.
+  const at = (): string => now.toISOString();
   // An unbounded metric (no exhaustion in sight) has no value to record; it compares as +infinity.
   const value = outcome.kind === 'value' ? outcome.value : Number.POSITIVE_INFINITY;
   next.value = outcome.kind === 'value' ? outcome.value : null;
@@ -69,11 +70,11 @@ function stepAlert(
     next.keepFiringSince = null;
     if (next.state === 'inactive') {
       next.state = 'pending';
-      next.activeAt = at;
+      next.activeAt = at();
     }
     if (next.state === 'pending' && elapsedMs(now, next.activeAt) >= rule.forMs) {
       next.state = 'firing';
-      next.firedAt = at;
+      next.firedAt = at();
       next.resolvedAt = null;
     }
     return next;
@@ -82,14 +83,14 @@ function stepAlert(
     next.state = 'inactive';
     next.activeAt = null;
   } else if (next.state === 'firing') {
-    const since = next.keepFiringSince ?? at;
+    const since = next.keepFiringSince ?? at();
     if (elapsedMs(now, since) < rule.keepFiringForMs) {
       next.keepFiringSince = since;
       return next;
     }
     next.state = 'inactive';
     next.activeAt = null;
-    next.resolvedAt = at;
+    next.resolvedAt = at();
     next.keepFiringSince = null;
   }
   return next;

@@ -16,13 +16,20 @@ describe('fingerprint', () => {
     expect(fingerprint(target, rule)).toBe(expected);
   });
 
-  it('the same keys after more pairs than it keeps (100,000) were taken', () => {
-    const before = Array.from({ length: 100_001 }, (_, i) => fingerprint(`t-${i}`, 'r'));
+  it('the same keys after more targets than it keeps (10,000) were taken', () => {
+    const before = Array.from({ length: 10_001 }, (_, i) => fingerprint(`t-${i}`, 'r'));
     expect(fingerprint('web-1', 'closing')).toBe('e85257e8a9c65e4d');
-    expect([0, 50_000, 100_000].map((i) => fingerprint(`t-${i}`, 'r'))).toEqual([
+    expect([0, 5_000, 10_000].map((i) => fingerprint(`t-${i}`, 'r'))).toEqual([
       before[0],
-      before[50_000],
-      before[100_000],
+      before[5_000],
+      before[10_000],
     ]);
+  });
+
+  it("the same keys after more of one target's rules than it keeps (1,000) were taken", () => {
+    const before = Array.from({ length: 1_001 }, (_, i) => fingerprint('web-1', `r-${i}`));
+    expect(fingerprint('web-1', 'closing')).toBe('e85257e8a9c65e4d');
+    expect([0, 500, 1_000].map((i) => fingerprint('web-1', `r-${i}`))).toEqual([before[0], before[500], before[1_000]]);
+    expect(new Set(before).size).toBe(1_001);
   });
 });
