@@ -28,82 +28,78 @@ interface PendingSlots extends SlotBrief {
   build(): Slot[];
 }
 
+/** A constructor that returns the object it is given: a subclass then adds its private fields to that object. */
+class Given {
+  constructor(object: object) {
+    // biome-ignore lint/correctness/noConstructorReturn: the point, see `PendingOf`
+    return object;
+  }
+}
+
 /**
- * A report whose slots are built on first read: its fields in the contract's order, `slots` an own
- * enumerable accessor. The accessor's getter and setter are the same two functions for every
- * report and the rows are a private field: a getter closure per report (kept by the accessor pair
- * V8 allocates in the old generation) or a `WeakMap` entry (kept by the young-generation
- * collection) held every parse's rows past its young generation, to be copied there and found
- * dead only by a full collection.
+ * The pending state of a lazy report, kept in private fields of the report itself (added by
+ * `new PendingOf(report, rows)`: `Given` hands the report to the field initialisers), so the
+ * report stays a plain object that no consumer sees more of. Two earlier shapes held every
+ * parse's rows past the young generation, to be copied to the old one and found dead only by a
+ * full collection: a `WeakMap` from report to rows (V8's scavenger keeps a `WeakMap`'s entries),
+ * and a getter closure per report (the accessor pair holding it is allocated in the old
+ * generation). The accessor is now the same two functions for every report (`SLOTS_PROPERTY`).
  */
-class LazyReport implements StatusReport {
-  format: StatusReport['format'];
-  server: StatusReport['server'];
-  scoreboard: string;
-  counts: StatusReport['counts'];
-  slots!: Slot[] | null; // made an accessor (SLOTS_PROPERTY) in place: the field order stays
-  legend: StatusReport['legend'];
-  sslCache: StatusReport['sslCache'];
-  connections: StatusReport['connections'];
-  processes: StatusReport['processes'];
-  warnings: string[];
+class PendingOf extends Given {
   #rows: PendingSlots | undefined;
   #slots: Slot[] | null = null;
 
   constructor(report: StatusReport, rows: PendingSlots) {
-    this.format = report.format;
-    this.server = report.server;
-    this.scoreboard = report.scoreboard;
-    this.counts = report.counts;
-    Object.defineProperty(this, 'slots', SLOTS_PROPERTY);
-    this.legend = report.legend;
-    this.sslCache = report.sslCache;
-    this.connections = report.connections;
-    this.processes = report.processes;
-    this.warnings = report.warnings;
+    super(report);
     this.#rows = rows;
   }
 
   /** The rows of `report` while its slots are not read (built or replaced) yet. */
-  static rowsOf(report: StatusReport): PendingSlots | undefined {
+  static rowsOf(report: object): PendingSlots | undefined {
     return #rows in report ? report.#rows : undefined;
   }
 
-  static read(report: LazyReport): Slot[] | null {
-    const rows = report.#rows;
-    if (rows !== undefined) LazyReport.write(report, rows.build());
-    return report.#slots;
+  static read(report: object): Slot[] | null {
+    const pending = report as PendingOf;
+    const rows = pending.#rows;
+    if (rows !== undefined) PendingOf.write(report, rows.build());
+    return pending.#slots;
   }
 
-  static write(report: LazyReport, slots: Slot[] | null): void {
-    report.#slots = slots;
-    report.#rows = undefined;
+  static write(report: object, slots: Slot[] | null): void {
+    const pending = report as PendingOf;
+    pending.#slots = slots;
+    pending.#rows = undefined;
   }
 }
 
 /** `slots` of every lazy report: built once on first read; a write replaces them as for a plain field. */
 const SLOTS_PROPERTY: PropertyDescriptor = {
-  get(this: LazyReport): Slot[] | null {
-    return LazyReport.read(this);
+  get(this: StatusReport): Slot[] | null {
+    return PendingOf.read(this);
   },
-  set(this: LazyReport, slots: Slot[] | null): void {
-    LazyReport.write(this, slots);
+  set(this: StatusReport, slots: Slot[] | null): void {
+    PendingOf.write(this, slots);
   },
   enumerable: true,
   configurable: true,
 };
 
 /**
- * `report` with its `slots` built from `rows` on first read. The fields keep their order: JSON is
- * byte for byte the eager report's.
+ * `report`'s fields in a plain object whose `slots` are built from `rows` on first read. The
+ * fields keep their order (`slots` is made an accessor in its place): JSON is byte for byte the
+ * eager report's, and the object is as plain as an eager report (`isDeepStrictEqual` holds).
  */
 function withLazySlots(report: StatusReport, rows: PendingSlots): StatusReport {
-  return new LazyReport(report, rows);
+  const lazy: StatusReport = { ...report, slots: null };
+  Object.defineProperty(lazy, 'slots', SLOTS_PROPERTY);
+  new PendingOf(lazy, rows);
+  return lazy;
 }
 
 /** Whether the report's slots are still to be built (their rows passed every check of the parse). */
 function slotsPending(report: StatusReport): boolean {
-  return LazyReport.rowsOf(report) !== undefined;
+  return PendingOf.rowsOf(report) !== undefined;
 }
 
 /**
@@ -111,7 +107,7 @@ function slotsPending(report: StatusReport): boolean {
  * pending; null when the report has no slot table.
  */
 function slotBriefOf(report: StatusReport): SlotBrief | null {
-  const rows = LazyReport.rowsOf(report);
+  const rows = PendingOf.rowsOf(report);
   if (rows !== undefined) return rows;
   const slots = report.slots;
   if (slots === null) return null;

@@ -6,6 +6,7 @@
  * built as they are read instead.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { slotsPending } from '../../../src/core/report/lazySlots.ts';
 import { parseReport } from '../../../src/core/report/parse.ts';
@@ -91,6 +92,10 @@ describe('a report with its slots pending is the same report to every consumer',
 
   it.each(PAGES)('%s: JSON.stringify, byte for byte', (_name, page, read) => {
     expect(JSON.stringify(parseReport(page))).toBe(JSON.stringify(read));
+  });
+
+  it.each(PAGES)('%s: isDeepStrictEqual (prototypes compared too)', (_name, page, read) => {
+    expect(isDeepStrictEqual(parseReport(page), read)).toBe(true);
   });
 
   it.each(PAGES)('%s: structuredClone', (_name, page, read) => {
