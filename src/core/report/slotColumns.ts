@@ -13,6 +13,8 @@ import type { Slot } from './types.ts';
 
 /** Per row in `numbers`: pid, acc (3), cpu, ss, reqMs, durMs, connKB, childMB, slotMB; NaN for null. */
 const NUMBERS = 11;
+/** The most rows made room for before any is read. */
+const FIRST_ROOM = 4096;
 const At = { pid: 0, acc: 1, cpu: 4, ss: 5, reqMs: 6, durMs: 7, connKB: 8, childMB: 9, slotMB: 10 } as const;
 
 /** A row's fields as the reader found them: a `Slot` without `requestTruncated` (it follows from `request`). */
@@ -57,10 +59,12 @@ class SlotColumns implements PendingSlots {
 
   /**
    * Room for `rows` rows at once (the scoreboard's positions: a table that fits has no more), so
-   * a 1,024-slot table takes one allocation, not five that double up to it.
+   * a 1,024-slot table takes one allocation, not five that double up to it; at most
+   * `FIRST_ROOM` (a hostile scoreboard of millions of positions over a dump of millions of lines
+   * would otherwise allocate for rows that never come), doubled as rows come.
    */
   constructor(rows: number) {
-    const capacity = Math.max(rows, 16);
+    const capacity = Math.min(Math.max(rows, 16), FIRST_ROOM);
     this.numbers = new Float64Array(capacity * NUMBERS);
     this.modes = new Uint16Array(capacity);
     this.positions = new Int32Array(capacity);

@@ -52,6 +52,11 @@ const PAGES: ReadonlyArray<[string, string, StatusReport, boolean]> = [
       [`generated ${mpm}, 96 slots, lynx 200`, renderLynx(model, 200), expectedReport(model, 'text'), true],
     ];
   }),
+  // More rows than a text table makes room for before reading any (`SlotColumns`: 4,096).
+  ((): [string, string, StatusReport, boolean] => {
+    const model = modelOf(generateSlots(5000, 'prefork'), { mpm: 'prefork' });
+    return ['generated prefork, 5,000 slots, lynx 200', renderLynx(model, 200), expectedReport(model, 'text'), true];
+  })(),
 ];
 
 describe('a report with its slots pending is the same report to every consumer', () => {
