@@ -12,8 +12,6 @@ const PROBES_PER_ADD = 8;
 const GOLDEN = 0x9e3779b9;
 
 class AddressTally {
-  /** The largest count so far. */
-  top = 0;
   /** Per table slot: the key (the address's 32 bits), and its count (0: empty). */
   private readonly keys: Int32Array;
   private readonly counts: Int32Array;
@@ -40,9 +38,7 @@ class AddressTally {
 
   /** Count one more slot of `address` (0 to 2^32 - 1); its count so far. */
   add(address: number): number {
-    const count = this.spilled === null ? this.probe(address | 0) : this.addToMap(address);
-    if (count > this.top) this.top = count;
-    return count;
+    return this.spilled === null ? this.probe(address | 0) : this.addToMap(address);
   }
 
   private probe(key: number): number {

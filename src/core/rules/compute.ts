@@ -140,7 +140,7 @@ interface SlotFigures {
 }
 
 /** Add one to `key`'s count; the new count. */
-function bump<K>(counts: Map<K, number>, key: K): number {
+function bump(counts: Map<string, number>, key: string): number {
   const n = (counts.get(key) ?? 0) + 1;
   counts.set(key, n);
   return n;
