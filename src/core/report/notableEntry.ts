@@ -8,7 +8,7 @@
  * text between the braces is written by clients, so no regex runs over it.
  */
 import { isRequestTruncated, parseAprNumber } from './common.ts';
-import { isWhitespace } from './htmlScanner.ts';
+import { isWhitespace } from './html/scanner.ts';
 import type { Slot } from './types.ts';
 
 /** The fields of one entry, indexed as documented above; `undefined` for an absent Dur or Protocol. */

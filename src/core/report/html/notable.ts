@@ -6,9 +6,9 @@
  * Each entry runs from its `<b>Server` to its `<br` (or the next entry); its tags are dropped and
  * the text is cut into fields by `readNotableFields`, in one pass.
  */
-import { decodeEntities } from './common.ts';
-import { readNotableFields, slotFromNotableEntry } from './notableEntry.ts';
-import type { Slot } from './types.ts';
+import { decodeEntities } from '../common.ts';
+import { readNotableFields, slotFromNotableEntry } from '../notableEntry.ts';
+import type { Slot } from '../types.ts';
 
 // Linear: each match attempt starts at a literal "<b>", and "\s*" can only run over the whitespace
 // right after that "<b>" (giving it back cannot make "S" match), so every character is read O(1) times.

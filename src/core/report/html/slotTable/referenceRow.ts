@@ -3,9 +3,9 @@
  * and rows turned into `Slot`s. Numbers are read straight from the ranges (no slicing) because a
  * busy server prints a thousand rows of them.
  */
-import { decodeEntities, isRequestTruncated, parseAprNumber } from './common.ts';
-import { isWhitespace } from './htmlScanner.ts';
-import { MODE_SET, SLOT_COLUMN_SET, SLOT_COLUMNS, type Slot, type SlotColumn } from './types.ts';
+import { decodeEntities, isRequestTruncated, parseAprNumber } from '../../common.ts';
+import { MODE_SET, SLOT_COLUMN_SET, SLOT_COLUMNS, type Slot, type SlotColumn } from '../../types.ts';
+import { isWhitespace } from '../scanner.ts';
 
 /** Cells kept per row: the tables read here have 2 to 15; a row of thousands is only counted. */
 const MAX_CELLS = 64;
@@ -157,7 +157,7 @@ function badNumber(text: string, cells: RowCells, columns: ColumnMap): string {
 
 /**
  * A row's numbers, read into reused fields: the eager build (`readSlotRow`) and the row check of
- * the lazy table (`htmlSlotRows.ts`) read them the same way. `acc` is overwritten by the next row.
+ * the lazy table (`pending.ts`) read them the same way. `acc` is overwritten by the next row.
  */
 class RowNumbers {
   pid: number | null = null;

@@ -6,9 +6,9 @@
  * as is (another tag, a sign, an entity or a tag in a number, an unknown mode) the reader says
  * -1 and the parser reads the row the usual way, warnings and all.
  */
-import { modeIndexOf, positionIn } from './common.ts';
-import { isWhitespace } from './htmlScanner.ts';
-import type { ColumnMap } from './htmlSlots.ts';
+import { modeIndexOf, positionIn } from '../../common.ts';
+import { isWhitespace } from '../scanner.ts';
+import type { ColumnMap } from './referenceRow.ts';
 
 /** What `readPlainRow` checks in each cell of a row, by its column. */
 const CellKind = { Text: 0, Srv: 1, Mode: 2, Pid: 3, Acc: 4, Number: 5, Seconds: 6 } as const;

@@ -5,7 +5,7 @@
  * legend (found by their header cells), the "Server Details" list and the SSL/TLS session cache
  * block. Everything is detected from the page itself, never from the version string.
  */
-import { describeInput, NotAStatusReportError } from '../errors.ts';
+import { describeInput, NotAStatusReportError } from '../../errors.ts';
 import {
   checkModesAgainstScoreboard,
   countModes,
@@ -17,14 +17,14 @@ import {
   readHeaderSentence,
   readSslCacheText,
   SSL_HEADING,
-} from './common.ts';
-import { isProcessTableHeader, ProcessTableReader } from './eventProcesses.ts';
-import { readNotableSlots } from './htmlNotable.ts';
-import { type ScanHandler, scanHtml, tagId } from './htmlScanner.ts';
-import { SlotRows } from './htmlSlotRows.ts';
-import { type ColumnMap, mapColumns, RowCells, RowNumbers, readSlotRow } from './htmlSlots.ts';
-import { withLazySlots } from './lazySlots.ts';
-import type { LegendEntry, ModeCounts, ServerInfo, Slot, SslCache, StatusReport } from './types.ts';
+} from '../common.ts';
+import { isProcessTableHeader, ProcessTableReader } from '../eventProcesses.ts';
+import { withLazySlots } from '../lazySlots.ts';
+import type { LegendEntry, ModeCounts, ServerInfo, Slot, SslCache, StatusReport } from '../types.ts';
+import { readNotableSlots } from './notable.ts';
+import { type ScanHandler, scanHtml, tagId } from './scanner.ts';
+import { SlotRows } from './slotTable/pending.ts';
+import { type ColumnMap, mapColumns, RowCells, RowNumbers, readSlotRow } from './slotTable/referenceRow.ts';
 
 const EXPECTED = 'an Apache server-status HTML page with a scoreboard of mode characters in a <pre> block';
 const EXPECTED_CLOSED = 'an Apache server-status HTML page whose scoreboard <pre> block is closed by </pre>';

@@ -10,21 +10,13 @@
  * table-wide checks would warn. The slots are built by the eager build's own `readSlotRow`, so
  * they are the same.
  */
-import { allGood, fitsScoreboard } from './check.ts';
-import { decodeEntities, modeIndexOf, positionIn, positionOf } from './common.ts';
-import {
-  asciiWindow,
-  cellKinds,
-  nextPlainRow,
-  PER_CELL,
-  PlainRowFigures,
-  ROW_ROOM,
-  readPlainRow,
-} from './htmlPlainRow.ts';
-import { type ColumnMap, MAX_CELLS, RowCells, RowNumbers, readSlotRow } from './htmlSlots.ts';
-import { ipv4Key } from './ipv4.ts';
-import type { PendingSlots } from './lazySlots.ts';
-import { MODE_SET, type Slot } from './types.ts';
+import { allGood, fitsScoreboard } from '../../check.ts';
+import { decodeEntities, modeIndexOf, positionIn, positionOf } from '../../common.ts';
+import { ipv4Key } from '../../ipv4.ts';
+import type { PendingSlots } from '../../lazySlots.ts';
+import { MODE_SET, type Slot } from '../../types.ts';
+import { asciiWindow, cellKinds, nextPlainRow, PER_CELL, PlainRowFigures, ROW_ROOM, readPlainRow } from './fastRow.ts';
+import { type ColumnMap, MAX_CELLS, RowCells, RowNumbers, readSlotRow } from './referenceRow.ts';
 
 /** The mode character code of the row's M cell, or -1 when it is none of the 11. */
 function modeCodeOf(text: string, cells: RowCells, i: number): number {
