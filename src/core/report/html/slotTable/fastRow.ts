@@ -6,26 +6,14 @@
  * as is (another tag, a sign, an entity or a tag in a number, an unknown mode) the reader says
  * -1 and the parser reads the row the usual way, warnings and all.
  */
+import { CharCodes, isWhitespace } from '../../charCodes.ts';
 import { modeIndexOf, positionIn } from '../../common.ts';
-import { isWhitespace } from '../scanner.ts';
 import type { ColumnMap } from './referenceRow.ts';
+
+const Char = CharCodes; // a module-local binding: see charCodes.ts
 
 /** What `readPlainRow` checks in each cell of a row, by its column. */
 const CellKind = { Text: 0, Srv: 1, Mode: 2, Pid: 3, Acc: 4, Number: 5, Seconds: 6 } as const;
-
-const Byte = {
-  Dash: 0x2d,
-  Dot: 0x2e,
-  Slash: 0x2f,
-  Zero: 0x30,
-  Nine: 0x39,
-  Lt: 0x3c,
-  Gt: 0x3e,
-  LowerB: 0x62,
-  LowerD: 0x64,
-  LowerR: 0x72,
-  LowerT: 0x74,
-} as const;
 
 /** `<td nowrap>` after its `<td`. */
 const NOWRAP_TAIL = Uint8Array.from(' nowrap>', (c) => c.charCodeAt(0));
@@ -73,7 +61,7 @@ function cellKinds(columns: ColumnMap, width: number): Uint8Array {
 }
 
 function isDigit(b: number): boolean {
-  return b >= Byte.Zero && b <= Byte.Nine;
+  return b >= Char.Zero && b <= Char.Nine;
 }
 
 /**
@@ -88,10 +76,10 @@ function plainNumber(bytes: Uint8Array, start: number, end: number): number {
   for (let i = start; i < end; i++) {
     const b = bytes[i] as number;
     if (isDigit(b)) {
-      mantissa = mantissa * 10 + (b - Byte.Zero);
+      mantissa = mantissa * 10 + (b - Char.Zero);
       digits++;
       if (dot) scale *= 10;
-    } else if (b === Byte.Dot && !dot) dot = true;
+    } else if (b === Char.Dot && !dot) dot = true;
     else return -1;
   }
   if (digits === 0 || digits > 15) return -1;
@@ -128,8 +116,8 @@ function numberCell(bytes: Uint8Array, from: number): number {
   let dot = -1;
   for (; i < length; i++) {
     const b = bytes[i] as number;
-    if (isDigit(b)) mantissa = mantissa * 10 + (b - Byte.Zero);
-    else if (b === Byte.Dot && dot < 0) dot = i;
+    if (isDigit(b)) mantissa = mantissa * 10 + (b - Char.Zero);
+    else if (b === Char.Dot && dot < 0) dot = i;
     else break;
   }
   const end = i;
@@ -138,11 +126,11 @@ function numberCell(bytes: Uint8Array, from: number): number {
   while (i < length && isWhitespace(bytes[i] as number)) i++;
   const closesCell =
     i + 5 <= length &&
-    bytes[i] === Byte.Lt &&
-    bytes[i + 1] === Byte.Slash &&
-    bytes[i + 2] === Byte.LowerT &&
-    bytes[i + 3] === Byte.LowerD &&
-    bytes[i + 4] === Byte.Gt;
+    bytes[i] === Char.Lt &&
+    bytes[i + 1] === Char.Slash &&
+    bytes[i + 2] === Char.LowerT &&
+    bytes[i + 3] === Char.LowerD &&
+    bytes[i + 4] === Char.Gt;
   if (!closesCell) return -1;
   numberRead.start = start;
   numberRead.end = end;
@@ -154,9 +142,9 @@ function numberCell(bytes: Uint8Array, from: number): number {
 /** Whether `[start, end)` is `a/b/c` of plain numbers (`RowCells.accInto` with no warning to come). */
 function plainAcc(bytes: Uint8Array, start: number, end: number): boolean {
   let slash1 = start;
-  while (slash1 < end && bytes[slash1] !== Byte.Slash) slash1++;
+  while (slash1 < end && bytes[slash1] !== Char.Slash) slash1++;
   let slash2 = slash1 + 1;
-  while (slash2 < end && bytes[slash2] !== Byte.Slash) slash2++;
+  while (slash2 < end && bytes[slash2] !== Char.Slash) slash2++;
   return (
     slash2 < end &&
     plainNumber(bytes, start, slash1) >= 0 &&
@@ -196,17 +184,17 @@ function readPlainRow(
   let i = from;
   for (let cell = 0; ; cell++, at += PER_CELL) {
     // `<td>`, `<td nowrap>` or, after the last cell, `</tr>`.
-    if (i + 5 > length || bytes[i] !== Byte.Lt) return -1;
+    if (i + 5 > length || bytes[i] !== Char.Lt) return -1;
     if (cell === width) {
       const closesRow =
-        bytes[i + 1] === Byte.Slash &&
-        bytes[i + 2] === Byte.LowerT &&
-        bytes[i + 3] === Byte.LowerR &&
-        bytes[i + 4] === Byte.Gt;
+        bytes[i + 1] === Char.Slash &&
+        bytes[i + 2] === Char.LowerT &&
+        bytes[i + 3] === Char.LowerR &&
+        bytes[i + 4] === Char.Gt;
       return closesRow ? i + 5 : -1;
     }
-    if (bytes[i + 1] !== Byte.LowerT || bytes[i + 2] !== Byte.LowerD) return -1;
-    if (bytes[i + 3] === Byte.Gt) i += 4;
+    if (bytes[i + 1] !== Char.LowerT || bytes[i + 2] !== Char.LowerD) return -1;
+    if (bytes[i + 3] === Char.Gt) i += 4;
     else if (isNowrap(bytes, i)) i += 3 + NOWRAP_TAIL.length;
     else return -1;
     const kind = kinds[cell];
@@ -225,7 +213,7 @@ function readPlainRow(
     let end = 0;
     for (;;) {
       let lt = i;
-      while (lt < length && bytes[lt] !== Byte.Lt) lt++;
+      while (lt < length && bytes[lt] !== Char.Lt) lt++;
       if (lt + 5 > length) return -1;
       let s = i;
       let e = lt;
@@ -237,13 +225,13 @@ function readPlainRow(
       }
       const b1 = bytes[lt + 1];
       const b2 = bytes[lt + 2];
-      if (b1 === Byte.LowerB && b2 === Byte.Gt) {
+      if (b1 === Char.LowerB && b2 === Char.Gt) {
         i = lt + 3;
-      } else if (b1 !== Byte.Slash) {
+      } else if (b1 !== Char.Slash) {
         return -1;
-      } else if (b2 === Byte.LowerB && bytes[lt + 3] === Byte.Gt) {
+      } else if (b2 === Char.LowerB && bytes[lt + 3] === Char.Gt) {
         i = lt + 4;
-      } else if (b2 === Byte.LowerT && bytes[lt + 3] === Byte.LowerD && bytes[lt + 4] === Byte.Gt) {
+      } else if (b2 === Char.LowerT && bytes[lt + 3] === Char.LowerD && bytes[lt + 4] === Char.Gt) {
         i = lt + 5;
         break;
       } else return -1;
@@ -256,7 +244,7 @@ function readPlainRow(
     if (kind === CellKind.Acc) {
       if (!plainAcc(bytes, start, end)) return -1;
     } else if (kind === CellKind.Pid) {
-      const dash = end === start + 1 && bytes[start] === Byte.Dash;
+      const dash = end === start + 1 && bytes[start] === Char.Dash;
       if (!dash && plainNumber(bytes, start, end) < 0) return -1;
     } else if (kind === CellKind.Mode) {
       out.mode = bytes[start] as number;
@@ -274,10 +262,10 @@ function nextPlainRow(bytes: Uint8Array, from: number): number {
   while (i < bytes.length && isWhitespace(bytes[i] as number)) i++;
   const opensRow =
     i + 4 <= bytes.length &&
-    bytes[i] === Byte.Lt &&
-    bytes[i + 1] === Byte.LowerT &&
-    bytes[i + 2] === Byte.LowerR &&
-    bytes[i + 3] === Byte.Gt;
+    bytes[i] === Char.Lt &&
+    bytes[i + 1] === Char.LowerT &&
+    bytes[i + 2] === Char.LowerR &&
+    bytes[i + 3] === Char.Gt;
   return opensRow ? i + 4 : -1;
 }
 

@@ -3,9 +3,11 @@
  * and rows turned into `Slot`s. Numbers are read straight from the ranges (no slicing) because a
  * busy server prints a thousand rows of them.
  */
+import { CharCodes, isWhitespace } from '../../charCodes.ts';
 import { decodeEntities, isRequestTruncated, parseAprNumber } from '../../common.ts';
 import { MODE_SET, SLOT_COLUMN_SET, SLOT_COLUMNS, type Slot, type SlotColumn } from '../../types.ts';
-import { isWhitespace } from '../scanner.ts';
+
+const Char = CharCodes; // a module-local binding: see charCodes.ts
 
 /** Cells kept per row: the tables read here have 2 to 15; a row of thousands is only counted. */
 const MAX_CELLS = 64;
@@ -94,7 +96,7 @@ class RowCells {
 function rangeNumber(text: string, start: number, end: number): number {
   if (start >= end) return Number.NaN;
   let i = start;
-  const negative = text.charCodeAt(i) === 0x2d;
+  const negative = text.charCodeAt(i) === Char.Dash;
   if (negative) i++;
   let mantissa = 0;
   let scale = 1;
@@ -102,11 +104,11 @@ function rangeNumber(text: string, start: number, end: number): number {
   let dot = false;
   for (; i < end; i++) {
     const c = text.charCodeAt(i);
-    if (c >= 0x30 && c <= 0x39) {
-      mantissa = mantissa * 10 + (c - 0x30);
+    if (c >= Char.Zero && c <= Char.Nine) {
+      mantissa = mantissa * 10 + (c - Char.Zero);
       digits++;
       if (dot) scale *= 10;
-    } else if (c === 0x2e && !dot) {
+    } else if (c === Char.Dot && !dot) {
       dot = true;
     } else {
       return parseAprNumber(text.slice(start, end)) ?? Number.NaN;
