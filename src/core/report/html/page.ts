@@ -24,8 +24,9 @@ import { withLazySlots } from '../lazySlots.ts';
 import type { LegendEntry, ModeCounts, ServerInfo, Slot, SslCache, StatusReport } from '../types.ts';
 import { readNotableSlots } from './notable.ts';
 import { type ScanHandler, scanHtml, tagId } from './scanner.ts';
+import { type ColumnMap, mapColumns } from './slotTable/columns.ts';
 import { SlotRows } from './slotTable/pending.ts';
-import { type ColumnMap, mapColumns, RowCells, RowNumbers, readSlotRow } from './slotTable/referenceRow.ts';
+import { RowCells, RowNumbers, readSlotRow } from './slotTable/referenceRow.ts';
 
 const Char = CharCodes; // a module-local binding: see charCodes.ts
 

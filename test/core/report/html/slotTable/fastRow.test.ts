@@ -5,15 +5,14 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { cellKinds, mapColumns } from '../../../../../src/core/report/html/slotTable/columns.ts';
 import {
   asciiWindow,
-  cellKinds,
   nextPlainRow,
   PER_CELL,
   PlainRowFigures,
   readPlainRow,
 } from '../../../../../src/core/report/html/slotTable/fastRow.ts';
-import { mapColumns } from '../../../../../src/core/report/html/slotTable/referenceRow.ts';
 import { SLOT_COLUMNS } from '../../../../../src/core/report/types.ts';
 
 const WIDTH = SLOT_COLUMNS.length;
