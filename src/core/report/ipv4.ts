@@ -6,25 +6,27 @@
  */
 import { CharCodes } from './charCodes.ts';
 
+const Char = CharCodes; // a module-local binding: see charCodes.ts
+
 /** `[start, end)` of `text` as an address number (0 to 2^32 - 1), or -1 when it is not a canonical IPv4 address. */
 function ipv4Key(text: string, start: number, end: number): number {
   let key = 0;
   let i = start;
   for (let octet = 0; octet < 4; octet++) {
     if (octet > 0) {
-      if (i >= end || text.charCodeAt(i) !== CharCodes.Dot) return -1;
+      if (i >= end || text.charCodeAt(i) !== Char.Dot) return -1;
       i++;
     }
     const first = i;
     let value = 0;
     while (i < end && i - first < 3) {
       const c = text.charCodeAt(i);
-      if (c < CharCodes.Zero || c > CharCodes.Nine) break;
-      value = value * 10 + (c - CharCodes.Zero);
+      if (c < Char.Zero || c > Char.Nine) break;
+      value = value * 10 + (c - Char.Zero);
       i++;
     }
     const digits = i - first;
-    if (digits === 0 || value > 255 || (digits > 1 && text.charCodeAt(first) === CharCodes.Zero)) return -1;
+    if (digits === 0 || value > 255 || (digits > 1 && text.charCodeAt(first) === Char.Zero)) return -1;
     key = key * 256 + value;
   }
   return i === end ? key : -1;

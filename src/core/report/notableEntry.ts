@@ -11,10 +11,12 @@ import { CharCodes, isWhitespace } from './charCodes.ts';
 import { isRequestTruncated, parseAprNumber } from './common.ts';
 import type { Slot } from './types.ts';
 
+const Char = CharCodes; // a module-local binding: see charCodes.ts
+
 /** The fields of one entry, indexed as documented above; `undefined` for an absent Dur or Protocol. */
 type NotableFields = ReadonlyArray<string | undefined>;
 
-const isDigit = (c: number): boolean => c >= CharCodes.Zero && c <= CharCodes.Nine;
+const isDigit = (c: number): boolean => c >= Char.Zero && c <= Char.Nine;
 
 /** A cursor over one entry; every method consumes what it reads or returns null / false. */
 class EntryCursor {
@@ -62,7 +64,7 @@ class EntryCursor {
   /** A run of digits, `-` first when `signed`; null when there is none. */
   integer(signed: boolean): string | null {
     const from = this.pos;
-    if (signed && this.pos < this.end && this.text.charCodeAt(this.pos) === CharCodes.Dash) this.pos++;
+    if (signed && this.pos < this.end && this.text.charCodeAt(this.pos) === Char.Dash) this.pos++;
     const digits = this.pos;
     while (this.pos < this.end && isDigit(this.text.charCodeAt(this.pos))) this.pos++;
     if (this.pos === digits) {
@@ -83,9 +85,9 @@ class EntryCursor {
 /** `a|b|c`: three digit runs; null when the entry does not have them. */
 function readAcc(cursor: EntryCursor): [string, string, string] | null {
   const a = cursor.integer(false);
-  if (a === null || !cursor.char(CharCodes.Pipe)) return null;
+  if (a === null || !cursor.char(Char.Pipe)) return null;
   const b = cursor.integer(false);
-  if (b === null || !cursor.char(CharCodes.Pipe)) return null;
+  if (b === null || !cursor.char(Char.Pipe)) return null;
   const c = cursor.integer(false);
   return c === null ? null : [a, b, c];
 }
@@ -99,7 +101,7 @@ function readTimes(cursor: EntryCursor): [string, string, string | undefined] | 
   const spaced = cursor.space();
   const dur = spaced ? cursor.integer(true) : null;
   if (dur !== null) cursor.space();
-  return cursor.char(CharCodes.OpenParen) ? [ss, req, dur ?? undefined] : null;
+  return cursor.char(Char.OpenParen) ? [ss, req, dur ?? undefined] : null;
 }
 
 /**
@@ -108,20 +110,20 @@ function readTimes(cursor: EntryCursor): [string, string, string | undefined] | 
  */
 function readTail(cursor: EntryCursor): [string, string, string | undefined, string] | null {
   const text = cursor.text;
-  const client = cursor.until([CharCodes.OpenBrace]).trim();
-  if (!cursor.char(CharCodes.OpenBrace)) return null;
+  const client = cursor.until([Char.OpenBrace]).trim();
+  if (!cursor.char(Char.OpenBrace)) return null;
   const close = text.lastIndexOf('}', cursor.end - 1);
   if (close < cursor.pos) return null;
   const request = text.slice(cursor.pos, close);
   cursor.pos = close + 1;
   cursor.space();
   let protocol: string | undefined;
-  if (cursor.char(CharCodes.OpenParen)) {
-    protocol = cursor.until([CharCodes.CloseParen]);
-    if (!cursor.char(CharCodes.CloseParen)) return null;
+  if (cursor.char(Char.OpenParen)) {
+    protocol = cursor.until([Char.CloseParen]);
+    if (!cursor.char(Char.CloseParen)) return null;
     cursor.space();
   }
-  if (!cursor.char(CharCodes.OpenBracket) || text.charCodeAt(cursor.end - 1) !== CharCodes.CloseBracket) return null;
+  if (!cursor.char(Char.OpenBracket) || text.charCodeAt(cursor.end - 1) !== Char.CloseBracket) return null;
   if (cursor.pos > cursor.end - 1) return null;
   return [client, request, protocol, text.slice(cursor.pos, cursor.end - 1)];
 }
@@ -137,17 +139,17 @@ function readNotableFields(entry: string): NotableFields | null {
   const cursor = new EntryCursor(entry);
   cursor.space();
   if (!cursor.word('server', true) || !cursor.space()) return null;
-  const srv = cursor.until([CharCodes.OpenParen], true);
+  const srv = cursor.until([Char.OpenParen], true);
   cursor.space();
-  if (srv === '' || !cursor.char(CharCodes.OpenParen)) return null;
-  const pid = cursor.until([CharCodes.CloseParen]);
-  if (!cursor.char(CharCodes.CloseParen) || !cursor.char(CharCodes.Colon)) return null;
+  if (srv === '' || !cursor.char(Char.OpenParen)) return null;
+  const pid = cursor.until([Char.CloseParen]);
+  if (!cursor.char(Char.CloseParen) || !cursor.char(Char.Colon)) return null;
   cursor.space();
   const acc = readAcc(cursor);
   cursor.space();
-  if (acc === null || !cursor.char(CharCodes.OpenBracket)) return null;
-  const state = cursor.until([CharCodes.CloseBracket]);
-  if (!cursor.char(CharCodes.CloseBracket)) return null;
+  if (acc === null || !cursor.char(Char.OpenBracket)) return null;
+  const state = cursor.until([Char.CloseBracket]);
+  if (!cursor.char(Char.CloseBracket)) return null;
   cursor.space();
   const u = cursor.part('u');
   const s = u === null ? null : cursor.part('s');
@@ -155,12 +157,12 @@ function readNotableFields(entry: string): NotableFields | null {
   const cs = cu === null ? null : cursor.part('cs');
   const times = cs === null ? null : readTimes(cursor);
   if (times === null) return null;
-  const conn = cursor.until([CharCodes.Pipe, CharCodes.CloseParen]);
-  if (!cursor.char(CharCodes.Pipe)) return null;
-  const child = cursor.until([CharCodes.Pipe, CharCodes.CloseParen]);
-  if (!cursor.char(CharCodes.Pipe)) return null;
-  const slot = cursor.until([CharCodes.Pipe, CharCodes.CloseParen]);
-  if (!cursor.char(CharCodes.CloseParen)) return null;
+  const conn = cursor.until([Char.Pipe, Char.CloseParen]);
+  if (!cursor.char(Char.Pipe)) return null;
+  const child = cursor.until([Char.Pipe, Char.CloseParen]);
+  if (!cursor.char(Char.Pipe)) return null;
+  const slot = cursor.until([Char.Pipe, Char.CloseParen]);
+  if (!cursor.char(Char.CloseParen)) return null;
   cursor.space();
   const tail = readTail(cursor);
   if (tail === null) return null;

@@ -28,6 +28,8 @@ import { type ColumnMap, mapColumns } from './slotTable/columns.ts';
 import { SlotRows } from './slotTable/pending.ts';
 import { RowCells, RowNumbers, readSlotRow } from './slotTable/referenceRow.ts';
 
+const Char = CharCodes; // a module-local binding: see charCodes.ts
+
 const EXPECTED = 'an Apache server-status HTML page with a scoreboard of mode characters in a <pre> block';
 const EXPECTED_CLOSED = 'an Apache server-status HTML page whose scoreboard <pre> block is closed by </pre>';
 
@@ -116,11 +118,7 @@ class HtmlReportBuilder implements ScanHandler {
       if (this.tableDepth === 1 && this.tableKind !== TableKind.Other) {
         this.openRow();
         // A "<tr" cut by "<" has no ">" before `end`: the scanner goes on from `end` whatever we say.
-        if (
-          this.tableKind === TableKind.Slots &&
-          this.rows !== null &&
-          this.text.charCodeAt(end - 1) === CharCodes.Gt
-        ) {
+        if (this.tableKind === TableKind.Slots && this.rows !== null && this.text.charCodeAt(end - 1) === Char.Gt) {
           return this.readRecordedRows(end);
         }
       }
@@ -205,13 +203,13 @@ class HtmlReportBuilder implements ScanHandler {
   private checkHeading(start: number, end: number): void {
     const text = this.text;
     let i = start;
-    while (i < end && text.charCodeAt(i) <= CharCodes.Space) i++;
+    while (i < end && text.charCodeAt(i) <= Char.Space) i++;
     const c = text.charCodeAt(i);
-    if (c === CharCodes.UpperS && text.startsWith(SSL_HEADING, i)) {
+    if (c === Char.UpperS && text.startsWith(SSL_HEADING, i)) {
       if (this.sslStart >= 0) this.finishSsl(start);
       this.sslStart = i + SSL_HEADING.length;
       this.sslDepth = this.tableDepth;
-    } else if (c === CharCodes.LowerM && text.startsWith(SOCACHE_HEADING, i)) {
+    } else if (c === Char.LowerM && text.startsWith(SOCACHE_HEADING, i)) {
       // mod_cache_socache prints the same prose: it must not reach sslCache.
       if (this.sslStart >= 0) this.finishSsl(start);
     }

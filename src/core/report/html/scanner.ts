@@ -6,6 +6,8 @@
  */
 import { CharCodes } from '../charCodes.ts';
 
+const Char = CharCodes; // a module-local binding: see charCodes.ts
+
 /** Receives the tokens of `scanHtml`, as `[start, end)` indexes into the scanned text. */
 interface ScanHandler {
   /** Text between tags (entities not decoded). */
@@ -35,8 +37,8 @@ const UNKNOWN_TAG = -1;
 const NAME_CODES = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   const lower = c | 0x20;
-  if (lower >= CharCodes.LowerA && lower <= CharCodes.LowerZ) NAME_CODES[c] = lower - CharCodes.LowerA + 1;
-  else if (c >= CharCodes.Zero && c <= CharCodes.Nine) NAME_CODES[c] = c - CharCodes.Zero + 27;
+  if (lower >= Char.LowerA && lower <= Char.LowerZ) NAME_CODES[c] = lower - Char.LowerA + 1;
+  else if (c >= Char.Zero && c <= Char.Nine) NAME_CODES[c] = c - Char.Zero + 27;
 }
 
 /** 1-26 for letters (any case), 27-36 for digits, 0 for anything else (a table: it runs per tag character). */
@@ -46,7 +48,7 @@ function nameCode(c: number): number {
 
 function isLetter(c: number): boolean {
   const lower = c | 0x20;
-  return lower >= CharCodes.LowerA && lower <= CharCodes.LowerZ;
+  return lower >= Char.LowerA && lower <= Char.LowerZ;
 }
 
 /** The numeric id `scanHtml` reports for a tag name (case-insensitive): `tagId('td')`. */
@@ -80,14 +82,14 @@ function scanHtml(text: string, handler: ScanHandler): void {
       case TEXT: {
         // Most runs are empty (`</td><td>`) or a few characters: a plain loop beats indexOf calls.
         let end = i;
-        while (end < length && text.charCodeAt(end) !== CharCodes.Lt) end++;
+        while (end < length && text.charCodeAt(end) !== Char.Lt) end++;
         if (end > sectionStart) handler.onText(sectionStart, end);
         sectionStart = end;
         i = end + 1;
         // The usual tag (`<td>`, `</td>`: a name straight after "<" or "</") is read here, without
         // a trip through the states; anything else goes on in TAG_OPEN.
         let c = text.charCodeAt(i);
-        closing = c === CharCodes.Slash;
+        closing = c === Char.Slash;
         if (closing) c = text.charCodeAt(++i);
         let code = nameCode(c);
         if (code === 0 || code > 26) {
@@ -104,7 +106,7 @@ function scanHtml(text: string, handler: ScanHandler): void {
           code = nameCode(c);
         } while (code !== 0);
         if (nameLength > MAX_NAME) tag = UNKNOWN_TAG;
-        if (c === CharCodes.Gt) {
+        if (c === Char.Gt) {
           i++;
           if (closing) handler.onCloseTag(tag, sectionStart, i);
           else {
@@ -112,7 +114,7 @@ function scanHtml(text: string, handler: ScanHandler): void {
             if (tag === SCRIPT || tag === STYLE) i = rawTextEnd(text, tag, i);
           }
           sectionStart = i;
-        } else if (c === CharCodes.Lt) {
+        } else if (c === Char.Lt) {
           // "</td</tr>": the cut tag ends here and a new one starts.
           emit(text, handler, closing, tag, sectionStart, i);
           sectionStart = i++;
@@ -127,10 +129,10 @@ function scanHtml(text: string, handler: ScanHandler): void {
         if (isLetter(c)) {
           state = TAG_NAME;
           closing = false;
-        } else if (c === CharCodes.Slash) {
+        } else if (c === Char.Slash) {
           state = END_TAG_OPEN;
           i++;
-        } else if (c === CharCodes.Bang || c === CharCodes.Question) {
+        } else if (c === Char.Bang || c === Char.Question) {
           state = MARKUP_DECLARATION;
           i++;
         } else {
@@ -143,7 +145,7 @@ function scanHtml(text: string, handler: ScanHandler): void {
         if (isLetter(c)) {
           state = TAG_NAME;
           closing = true;
-        } else if (c === CharCodes.Gt) {
+        } else if (c === Char.Gt) {
           sectionStart = ++i; // "</>" is nothing
           state = TEXT;
         } else {
@@ -161,11 +163,11 @@ function scanHtml(text: string, handler: ScanHandler): void {
           c = text.charCodeAt(++i);
         }
         if (nameLength > MAX_NAME) tag = UNKNOWN_TAG;
-        if (c === CharCodes.Gt) {
+        if (c === Char.Gt) {
           i = emit(text, handler, closing, tag, sectionStart, i + 1);
           sectionStart = i;
           state = TEXT;
-        } else if (c === CharCodes.Lt) {
+        } else if (c === Char.Lt) {
           // "</td</tr>": the cut tag ends here and a new one starts.
           emit(text, handler, closing, tag, sectionStart, i);
           sectionStart = i++;
@@ -178,12 +180,12 @@ function scanHtml(text: string, handler: ScanHandler): void {
       case IN_TAG: {
         // Attributes are skipped: up to ">", jumping over quoted values.
         const c = text.charCodeAt(i);
-        if (c === CharCodes.Gt) {
+        if (c === Char.Gt) {
           i = emit(text, handler, closing, tag, sectionStart, i + 1);
           sectionStart = i;
           state = TEXT;
-        } else if (c === CharCodes.DoubleQuote || c === CharCodes.SingleQuote) {
-          const close = text.indexOf(c === CharCodes.DoubleQuote ? '"' : "'", i + 1);
+        } else if (c === Char.DoubleQuote || c === Char.SingleQuote) {
+          const close = text.indexOf(c === Char.DoubleQuote ? '"' : "'", i + 1);
           i = close < 0 ? length : close + 1;
         } else {
           i++;
@@ -193,9 +195,9 @@ function scanHtml(text: string, handler: ScanHandler): void {
       case MARKUP_DECLARATION: {
         // "<!--" runs to "-->", anything else ("<!DOCTYPE", "<![endif]>", "<?xml") to ">".
         const isComment =
-          text.charCodeAt(i) === CharCodes.Dash &&
-          text.charCodeAt(i + 1) === CharCodes.Dash &&
-          text.charCodeAt(i - 1) === CharCodes.Bang;
+          text.charCodeAt(i) === Char.Dash &&
+          text.charCodeAt(i + 1) === Char.Dash &&
+          text.charCodeAt(i - 1) === Char.Bang;
         const close = isComment ? text.indexOf('-->', i + 2) : text.indexOf('>', i);
         if (close < 0) return;
         i = close + (isComment ? 3 : 1);

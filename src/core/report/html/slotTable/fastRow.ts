@@ -15,6 +15,9 @@ import { CharCodes, isWhitespace } from '../../charCodes.ts';
 import { modeIndexOf, positionIn } from '../../common.ts';
 import { CellKind } from './columns.ts';
 
+const Char = CharCodes; // a module-local binding: see charCodes.ts
+const Kind = CellKind; // the same
+
 /** `<td nowrap>` after its `<td`. */
 const NOWRAP_TAIL = Uint8Array.from(' nowrap>', (c) => c.charCodeAt(0));
 
@@ -49,7 +52,7 @@ function asciiWindow(text: string, from: number, to = text.length): Uint8Array |
 // Written here, not imported: a one-line helper from another module called per byte was not
 // inlined under tsx and cost five times the loop (measured).
 function isDigit(b: number): boolean {
-  return b >= CharCodes.Zero && b <= CharCodes.Nine;
+  return b >= Char.Zero && b <= Char.Nine;
 }
 
 /**
@@ -64,10 +67,10 @@ function plainNumber(bytes: Uint8Array, start: number, end: number): number {
   for (let i = start; i < end; i++) {
     const b = bytes[i] as number;
     if (isDigit(b)) {
-      mantissa = mantissa * 10 + (b - CharCodes.Zero);
+      mantissa = mantissa * 10 + (b - Char.Zero);
       digits++;
       if (dot) scale *= 10;
-    } else if (b === CharCodes.Dot && !dot) dot = true;
+    } else if (b === Char.Dot && !dot) dot = true;
     else return -1;
   }
   if (digits === 0 || digits > 15) return -1;
@@ -107,8 +110,8 @@ function numberCell(bytes: Uint8Array, from: number): number {
   let dot = -1;
   for (; i < length; i++) {
     const b = bytes[i] as number;
-    if (isDigit(b)) mantissa = mantissa * 10 + (b - CharCodes.Zero);
-    else if (b === CharCodes.Dot && dot < 0) dot = i;
+    if (isDigit(b)) mantissa = mantissa * 10 + (b - Char.Zero);
+    else if (b === Char.Dot && dot < 0) dot = i;
     else break;
   }
   const end = i;
@@ -117,11 +120,11 @@ function numberCell(bytes: Uint8Array, from: number): number {
   while (i < length && isWhitespace(bytes[i] as number)) i++;
   const closesCell =
     i + 5 <= length &&
-    bytes[i] === CharCodes.Lt &&
-    bytes[i + 1] === CharCodes.Slash &&
-    bytes[i + 2] === CharCodes.LowerT &&
-    bytes[i + 3] === CharCodes.LowerD &&
-    bytes[i + 4] === CharCodes.Gt;
+    bytes[i] === Char.Lt &&
+    bytes[i + 1] === Char.Slash &&
+    bytes[i + 2] === Char.LowerT &&
+    bytes[i + 3] === Char.LowerD &&
+    bytes[i + 4] === Char.Gt;
   if (!closesCell) return -1;
   numberRead.start = start;
   numberRead.end = end;
@@ -133,9 +136,9 @@ function numberCell(bytes: Uint8Array, from: number): number {
 /** Whether `[start, end)` is `a/b/c` of plain numbers (`RowCells.accInto` with no warning to come). */
 function plainAcc(bytes: Uint8Array, start: number, end: number): boolean {
   let slash1 = start;
-  while (slash1 < end && bytes[slash1] !== CharCodes.Slash) slash1++;
+  while (slash1 < end && bytes[slash1] !== Char.Slash) slash1++;
   let slash2 = slash1 + 1;
-  while (slash2 < end && bytes[slash2] !== CharCodes.Slash) slash2++;
+  while (slash2 < end && bytes[slash2] !== Char.Slash) slash2++;
   return (
     slash2 < end &&
     plainNumber(bytes, start, slash1) >= 0 &&
@@ -175,27 +178,27 @@ function readPlainRow(
   let i = from;
   for (let cell = 0; ; cell++, at += PER_CELL) {
     // `<td>`, `<td nowrap>` or, after the last cell, `</tr>`.
-    if (i + 5 > length || bytes[i] !== CharCodes.Lt) return -1;
+    if (i + 5 > length || bytes[i] !== Char.Lt) return -1;
     if (cell === width) {
       const closesRow =
-        bytes[i + 1] === CharCodes.Slash &&
-        bytes[i + 2] === CharCodes.LowerT &&
-        bytes[i + 3] === CharCodes.LowerR &&
-        bytes[i + 4] === CharCodes.Gt;
+        bytes[i + 1] === Char.Slash &&
+        bytes[i + 2] === Char.LowerT &&
+        bytes[i + 3] === Char.LowerR &&
+        bytes[i + 4] === Char.Gt;
       return closesRow ? i + 5 : -1;
     }
-    if (bytes[i + 1] !== CharCodes.LowerT || bytes[i + 2] !== CharCodes.LowerD) return -1;
-    if (bytes[i + 3] === CharCodes.Gt) i += 4;
+    if (bytes[i + 1] !== Char.LowerT || bytes[i + 2] !== Char.LowerD) return -1;
+    if (bytes[i + 3] === Char.Gt) i += 4;
     else if (isNowrap(bytes, i)) i += 3 + NOWRAP_TAIL.length;
     else return -1;
     const kind = kinds[cell];
-    if (kind === CellKind.Number || kind === CellKind.Seconds) {
+    if (kind === Kind.Number || kind === Kind.Seconds) {
       i = numberCell(bytes, i);
       if (i < 0) return -1;
       ranges[at] = base + numberRead.start;
       ranges[at + 1] = base + numberRead.end;
       ranges[at + 2] = 1;
-      if (kind === CellKind.Seconds) out.ss = numberRead.value();
+      if (kind === Kind.Seconds) out.ss = numberRead.value();
       continue;
     }
     // The cell's text runs up to its `</td>`, with `<b>` and `</b>` between them, as `RowCells.addRun` keeps them.
@@ -204,7 +207,7 @@ function readPlainRow(
     let end = 0;
     for (;;) {
       let lt = i;
-      while (lt < length && bytes[lt] !== CharCodes.Lt) lt++;
+      while (lt < length && bytes[lt] !== Char.Lt) lt++;
       if (lt + 5 > length) return -1;
       let s = i;
       let e = lt;
@@ -216,13 +219,13 @@ function readPlainRow(
       }
       const b1 = bytes[lt + 1];
       const b2 = bytes[lt + 2];
-      if (b1 === CharCodes.LowerB && b2 === CharCodes.Gt) {
+      if (b1 === Char.LowerB && b2 === Char.Gt) {
         i = lt + 3;
-      } else if (b1 !== CharCodes.Slash) {
+      } else if (b1 !== Char.Slash) {
         return -1;
-      } else if (b2 === CharCodes.LowerB && bytes[lt + 3] === CharCodes.Gt) {
+      } else if (b2 === Char.LowerB && bytes[lt + 3] === Char.Gt) {
         i = lt + 4;
-      } else if (b2 === CharCodes.LowerT && bytes[lt + 3] === CharCodes.LowerD && bytes[lt + 4] === CharCodes.Gt) {
+      } else if (b2 === Char.LowerT && bytes[lt + 3] === Char.LowerD && bytes[lt + 4] === Char.Gt) {
         i = lt + 5;
         break;
       } else return -1;
@@ -230,14 +233,14 @@ function readPlainRow(
     ranges[at] = base + start;
     ranges[at + 1] = base + end;
     ranges[at + 2] = runs;
-    if (kind === CellKind.Text) continue;
+    if (kind === Kind.Text) continue;
     if (runs !== 1) return -1;
-    if (kind === CellKind.Acc) {
+    if (kind === Kind.Acc) {
       if (!plainAcc(bytes, start, end)) return -1;
-    } else if (kind === CellKind.Pid) {
-      const dash = end === start + 1 && bytes[start] === CharCodes.Dash;
+    } else if (kind === Kind.Pid) {
+      const dash = end === start + 1 && bytes[start] === Char.Dash;
       if (!dash && plainNumber(bytes, start, end) < 0) return -1;
-    } else if (kind === CellKind.Mode) {
+    } else if (kind === Kind.Mode) {
       out.mode = bytes[start] as number;
       if (end !== start + 1 || modeIndexOf(out.mode) < 0) return -1;
     } else {
@@ -253,10 +256,10 @@ function nextPlainRow(bytes: Uint8Array, from: number): number {
   while (i < bytes.length && isWhitespace(bytes[i] as number)) i++;
   const opensRow =
     i + 4 <= bytes.length &&
-    bytes[i] === CharCodes.Lt &&
-    bytes[i + 1] === CharCodes.LowerT &&
-    bytes[i + 2] === CharCodes.LowerR &&
-    bytes[i + 3] === CharCodes.Gt;
+    bytes[i] === Char.Lt &&
+    bytes[i + 1] === Char.LowerT &&
+    bytes[i + 2] === Char.LowerR &&
+    bytes[i + 3] === Char.Gt;
   return opensRow ? i + 4 : -1;
 }
 

@@ -10,6 +10,8 @@ import { decodeEntities, isRequestTruncated, modeIndexOf, parseAprNumber } from 
 import { MODE_SET, type Slot } from '../../types.ts';
 import { type ColumnMap, NUMBER_COLUMNS } from './columns.ts';
 
+const Char = CharCodes; // a module-local binding: see charCodes.ts
+
 /** Cells kept per row: the tables read here have 2 to 15; a row of thousands is only counted. */
 const MAX_CELLS = 64;
 
@@ -97,7 +99,7 @@ class RowCells {
 function rangeNumber(text: string, start: number, end: number): number {
   if (start >= end) return Number.NaN;
   let i = start;
-  const negative = text.charCodeAt(i) === CharCodes.Dash;
+  const negative = text.charCodeAt(i) === Char.Dash;
   if (negative) i++;
   let mantissa = 0;
   let scale = 1;
@@ -105,11 +107,11 @@ function rangeNumber(text: string, start: number, end: number): number {
   let dot = false;
   for (; i < end; i++) {
     const c = text.charCodeAt(i);
-    if (c >= CharCodes.Zero && c <= CharCodes.Nine) {
-      mantissa = mantissa * 10 + (c - CharCodes.Zero);
+    if (c >= Char.Zero && c <= Char.Nine) {
+      mantissa = mantissa * 10 + (c - Char.Zero);
       digits++;
       if (dot) scale *= 10;
-    } else if (c === CharCodes.Dot && !dot) {
+    } else if (c === Char.Dot && !dot) {
       dot = true;
     } else {
       return parseAprNumber(text.slice(start, end)) ?? Number.NaN;
