@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Silence } from '../core/alerts/silences.ts';
 import { DEFAULT_REPEAT_INTERVAL_MS, FETCH_PATIENCE_MS } from '../core/constants.ts';
+import { downObservation } from '../core/downObservation.ts';
 import { NotAStatusReportError } from '../core/errors.ts';
 import type { EvaluateResult } from '../core/evaluate.ts';
 import { ConfigurationError, type MonitorConfig, type TargetConfig } from '../core/monitorConfig.ts';
@@ -107,7 +108,7 @@ async function fetchTargetFor(target: TargetConfig, config: ConfigSource): Promi
   return base;
 }
 
-/** What this run learnt about one target: its report, or why there is none. */
+/** What this run learnt about one target: its report, or why there is none (its detail cleaned: `downObservation`). */
 async function observe(
   target: TargetConfig,
   config: ConfigSource,
@@ -117,17 +118,16 @@ async function observe(
   try {
     request = await fetchTargetFor(target, config);
   } catch (error) {
-    return { observation: { kind: 'down', reason: 'config', detail: (error as Error).message }, latencyMs: 0 };
+    return { observation: downObservation('config', (error as Error).message), latencyMs: 0 };
   }
   const result = await fetch(request);
-  if (!result.ok)
-    return { observation: { kind: 'down', reason: result.reason, detail: result.detail }, latencyMs: result.latencyMs };
+  if (!result.ok) return { observation: downObservation(result.reason, result.detail), latencyMs: result.latencyMs };
   try {
     return { observation: { kind: 'report', report: parseReport(result.body) }, latencyMs: result.latencyMs };
   } catch (error) {
     if (!(error instanceof NotAStatusReportError)) throw error;
     const detail = `HTTP ${result.status} from ${result.url} is not a server-status report: ${error.message}`;
-    return { observation: { kind: 'down', reason: 'not-a-report', detail }, latencyMs: result.latencyMs };
+    return { observation: downObservation('not-a-report', detail), latencyMs: result.latencyMs };
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../adapters/httpDefaults.ts';
 import type { FetchTarget } from '../app/ports.ts';
+import { type DownObservation, downObservation } from '../core/downObservation.ts';
 import { NotAStatusReportError } from '../core/errors.ts';
 import { parseReport } from '../core/report/parse.ts';
 import type { ReportFormat, StatusReport } from '../core/report/types.ts';
@@ -22,8 +23,8 @@ interface SourceValues {
   'max-bytes'?: string | undefined;
 }
 
-/** What a source yielded: a report, or why there is none (the fetcher's reasons, plus `read`). */
-type SourceResult = { kind: 'report'; report: StatusReport } | { kind: 'down'; reason: string; detail: string };
+/** What a source yielded: a report, or why there is none (the fetcher's reasons, plus `read`; detail cleaned). */
+type SourceResult = { kind: 'report'; report: StatusReport } | DownObservation;
 
 /** A CA or credentials file that cannot be used: a configuration problem, not a down target. */
 class SourceConfigError extends Error {
@@ -121,13 +122,13 @@ async function readReport(
       throw new UsageError(`expected a URL such as https://web-1/server-status, found "${source}"`, { cause: error });
     }
     const result = await io.fetch({ name, url: source, ...settings });
-    if (!result.ok) return { kind: 'down', reason: result.reason, detail: result.detail };
+    if (!result.ok) return downObservation(result.reason, result.detail);
     try {
       return { kind: 'report', report: parseText(result.body, format) };
     } catch (error) {
       if (!(error instanceof NotAStatusReportError)) throw error;
       const detail = `HTTP ${result.status} from ${result.url} is not a server-status report: ${error.message}`;
-      return { kind: 'down', reason: 'not-a-report', detail };
+      return downObservation('not-a-report', detail);
     }
   }
   let text: string;
@@ -135,13 +136,13 @@ async function readReport(
     text = await io.readInput(source, settings.maxBytes as number);
   } catch (error) {
     const reason = error instanceof InputTooLargeError ? 'too-large' : 'read';
-    return { kind: 'down', reason, detail: oneLine(error) };
+    return downObservation(reason, oneLine(error));
   }
   try {
     return { kind: 'report', report: parseText(text, format) };
   } catch (error) {
     if (!(error instanceof NotAStatusReportError)) throw error;
-    return { kind: 'down', reason: 'not-a-report', detail: error.message };
+    return downObservation('not-a-report', error.message);
   }
 }
 

@@ -337,13 +337,32 @@ describe('check', () => {
     expect(second.err).toBe(
       'check: web-3.example: refused: connection refused by web-3.example - Apache may be down or saturated\n',
     );
-    const down = 'refused: connection refused by web-3.example - Apache may be down or saturated';
+    // The plugin line shows the detail as a page does (host names defanged), the terminal as it is.
+    const down = 'refused: connection refused by web-3[.]example - Apache may be down or saturated';
     const perf =
       'idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0';
     expect(first.out.split('\n')[0]).toBe(`UNKNOWN - web-3.example: report not read (${down}) | ${perf}`);
     expect(second.out.split('\n')[0]).toBe(`CRITICAL - web-3.example: target-down (${down}) | ${perf}`);
     expect(second.out).toContain('Subject: [FIRING critical] web-3.example: target-down (refused)\n');
     expect(`${first.out}${first.err}${second.out}${second.err}`).not.toContain('s3cret');
+  });
+
+  it('shows a hostile body quoted in the failure as a page does on the plugin line: no markup, no second perfdata', async () => {
+    // Prepare: a server answering Slack and Markdown markup, a bidi override and a "|" instead of a report.
+    const url = 'http://web-4.example/server-status';
+    const body = '<!channel> [x](https://evil.example) \u202Eevil | x=1';
+    const { io, out, err } = fakeIo({ files: FILES, pages: { [url]: okPage(url, body) }, now: '2026-11-22T12:00:00Z' });
+
+    // Act
+    const code = await main(['check', '--url', url], io);
+
+    // Assess
+    const found = '"<!channel> [x](https://evil.example) \\u202eevil | x=1" (48 characters)';
+    expect([code, out().split('\n')[0], err()]).toEqual([
+      2,
+      'CRITICAL - web-4.example: target-down (not a report: HTTP 200 from hxxp://web-4[.]example/server-status is not a server-status report: expected an Apache server-status report %28the HTML page, the ?auto page or a text dump of the HTML page%29, found %22%3C%21channel%3E %5Bx%5D%28hxxps://evil[.]example%29 %5Cu202eevil %7C x=1%22 %2848 characters%29) | idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0',
+      `check: web-4.example: not-a-report: HTTP 200 from http://web-4.example/server-status is not a server-status report: expected an Apache server-status report (the HTML page, the ?auto page or a text dump of the HTML page), found ${found}\n`,
+    ]);
   });
 
   it('re-sends a still-firing alert after --repeat-interval', async () => {
@@ -382,7 +401,7 @@ describe('check', () => {
       'a refused fetch: target-down at once, the cause on the first line',
       ['--url', 'http://web-3.example/server-status'],
       2,
-      'CRITICAL - web-3.example: target-down (refused: connection refused by web-3.example - Apache may be down or saturated) | idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0',
+      'CRITICAL - web-3.example: target-down (refused: connection refused by web-3[.]example - Apache may be down or saturated) | idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0',
     ],
   ])('without --state is a stateless plugin: %s', async (_, args, code, first) => {
     const result = await check(args);
