@@ -117,7 +117,26 @@ function exchange(
   });
 }
 
-/** Read the body, aborting as soon as it passes `maxBytes`. */
+/** Where a body of unknown length starts: a `?auto` page fits, a full page takes a few doublings. */
+const INITIAL_BODY_BYTES = 16 * 1024;
+
+/**
+ * Each piece of a body (an HTTP chunk, a socket read) costs Node a few microseconds whatever its
+ * size, so a body is refused once it came in more pieces than the cap would in pieces of this
+ * size: a page sent a byte per chunk ends after `maxBytes / 64` pieces, not `maxBytes`. Apache
+ * writes its pages in pieces of kilobytes.
+ */
+const MIN_MEAN_PIECE_BYTES = 64;
+/** Pieces every body may take, whatever its cap (a slow server's small reads). */
+const MIN_PIECES = 1024;
+
+/**
+ * Read the body, aborting as soon as it passes `maxBytes`. One buffer holds it, sized from the
+ * declared length (or `INITIAL_BODY_BYTES`) and doubled up to the cap as the body grows; each
+ * chunk is copied in and dropped, so the memory kept is at most twice the cap (during a doubling)
+ * whatever the chunking, where a list of chunks kept one object per chunk (millions for a page
+ * sent in 1-byte chunks).
+ */
 function readBody(res: IncomingMessage, maxBytes: number, where: string, progress: Progress): Promise<Buffer> {
   const tooLarge = () =>
     new StatusFetchError(
@@ -129,16 +148,36 @@ function readBody(res: IncomingMessage, maxBytes: number, where: string, progres
     res.destroy();
     return Promise.reject(tooLarge());
   }
+  const maxPieces = Math.max(MIN_PIECES, Math.floor(maxBytes / MIN_MEAN_PIECE_BYTES));
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let body = Buffer.allocUnsafe(Math.min(maxBytes, declared >= 0 ? declared : INITIAL_BODY_BYTES));
+    let length = 0;
+    let pieces = 0;
     res.on('data', (chunk: Buffer) => {
       progress.bytes += chunk.length;
       if (progress.bytes > maxBytes) {
         res.destroy();
         reject(tooLarge());
-      } else chunks.push(chunk);
+        return;
+      }
+      if (++pieces > maxPieces) {
+        res.destroy();
+        reject(
+          new StatusFetchError(
+            'too-large',
+            `response from ${where} came in more than ${maxPieces} pieces (${progress.bytes} bytes so far, under ${MIN_MEAN_PIECE_BYTES} bytes a piece) - is this really a status page?`,
+          ),
+        );
+        return;
+      }
+      if (length + chunk.length > body.length) {
+        const grown = Buffer.allocUnsafe(Math.min(maxBytes, Math.max(body.length * 2, length + chunk.length)));
+        body.copy(grown, 0, 0, length);
+        body = grown;
+      }
+      length += chunk.copy(body, length);
     });
-    res.on('end', () => resolve(Buffer.concat(chunks)));
+    res.on('end', () => resolve(body.subarray(0, length)));
     const truncated = (cause?: Error) => {
       const expected = Number.isNaN(declared) ? '' : ` of ${declared}`;
       reject(
