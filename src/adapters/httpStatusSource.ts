@@ -1,8 +1,9 @@
 /**
  * Fetches one server-status page over HTTP(S) with `node:http`/`node:https` (global fetch cannot
  * take a CA per request without undici). Never rejects: every failure becomes a result with a
- * reason and a one-line detail a person understands. Credentials never appear in a result, and
- * the Authorization header goes only to the origin (scheme, host and port) the target names.
+ * reason and a one-line detail a person understands. Credentials never appear in a result, in
+ * any form, even when the server echoes them (`scrubSecrets`), and the Authorization header goes
+ * only to the origin (scheme, host and port) the target names.
  */
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, STATUS_CODES } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -11,6 +12,7 @@ import { urlToHttpOptions } from 'node:url';
 import type { FetchResult, FetchTarget } from '../app/ports.ts';
 import type { FetchFailureReason } from '../core/downReasons.ts';
 import { redactCredentials } from '../core/notify/sanitize.ts';
+import { secretScrubber } from '../core/notify/scrubSecrets.ts';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, MAX_REDIRECTS, USER_AGENT } from './httpDefaults.ts';
 
 /** Seams for callers and tests. */
@@ -70,8 +72,12 @@ function withoutCredentials(url: URL): string {
 /**
  * The configured credentials as an Authorization header, with the one origin they belong to: the
  * target's own URL. A redirect elsewhere (even another port of the same host) is fetched without them.
+ * `scrub` takes every form of them out of a text the fetch returns.
  */
-function credentialsFor(target: FetchTarget, url: URL): { origin: string; authorization: string } | undefined {
+function credentialsFor(
+  target: FetchTarget,
+  url: URL,
+): { origin: string; authorization: string; scrub: (text: string) => string } | undefined {
   const auth =
     target.auth ??
     (url.username === ''
@@ -79,7 +85,7 @@ function credentialsFor(target: FetchTarget, url: URL): { origin: string; author
       : { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) });
   if (auth === undefined) return undefined;
   const token = Buffer.from(`${auth.username}:${auth.password}`).toString('base64');
-  return { origin: url.origin, authorization: `Basic ${token}` };
+  return { origin: url.origin, authorization: `Basic ${token}`, scrub: secretScrubber(auth) };
 }
 
 /** Send one GET; resolves with the response head. */
@@ -260,6 +266,8 @@ async function fetchStatusPage(target: FetchTarget, options: FetchOptions = {}):
   const signal = options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal;
   const progress: Progress = { phase: 'connecting to', bytes: 0 };
   const credentials = credentialsFor(target, url);
+  // Whatever a server echoes (the body, a header, a Location) leaves here without the credentials.
+  const scrub = credentials?.scrub ?? ((text: string) => text);
   try {
     for (let redirects = 0; ; redirects++) {
       progress.phase = 'connecting to';
@@ -278,11 +286,11 @@ async function fetchStatusPage(target: FetchTarget, options: FetchOptions = {}):
       const contentType = res.headers['content-type'] ?? null;
       return {
         ok: true,
-        body: body.toString('latin1'),
+        body: scrub(body.toString('latin1')),
         status,
-        contentType,
+        contentType: contentType === null ? null : scrub(contentType),
         latencyMs: elapsed(),
-        url: withoutCredentials(url),
+        url: scrub(withoutCredentials(url)),
       };
     }
   } catch (error) {
@@ -292,10 +300,10 @@ async function fetchStatusPage(target: FetchTarget, options: FetchOptions = {}):
       ok: false,
       reason: failure.reason,
       // Socket and TLS messages are Node's; whatever they quote, no password leaves here.
-      detail: redactCredentials(failure.message),
+      detail: scrub(redactCredentials(failure.message)),
       ...status,
       latencyMs: elapsed(),
-      url: withoutCredentials(url),
+      url: scrub(withoutCredentials(url)),
     };
   } finally {
     clearTimeout(timer);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import type { FetchTarget } from '../../src/app/ports.ts';
 import { type ApacheInstance, apacheSkipReason, startApache } from '../support/apache.ts';
+import { ECHO_ROUTES, type EchoServer, leaksIn, startEchoServer } from '../support/echoServer.ts';
 import {
   idleKeepAlive,
   type LoadHandle,
@@ -217,12 +218,13 @@ describe('fetchStatusPage against small local servers', () => {
     const url = 'auth' in extra ? target(path).url : `http://ops:p%40ss%3Aword@127.0.0.1:${port()}${path}`;
     // Act
     const result = await fetchStatusPage({ ...target(path), ...extra, url });
-    // Assess
-    expect(result).toMatchObject({ ok: true, body: `Basic ${Buffer.from('ops:p@ss:word').toString('base64')}` });
+    // Assess: the token sent is the one of these credentials, scrubbed from the echo
+    expect(result).toMatchObject({ ok: true, body: 'Basic ***' });
     expect(result.url).toBe(`http://127.0.0.1:${port()}${path}`);
   });
 
-  const BASIC = `Basic ${Buffer.from('ops:s3cret').toString('base64')}`;
+  // The echo of the token these credentials make, scrubbed: another token would show.
+  const BASIC = 'Basic ***';
 
   it.each([
     [
@@ -268,6 +270,71 @@ describe('fetchStatusPage against small local servers', () => {
       reason: 'network',
       detail: 'expected an http:// or https:// URL for target "bad", found an invalid one (unsupported protocol ftp:)',
     });
+  });
+});
+
+describe('fetchStatusPage against a server that echoes the request', () => {
+  const credentials = { username: 'ops', password: 'pa55:w@rd/correct horse battery' };
+  let echo: EchoServer;
+  const fetchEcho = (path: string) =>
+    fetchStatusPage({ name: 'echo', url: `${echo.origin}${path}`, auth: credentials, timeoutMs: 2000 });
+
+  beforeAll(async () => {
+    echo = await startEchoServer();
+  });
+  afterAll(async () => {
+    await echo.stop();
+  });
+
+  it.each(ECHO_ROUTES)('returns no form of the credentials (%s)', async (path) => {
+    // Act
+    const result = await fetchEcho(path);
+    // Assess
+    expect(leaksIn(JSON.stringify(result), credentials)).toEqual([]);
+  });
+
+  it.each([
+    [
+      '/echo',
+      { ok: true, status: 200, contentType: 'text/plain; charset=ISO-8859-1; echo=***', url: '/echo' },
+      ['authorization: Basic ***\n', 'url: /echo\n'],
+    ],
+    ['/echo-cut', { ok: true, status: 200, url: '/echo-cut' }, ['authorization: Basic ***\n']],
+    [
+      '/to-echo',
+      { ok: true, status: 200, url: '/echo?auth=***' },
+      ['authorization: Basic ***\n', 'url: /echo?auth=***\n'],
+    ],
+  ])('scrubs the body, the content type and the final URL (%s)', async (path, expected, lines) => {
+    // Act
+    const result = await fetchEcho(path);
+    // Assess
+    expect(result).toMatchObject({ ...expected, url: `${echo.origin}${expected.url}` });
+    for (const line of lines) expect(result.ok && result.body).toContain(line);
+  });
+
+  it.each([
+    [
+      '/echo-500',
+      'http-status',
+      (h: string) => `HTTP 500 Internal Server Error from ${h} - the server failed - check its error log`,
+    ],
+    [
+      '/echo-401',
+      'http-status',
+      (h: string) => `HTTP 401 Unauthorized from ${h} - check the status page's credentials`,
+    ],
+    [
+      '/away',
+      'redirect',
+      (h: string) =>
+        `HTTP 302 from ${h} redirects to http://localhost:${h.split(':')[1]}/echo?auth=*** - only same-host redirects without https->http are followed; point the target at the final URL`,
+    ],
+  ])('scrubs the failure detail (%s)', async (path, reason, detail) => {
+    // Act
+    const result = await fetchEcho(path);
+    // Assess
+    expect(result).toMatchObject({ ok: false, reason, detail: detail(new URL(echo.origin).host) });
   });
 });
 
