@@ -155,7 +155,7 @@ function replaceSpans(text: string, spans: [number, number][]): string {
 }
 
 /**
- * A scrubber for one pair of credentials: built once (its forms and seeds), then a few `indexOf`
+ * A scrubber for one pair of credentials: built once (its forms and its seed), then a few `indexOf`
  * scans per text. A text that holds none of them is returned as is.
  *
  * @example
@@ -197,7 +197,7 @@ function secretScrubber(credentials: BasicCredentials): (text: string) => string
  *
  * @example
  * scrubSecrets('echo: Basic b3BzOnMzY3JldCE=, user ops:s3cret!', { username: 'ops', password: 's3cret!' })
- * // 'echo: Basic ***, user ***'
+ * // 'echo: Basic ***, user ops:***'
  */
 function scrubSecrets(text: string, credentials: BasicCredentials): string {
   return secretScrubber(credentials)(text);
