@@ -1,8 +1,9 @@
 /**
  * Fetches one server-status page over HTTP(S) with `node:http`/`node:https` (global fetch cannot
  * take a CA per request without undici). Never rejects: every failure becomes a result with a
- * reason and a one-line detail a person understands. Credentials never appear in a result, and
- * the Authorization header goes only to the origin (scheme, host and port) the target names.
+ * reason and a one-line detail a person understands. Credentials never appear in a result, in
+ * any form, even when the server echoes them (`scrubSecrets`), and the Authorization header goes
+ * only to the origin (scheme, host and port) the target names.
  */
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, STATUS_CODES } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -11,6 +12,7 @@ import { urlToHttpOptions } from 'node:url';
 import type { FetchResult, FetchTarget } from '../app/ports.ts';
 import type { FetchFailureReason } from '../core/downReasons.ts';
 import { redactCredentials } from '../core/notify/sanitize.ts';
+import { secretScrubber } from '../core/notify/scrubSecrets.ts';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, MAX_REDIRECTS, USER_AGENT } from './httpDefaults.ts';
 
 /** Seams for callers and tests. */
@@ -70,8 +72,12 @@ function withoutCredentials(url: URL): string {
 /**
  * The configured credentials as an Authorization header, with the one origin they belong to: the
  * target's own URL. A redirect elsewhere (even another port of the same host) is fetched without them.
+ * `scrub` takes every form of them out of a text the fetch returns.
  */
-function credentialsFor(target: FetchTarget, url: URL): { origin: string; authorization: string } | undefined {
+function credentialsFor(
+  target: FetchTarget,
+  url: URL,
+): { origin: string; authorization: string; scrub: (text: string) => string } | undefined {
   const auth =
     target.auth ??
     (url.username === ''
@@ -79,7 +85,7 @@ function credentialsFor(target: FetchTarget, url: URL): { origin: string; author
       : { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) });
   if (auth === undefined) return undefined;
   const token = Buffer.from(`${auth.username}:${auth.password}`).toString('base64');
-  return { origin: url.origin, authorization: `Basic ${token}` };
+  return { origin: url.origin, authorization: `Basic ${token}`, scrub: secretScrubber(auth) };
 }
 
 /** Send one GET; resolves with the response head. */
@@ -117,7 +123,26 @@ function exchange(
   });
 }
 
-/** Read the body, aborting as soon as it passes `maxBytes`. */
+/** Where a body of unknown length starts: a `?auto` page fits, a full page takes a few doublings. */
+const INITIAL_BODY_BYTES = 16 * 1024;
+
+/**
+ * Each piece of a body (an HTTP chunk, a socket read) costs Node a few microseconds whatever its
+ * size, so a body is refused once it came in more pieces than the cap would in pieces of this
+ * size: a page sent a byte per chunk ends after `maxBytes / 64` pieces, not `maxBytes`. Apache
+ * writes its pages in pieces of kilobytes.
+ */
+const MIN_MEAN_PIECE_BYTES = 64;
+/** Pieces every body may take, whatever its cap (a slow server's small reads). */
+const MIN_PIECES = 1024;
+
+/**
+ * Read the body, aborting as soon as it passes `maxBytes`. One buffer holds it, sized from the
+ * declared length (or `INITIAL_BODY_BYTES`) and doubled up to the cap as the body grows; each
+ * chunk is copied in and dropped, so the memory kept is at most twice the cap (during a doubling)
+ * whatever the chunking, where a list of chunks kept one object per chunk (millions for a page
+ * sent in 1-byte chunks).
+ */
 function readBody(res: IncomingMessage, maxBytes: number, where: string, progress: Progress): Promise<Buffer> {
   const tooLarge = () =>
     new StatusFetchError(
@@ -129,16 +154,36 @@ function readBody(res: IncomingMessage, maxBytes: number, where: string, progres
     res.destroy();
     return Promise.reject(tooLarge());
   }
+  const maxPieces = Math.max(MIN_PIECES, Math.floor(maxBytes / MIN_MEAN_PIECE_BYTES));
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let body = Buffer.allocUnsafe(Math.min(maxBytes, declared >= 0 ? declared : INITIAL_BODY_BYTES));
+    let length = 0;
+    let pieces = 0;
     res.on('data', (chunk: Buffer) => {
       progress.bytes += chunk.length;
       if (progress.bytes > maxBytes) {
         res.destroy();
         reject(tooLarge());
-      } else chunks.push(chunk);
+        return;
+      }
+      if (++pieces > maxPieces) {
+        res.destroy();
+        reject(
+          new StatusFetchError(
+            'too-large',
+            `response from ${where} came in more than ${maxPieces} pieces (${progress.bytes} bytes so far, under ${MIN_MEAN_PIECE_BYTES} bytes a piece) - is this really a status page?`,
+          ),
+        );
+        return;
+      }
+      if (length + chunk.length > body.length) {
+        const grown = Buffer.allocUnsafe(Math.min(maxBytes, Math.max(body.length * 2, length + chunk.length)));
+        body.copy(grown, 0, 0, length);
+        body = grown;
+      }
+      length += chunk.copy(body, length);
     });
-    res.on('end', () => resolve(Buffer.concat(chunks)));
+    res.on('end', () => resolve(body.subarray(0, length)));
     const truncated = (cause?: Error) => {
       const expected = Number.isNaN(declared) ? '' : ` of ${declared}`;
       reject(
@@ -221,6 +266,8 @@ async function fetchStatusPage(target: FetchTarget, options: FetchOptions = {}):
   const signal = options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal;
   const progress: Progress = { phase: 'connecting to', bytes: 0 };
   const credentials = credentialsFor(target, url);
+  // Whatever a server echoes (the body, a header, a Location) leaves here without the credentials.
+  const scrub = credentials?.scrub ?? ((text: string) => text);
   try {
     for (let redirects = 0; ; redirects++) {
       progress.phase = 'connecting to';
@@ -239,11 +286,11 @@ async function fetchStatusPage(target: FetchTarget, options: FetchOptions = {}):
       const contentType = res.headers['content-type'] ?? null;
       return {
         ok: true,
-        body: body.toString('latin1'),
+        body: scrub(body.toString('latin1')),
         status,
-        contentType,
+        contentType: contentType === null ? null : scrub(contentType),
         latencyMs: elapsed(),
-        url: withoutCredentials(url),
+        url: scrub(withoutCredentials(url)),
       };
     }
   } catch (error) {
@@ -253,10 +300,10 @@ async function fetchStatusPage(target: FetchTarget, options: FetchOptions = {}):
       ok: false,
       reason: failure.reason,
       // Socket and TLS messages are Node's; whatever they quote, no password leaves here.
-      detail: redactCredentials(failure.message),
+      detail: scrub(redactCredentials(failure.message)),
       ...status,
       latencyMs: elapsed(),
-      url: withoutCredentials(url),
+      url: scrub(withoutCredentials(url)),
     };
   } finally {
     clearTimeout(timer);

@@ -1,9 +1,13 @@
+import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { LookupFunction } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import type { FetchTarget } from '../../src/app/ports.ts';
 import { type ApacheInstance, apacheSkipReason, startApache } from '../support/apache.ts';
+import { ECHO_ROUTES, type EchoServer, leaksIn, startEchoServer } from '../support/echoServer.ts';
 import {
   idleKeepAlive,
   type LoadHandle,
@@ -13,6 +17,7 @@ import {
   tlsOfferSession,
   tlsResumptions,
 } from '../support/load.ts';
+import { startTinyChunkServer, type TinyChunkServer } from '../support/tinyChunks.ts';
 
 // Every byte value once: a body that is not a report and not valid UTF-8.
 const GARBAGE = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
@@ -213,12 +218,13 @@ describe('fetchStatusPage against small local servers', () => {
     const url = 'auth' in extra ? target(path).url : `http://ops:p%40ss%3Aword@127.0.0.1:${port()}${path}`;
     // Act
     const result = await fetchStatusPage({ ...target(path), ...extra, url });
-    // Assess
-    expect(result).toMatchObject({ ok: true, body: `Basic ${Buffer.from('ops:p@ss:word').toString('base64')}` });
+    // Assess: the token sent is the one of these credentials, scrubbed from the echo
+    expect(result).toMatchObject({ ok: true, body: 'Basic ***' });
     expect(result.url).toBe(`http://127.0.0.1:${port()}${path}`);
   });
 
-  const BASIC = `Basic ${Buffer.from('ops:s3cret').toString('base64')}`;
+  // The echo of the token these credentials make, scrubbed: another token would show.
+  const BASIC = 'Basic ***';
 
   it.each([
     [
@@ -264,6 +270,145 @@ describe('fetchStatusPage against small local servers', () => {
       reason: 'network',
       detail: 'expected an http:// or https:// URL for target "bad", found an invalid one (unsupported protocol ftp:)',
     });
+  });
+});
+
+describe('fetchStatusPage against a server that echoes the request', () => {
+  const credentials = { username: 'ops', password: 'pa55:w@rd/correct horse battery' };
+  let echo: EchoServer;
+  const fetchEcho = (path: string) =>
+    fetchStatusPage({ name: 'echo', url: `${echo.origin}${path}`, auth: credentials, timeoutMs: 2000 });
+
+  beforeAll(async () => {
+    echo = await startEchoServer();
+  });
+  afterAll(async () => {
+    await echo.stop();
+  });
+
+  it.each(ECHO_ROUTES)('returns no form of the credentials (%s)', async (path) => {
+    // Act
+    const result = await fetchEcho(path);
+    // Assess
+    expect(leaksIn(JSON.stringify(result), credentials)).toEqual([]);
+  });
+
+  it.each([
+    [
+      '/echo',
+      { ok: true, status: 200, contentType: 'text/plain; charset=ISO-8859-1; echo=***', url: '/echo' },
+      ['authorization: Basic ***\n', 'url: /echo\n'],
+    ],
+    ['/echo-cut', { ok: true, status: 200, url: '/echo-cut' }, ['authorization: Basic ***\n']],
+    [
+      '/to-echo',
+      { ok: true, status: 200, url: '/echo?auth=***' },
+      ['authorization: Basic ***\n', 'url: /echo?auth=***\n'],
+    ],
+  ])('scrubs the body, the content type and the final URL (%s)', async (path, expected, lines) => {
+    // Act
+    const result = await fetchEcho(path);
+    // Assess
+    expect(result).toMatchObject({ ...expected, url: `${echo.origin}${expected.url}` });
+    for (const line of lines) expect(result.ok && result.body).toContain(line);
+  });
+
+  it.each([
+    [
+      '/echo-500',
+      'http-status',
+      (h: string) => `HTTP 500 Internal Server Error from ${h} - the server failed - check its error log`,
+    ],
+    [
+      '/echo-401',
+      'http-status',
+      (h: string) => `HTTP 401 Unauthorized from ${h} - check the status page's credentials`,
+    ],
+    [
+      '/away',
+      'redirect',
+      (h: string) =>
+        `HTTP 302 from ${h} redirects to http://localhost:${h.split(':')[1]}/echo?auth=*** - only same-host redirects without https->http are followed; point the target at the final URL`,
+    ],
+  ])('scrubs the failure detail (%s)', async (path, reason, detail) => {
+    // Act
+    const result = await fetchEcho(path);
+    // Assess
+    expect(result).toMatchObject({ ok: false, reason, detail: detail(new URL(echo.origin).host) });
+  });
+});
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const MiB = 1024 * 1024;
+
+/** One fetch in a fresh child (`test/support/fetchPeak.ts`): its outcome and the peak RSS it added. */
+async function fetchInChild(url: string, maxBytes: number): Promise<{ reason: string | null; peakAddedMB: number }> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', 'test/support/fetchPeak.ts', url, String(maxBytes), '20000'],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
+  return JSON.parse(stdout);
+}
+
+describe('fetchStatusPage against a server that sends tiny chunks', () => {
+  const servers: TinyChunkServer[] = [];
+  const serve = async (...args: Parameters<typeof startTinyChunkServer>) => {
+    const server = await startTinyChunkServer(...args);
+    servers.push(server);
+    return server;
+  };
+
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+  });
+
+  // Every byte value, in an order that does not repeat within a chunk.
+  const page = Buffer.from(Array.from({ length: 50_000 }, (_, i) => (i * 7 + (i >> 8)) & 0xff));
+
+  it.each([
+    [1, 1000],
+    [3, 3000],
+    [7, page.length],
+    [1000, page.length],
+  ])('returns a page of %i-byte chunks (%i bytes) byte for byte', async (chunkBytes, bytes) => {
+    // Prepare
+    const body = page.subarray(0, bytes);
+    const server = await serve({ body, chunkBytes });
+    // Act
+    const result = await fetchStatusPage({ name: 'chunks', url: server.url, timeoutMs: 10_000 });
+    // Assess
+    expect(result).toMatchObject({ ok: true, status: 200 });
+    expect(result.ok && Buffer.from(result.body, 'latin1').equals(body)).toBe(true);
+  });
+
+  it('refuses 20 MiB offered as 1-byte chunks after maxBytes / 64 pieces, not maxBytes', async () => {
+    // Prepare
+    const server = await serve({ body: Buffer.alloc(64 * 1024, 'W'), chunkBytes: 1, repeat: 320 });
+    // Act
+    const result = await fetchStatusPage({ name: 'trickle', url: server.url, maxBytes: MiB, timeoutMs: 10_000 });
+    // Assess
+    const host = new URL(server.url).host;
+    expect(result).toMatchObject({
+      ok: false,
+      reason: 'too-large',
+      detail: `response from ${host} came in more than 16384 pieces (16385 bytes so far, under 64 bytes a piece) - is this really a status page?`,
+    });
+  });
+
+  // The peak is read in a fresh child: a list of chunks kept 400 bytes and more per 1-byte chunk
+  // (about 400 MB at a 1 MiB cap); one buffer doubled up to the cap keeps a small multiple of it.
+  it.each([
+    ['1-byte chunks, 1 MiB cap', 1, MiB, 24],
+    ['128-byte chunks, 4 MiB cap', 128, 4 * MiB, 40],
+  ])('keeps the memory of a fetch of 20 MiB offered as %s bounded', async (_case, chunkBytes, maxBytes, boundMB) => {
+    // Prepare
+    const server = await serve({ body: Buffer.alloc(64 * 1024, 'W'), chunkBytes, repeat: 320 });
+    // Act
+    const { reason, peakAddedMB } = await fetchInChild(server.url, maxBytes);
+    // Assess
+    expect(reason).toBe('too-large');
+    expect(peakAddedMB).toBeLessThan(boundMB);
   });
 });
 

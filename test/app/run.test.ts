@@ -10,10 +10,15 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDynamoStateTable } from '../../src/adapters/dynamoStateStore.ts';
 import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
+import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
+import { buildPublishInput } from '../../src/adapters/snsMessage.ts';
 import { createSnsNotifier } from '../../src/adapters/snsNotifier.ts';
 import type { ConfigSource, CycleDeps, Notifier, StateTable } from '../../src/app/ports.ts';
 import { PublishFailedError, runCycle, runFailure, TargetsFailedError } from '../../src/app/run.ts';
+import type { Notification } from '../../src/core/alerts/types.ts';
 import type { RawConfig } from '../../src/core/monitorConfig.ts';
+import { EVENTS_PER, pagerDutyEvents } from '../../src/core/notify/pagerDuty.ts';
+import { ECHO_ROUTES, type EchoServer, leaksIn, startEchoServer } from '../support/echoServer.ts';
 import {
   type LocalDynamo,
   type LocalSns,
@@ -596,5 +601,95 @@ describe('runFailure', () => {
     const error = runFailure(publish, state);
     expect(error?.name ?? null).toBe(name);
     expect((error?.cause as AggregateError | undefined)?.errors ?? []).toEqual(causes);
+  });
+});
+
+describe('runCycle against servers that echo the request (memory table)', () => {
+  const credentials = { username: 'ops', password: 'pa55:w@rd/correct horse battery' };
+  let echo: EchoServer;
+
+  beforeAll(async () => {
+    echo = await startEchoServer();
+  });
+  afterAll(async () => {
+    await echo.stop();
+  });
+
+  it('puts no form of the credentials in any page variant, PagerDuty event, log line or state item', async () => {
+    // Prepare: one target per echo route, all with the same secret
+    const pages: Notification[] = [];
+    const logged: string[] = [];
+    const written: string[] = [];
+    const memory = createMemoryStateTable();
+    const table: StateTable = {
+      ...memory,
+      put: (key, item, expected, now) => {
+        written.push(JSON.stringify([key, item]));
+        return memory.put(key, item, expected, now);
+      },
+      putMeta: (key, value, expected) => {
+        written.push(JSON.stringify([key, value]));
+        return memory.putMeta(key, value, expected);
+      },
+    };
+    const targets = Object.fromEntries(
+      ECHO_ROUTES.map((path) => [
+        `/hsa/targets/echo${path.replaceAll('/', '-')}`,
+        JSON.stringify({ url: `${echo.origin}${path}`, authParameter: '/hsa/secrets/echo', timeoutMs: 2000 }),
+      ]),
+    );
+    const log = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+      void logged.push(JSON.stringify({ level, message, ...fields }));
+    const deps: CycleDeps = {
+      config: {
+        loadRaw: async () => ({ targets, rules: {}, silences: {} }),
+        getSecret: async (name) => {
+          if (name !== '/hsa/secrets/echo') throw new Error(`no secret ${name} in this test`);
+          return `${credentials.username}:${credentials.password}`;
+        },
+      },
+      table,
+      notifier: { publish: async (n) => void pages.push(n) },
+      fetch: (t) => fetchStatusPage(t),
+      metrics: noMetrics,
+      logger: { info: log('info'), warn: log('warn'), error: log('error') },
+      concurrency: 4,
+      evaluate: { repeatIntervalMs: 4 * 3600_000, downAfterFailures: 2 },
+      claimLeaseMs: 60_000,
+      warm: new Map(),
+    };
+
+    // Act: two runs a minute apart, so target-down fires
+    await runCycle(deps, at(0));
+    await runCycle(deps, at(1));
+
+    // Assess: every target is down for its own reason, named in the log line
+    const down = logged.filter((line) => JSON.parse(line).message === 'target down').map((line) => JSON.parse(line));
+    expect(down.map((d) => `${d.target} ${d.reason}`).sort()).toEqual(
+      [
+        'echo-away redirect',
+        'echo-echo not-a-report',
+        'echo-echo-401 http-status',
+        'echo-echo-500 http-status',
+        'echo-echo-cut not-a-report',
+        'echo-to-echo not-a-report',
+      ].flatMap((line) => [line, line]),
+    );
+    expect(down.find((d) => d.target === 'echo-echo')?.detail).toContain('found "authorization: Basic ***\\n');
+    expect(pages.map((p) => p.rule)).toContain('target-down');
+    // Every variant of every page as SNS would publish it, and the PagerDuty events made from it.
+    const variants = pages.flatMap((n) => {
+      const message = JSON.parse(
+        buildPublishInput(n, 'arn:aws:sns:eu-west-1:1:t', { chatbotFormat: true }).Message as string,
+      );
+      return [n.subject, ...Object.values(message as Record<string, string>)];
+    });
+    const events = pages.flatMap((n) =>
+      Object.values(EVENTS_PER).flatMap((per) => pagerDutyEvents(JSON.stringify(n.payload), 'routing-key', per)),
+    );
+    expect(events.length).toBeGreaterThan(0);
+    const everything = [...variants, JSON.stringify(events), ...logged, ...written].join('\n');
+    expect(everything).toContain('Basic ***');
+    expect(leaksIn(everything, credentials)).toEqual([]);
   });
 });

@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import { main } from '../../src/cli/main.ts';
 import { cleanTerminalText } from '../../src/core/notify/terminalText.ts';
+import { ECHO_ROUTES, type EchoServer, leaksIn, startEchoServer } from '../support/echoServer.ts';
 import { fakeIo, okPage } from './fakeIo.ts';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url);
@@ -445,4 +447,69 @@ describe('check', () => {
     expect(runs[0]?.out()).toContain('version       xApache/2.4.71 (Debian)');
     expect(runs[1]?.out().split('\n')[0]).toMatch(/^WARNING - xy: /);
   });
+});
+
+describe('check --url --auth-file of a server that echoes the request', () => {
+  const credentials = { username: 'ops', password: 'pa55:w@rd/correct horse battery' };
+  let echo: EchoServer;
+
+  beforeAll(async () => {
+    echo = await startEchoServer();
+  });
+  afterAll(async () => {
+    await echo.stop();
+  });
+
+  /** The command with the real fetcher, the credentials from a file. */
+  async function checkEcho(args: string[]) {
+    const { io, out, err } = fakeIo({ files: { auth: `${credentials.username}:${credentials.password}\n` } });
+    io.fetch = (target) => fetchStatusPage(target);
+    const code = await main(['check', '--auth-file', 'auth', ...args], io);
+    return { code, out: out(), err: err() };
+  }
+
+  it.each<[string, string, string]>([
+    ['/echo', 'not-a-report', 'HTTP 200 from http://HOST/echo is not a server-status report'],
+    ['/echo-cut', 'not-a-report', 'HTTP 200 from http://HOST/echo-cut is not a server-status report'],
+    ['/to-echo', 'not-a-report', 'HTTP 200 from http://HOST/echo?auth=*** is not a server-status report'],
+    ['/echo-500', 'http-status', 'HTTP 500 Internal Server Error from HOST'],
+    ['/echo-401', 'http-status', "HTTP 401 Unauthorized from HOST - check the status page's credentials"],
+    ['/away', 'redirect', 'HTTP 302 from HOST redirects to http://localhost:PORT/echo?auth=*** - only same-host'],
+  ])(
+    '%s: no form of the credentials in the plugin line, the human output, --json or the --state file',
+    async (path, reason, detail) => {
+      // Prepare
+      expect(ECHO_ROUTES).toContain(path);
+      const url = `${echo.origin}${path}`;
+      const host = new URL(echo.origin).host;
+      const state = join(dir, 'state.json');
+      // Act: stateless, human and --json; then two runs on a state file (target-down fires on the second)
+      const runs = [
+        await checkEcho(['--url', url]),
+        await checkEcho(['--url', url, '--json']),
+        await checkEcho(['--url', url, '--state', state, '--now', '2026-11-22T12:00:00Z']),
+        await checkEcho(['--url', url, '--state', state, '--now', '2026-11-22T12:01:00Z', '--json']),
+      ];
+      // Assess: each output says why, and none holds the credentials
+      const [plugin, json, first, second] = runs as [
+        (typeof runs)[0],
+        (typeof runs)[0],
+        (typeof runs)[0],
+        (typeof runs)[0],
+      ];
+      const shown = detail.replaceAll('HOST', host).replace('PORT', host.split(':')[1] as string);
+      expect(plugin.out.split('\n')[0]).toMatch(new RegExp(`^CRITICAL - ${host}: target-down \\(`));
+      expect(plugin.out.split('\n')[0]).toContain(shown);
+      expect(plugin.err).toContain(`check: ${host}: ${reason}: ${shown}`);
+      expect(first.err).toContain(`check: ${host}: ${reason}: ${shown}`);
+      for (const out of [json.out, second.out]) {
+        const notification = JSON.parse(out).notifications[0];
+        expect(notification.subject).toMatch(/^\[FIRING critical\] 127\.0\.0\.1:\d+: target-down \(/);
+        expect(notification.message).toContain(`Failure: ${reason}: `);
+      }
+      if (reason === 'not-a-report') expect(plugin.out).toContain('authorization: Basic ***');
+      const everything = [...runs.flatMap((r) => [r.out, r.err]), readFileSync(state, 'utf8')].join('\n');
+      expect(leaksIn(everything, credentials)).toEqual([]);
+    },
+  );
 });
