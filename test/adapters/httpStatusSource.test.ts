@@ -206,16 +206,29 @@ describe('fetchStatusPage against small local servers', () => {
   });
 
   it.each([
-    ['target.auth', { auth: { username: 'ops', password: 'p@ss:word' } }, '/echo-auth'],
-    ['URL userinfo', {}, '/echo-auth'],
-  ])('sends basic auth from %s and never returns the password', async (_how, extra, path) => {
+    [
+      'target.auth',
+      `http://127.0.0.1:PORT/echo-auth`,
+      { auth: { username: 'ops', password: 'p@ss:word' } },
+      'ops:p@ss:word',
+    ],
+    // The configuration refuses credentials in a URL; were one to get here, the fetcher sends nothing of it.
+    ['URL userinfo: never', `http://ops:p%40ss%3Aword@127.0.0.1:PORT/echo-auth`, {}, null],
+    [
+      'target.auth beside URL userinfo: target.auth only',
+      `http://url:s3cret@127.0.0.1:PORT/echo-auth`,
+      { auth: { username: 'ops', password: 'p@ss:word' } },
+      'ops:p@ss:word',
+    ],
+  ])('sends basic auth from %s and never returns the password', async (_how, address, extra, sent) => {
     // Prepare
-    const url = 'auth' in extra ? target(path).url : `http://ops:p%40ss%3Aword@127.0.0.1:${port()}${path}`;
+    const url = address.replace('PORT', String(port()));
     // Act
-    const result = await fetchStatusPage({ ...target(path), ...extra, url });
-    // Assess
-    expect(result).toMatchObject({ ok: true, body: `Basic ${Buffer.from('ops:p@ss:word').toString('base64')}` });
-    expect(result.url).toBe(`http://127.0.0.1:${port()}${path}`);
+    const result = await fetchStatusPage({ ...target('/echo-auth'), ...extra, url });
+    // Assess: what the server saw in its Authorization header
+    const seen = sent === null ? 'none' : `Basic ${Buffer.from(sent).toString('base64')}`;
+    expect(result).toMatchObject({ ok: true, body: seen });
+    expect(result.url).toBe(`http://127.0.0.1:${port()}/echo-auth`);
   });
 
   const BASIC = `Basic ${Buffer.from('ops:s3cret').toString('base64')}`;
@@ -227,7 +240,7 @@ describe('fetchStatusPage against small local servers', () => {
       { auth: { username: 'ops', password: 's3cret' } },
       BASIC,
     ],
-    ['URL userinfo, same origin', '/to-echo-auth', {}, BASIC],
+    ['URL userinfo, same origin: never used', '/to-echo-auth', {}, 'none'],
     [
       'a redirect to another port of the same host drops them',
       '/to-other-port',
