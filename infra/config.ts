@@ -11,8 +11,14 @@ import {
   DEFAULT_SSM_PREFIX,
 } from '../src/core/constants.ts';
 import { ProblemListError, problemLines } from '../src/core/errors.ts';
-import { type ConfigProblem, readTarget, SSM_PREFIX, TARGET_NAME } from '../src/core/monitorConfig.ts';
-import { redactCredentials, urlHasCredentials } from '../src/core/notify/sanitize.ts';
+import {
+  type ConfigProblem,
+  readTarget,
+  type SecretScope,
+  SSM_PREFIX,
+  secretsFolder,
+  TARGET_NAME,
+} from '../src/core/monitorConfig.ts';
 import { formatDuration, parseDuration } from '../src/core/rules/duration.ts';
 import {
   configMaxAgeFor,
@@ -49,6 +55,11 @@ interface AlertsConfig {
   dashboardTargets: string[];
   /** Customer KMS key of the SecureString secrets; null means the AWS-managed `aws/ssm` key. */
   secretsKeyArn: string | null;
+  /**
+   * Secrets every target may name as its `authParameter`, besides its own
+   * `<prefix>/secrets/<target>` (and below); each under `<prefix>/secrets/`.
+   */
+  sharedSecretParameters: string[];
   vpc: VpcPlacement | null;
   repeatInterval: string;
   downAfterFailures: number;
@@ -72,6 +83,7 @@ const DEFAULT_CONFIG: AlertsConfig = {
   targets: {},
   dashboardTargets: [],
   secretsKeyArn: null,
+  sharedSecretParameters: [],
   vpc: null,
   repeatInterval: formatDuration(DEFAULT_REPEAT_INTERVAL_MS),
   downAfterFailures: DEFAULT_DOWN_AFTER_FAILURES,
@@ -133,10 +145,11 @@ function integerReader(get: Lookup, problems: string[]) {
 }
 
 /**
- * The seeded targets, each checked by the Lambda's own target validation (name and document), so
- * that a deploy never seeds a target the Lambda then rejects.
+ * The seeded targets, each checked by the Lambda's own target validation (name, document,
+ * credentials in the URL, the parameters it names within `scope`), so that a deploy never seeds a
+ * target the Lambda then rejects.
  */
-function readSeedTargets(raw: unknown, prefix: string, problems: string[]): Record<string, SeedTarget> {
+function readSeedTargets(raw: unknown, scope: SecretScope, problems: string[]): Record<string, SeedTarget> {
   const out: Record<string, SeedTarget> = {};
   if (raw === undefined) return out;
   let parsed: unknown;
@@ -151,15 +164,7 @@ function readSeedTargets(raw: unknown, prefix: string, problems: string[]): Reco
   }
   for (const [name, target] of Object.entries(parsed)) {
     const found: ConfigProblem[] = [];
-    const url = (target as { url?: unknown } | null)?.url;
-    // A seeded target is a plain String parameter: no password in it, whatever its form.
-    if (typeof url === 'string' && urlHasCredentials(url))
-      found.push({
-        parameter: name,
-        field: 'url',
-        message: `expected no credentials in the URL (seed the target without them and give it an authParameter), found ${redactCredentials(url)}`,
-      });
-    else if (readTarget(`${prefix}/targets/${name}`, name, JSON.stringify(target), found) !== null)
+    if (readTarget(`${scope.prefix}/targets/${name}`, name, JSON.stringify(target), found, scope) !== null)
       out[name] = target as SeedTarget;
     for (const p of found) problems.push(`targets.${name}${p.field === null ? '' : `.${p.field}`}: ${p.message}`);
   }
@@ -226,7 +231,20 @@ function readConfig(get: Lookup): AlertsConfig {
   c.emails = strings('emails', /^[^@\s,]+@[^@\s,]+\.[^@\s,]+$/, 'an e-mail address');
   c.httpsEndpoints = strings('httpsEndpoints', /^https:\/\/\S+$/, 'an https:// URL');
 
-  c.targets = readSeedTargets(get('targets'), c.prefix, problems);
+  // Why under <prefix>/secrets/: a shared secret is a SecureString, which the function may decrypt only there.
+  c.sharedSecretParameters = strings('sharedSecretParameters', SSM_PREFIX, 'an SSM parameter name').filter((name) => {
+    if (!SSM_PREFIX.test(name)) return false;
+    if (name.startsWith(secretsFolder(c.prefix))) return true;
+    problems.push(
+      `sharedSecretParameters: expected parameter names under ${secretsFolder(c.prefix)} (the only place the function may decrypt), found ${JSON.stringify(name)}`,
+    );
+    return false;
+  });
+  c.targets = readSeedTargets(
+    get('targets'),
+    { prefix: c.prefix, sharedSecretParameters: c.sharedSecretParameters },
+    problems,
+  );
   if (memoryAuto) c.memoryMb = memoryForTargets(Object.keys(c.targets).length);
   const extra = strings('dashboardTargets', TARGET_NAME, 'a target name');
   c.dashboardTargets = [...new Set([...Object.keys(c.targets), ...extra])];

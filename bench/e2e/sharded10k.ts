@@ -48,6 +48,7 @@ async function main() {
     raw.targets[`/b/targets/web-${String(i).padStart(5, '0')}`] = JSON.stringify({ url, labels: { env: 'prod' } });
   const deps: CycleDeps = {
     config: { loadRaw: async () => raw, getSecret: async () => '' },
+    secretScope: { prefix: '/b', sharedSecretParameters: [] },
     table: createDynamoStateTable(doc, 'bench'),
     notifier: createSnsNotifier(sns.sns, sns.topicArn),
     fetch: (t) => fetchStatusPage(t),

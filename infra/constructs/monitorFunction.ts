@@ -99,6 +99,7 @@ class MonitorFunction extends Construct {
           fetchConcurrency: config.fetchConcurrency,
           chatbotFormat: config.chatbotFormat,
           targetMetrics: config.targetMetrics,
+          sharedSecretParameters: config.sharedSecretParameters,
         }),
         NODE_OPTIONS: '--enable-source-maps',
       },

@@ -70,19 +70,17 @@ function withoutCredentials(url: URL): string {
 }
 
 /**
- * The configured credentials as an Authorization header, with the one origin they belong to: the
- * target's own URL. A redirect elsewhere (even another port of the same host) is fetched without them.
- * `scrub` takes every form of them out of a text the fetch returns.
+ * The configured credentials (`target.auth`, from an auth parameter or `--auth-file`) as an
+ * Authorization header, with the one origin they belong to: the target's own URL. A redirect
+ * elsewhere (even another port of the same host) is fetched without them. Credentials in the URL
+ * are never used: the configuration refuses them, and nothing else may send them. `scrub` takes
+ * every form of them out of a text the fetch returns.
  */
 function credentialsFor(
   target: FetchTarget,
   url: URL,
 ): { origin: string; authorization: string; scrub: (text: string) => string } | undefined {
-  const auth =
-    target.auth ??
-    (url.username === ''
-      ? undefined
-      : { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) });
+  const auth = target.auth;
   if (auth === undefined) return undefined;
   const token = Buffer.from(`${auth.username}:${auth.password}`).toString('base64');
   return { origin: url.origin, authorization: `Basic ${token}`, scrub: secretScrubber(auth) };

@@ -5,7 +5,7 @@
  */
 import type { AlertRecord, EvaluateOptions, GroupRef, Notification, TargetState } from '../core/alerts/types.ts';
 import type { FetchFailureReason } from '../core/downReasons.ts';
-import type { RawConfig } from '../core/monitorConfig.ts';
+import type { RawConfig, SecretScope } from '../core/monitorConfig.ts';
 import type { MetricResult } from '../core/rules/compute.ts';
 
 /** One status page to fetch. */
@@ -182,6 +182,8 @@ interface ShardQueue {
 /** Everything one run needs. */
 interface CycleDeps {
   config: ConfigSource;
+  /** Which parameters a target may name (its own secrets, the shared ones): checked at validation and before each read. */
+  secretScope: SecretScope;
   table: StateTable;
   notifier: Notifier;
   fetch(target: FetchTarget): Promise<FetchResult>;

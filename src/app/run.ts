@@ -12,7 +12,13 @@ import { DEFAULT_REPEAT_INTERVAL_MS, FETCH_PATIENCE_MS } from '../core/constants
 import { downObservation } from '../core/downObservation.ts';
 import { NotAStatusReportError } from '../core/errors.ts';
 import type { EvaluateResult } from '../core/evaluate.ts';
-import { ConfigurationError, type MonitorConfig, type TargetConfig } from '../core/monitorConfig.ts';
+import {
+  ConfigurationError,
+  type MonitorConfig,
+  type SecretScope,
+  type TargetConfig,
+  targetScopeProblems,
+} from '../core/monitorConfig.ts';
 import { parseReport } from '../core/report/parse.ts';
 import type { Observation } from '../core/rules/types.ts';
 import { type CommitOutcome, targetKey } from './accounting/commit.ts';
@@ -87,7 +93,19 @@ const noConfigStep = (): ConfigStep => ({
   generation: null,
 });
 
-async function fetchTargetFor(target: TargetConfig, config: ConfigSource): Promise<FetchTarget> {
+/**
+ * What to fetch for `target`, its secrets read. The parameters it names are checked against the
+ * scope again right before they are read (defense in depth: a configuration that reached here by
+ * another path, a shard message or a stored copy, still cannot read another target's secret).
+ *
+ * @throws ConfigurationError when a parameter is out of scope or a secret is not `user:password`
+ */
+async function fetchTargetFor(target: TargetConfig, config: ConfigSource, scope: SecretScope): Promise<FetchTarget> {
+  const outOfScope = targetScopeProblems(target, scope);
+  if (outOfScope.length > 0)
+    throw new ConfigurationError(
+      outOfScope.map(({ field, message }) => ({ parameter: `target ${target.name}`, field, message })),
+    );
   const base: FetchTarget = { name: target.name, url: target.url };
   if (target.timeoutMs !== undefined) base.timeoutMs = target.timeoutMs;
   if (target.maxBytes !== undefined) base.maxBytes = target.maxBytes;
@@ -111,16 +129,15 @@ async function fetchTargetFor(target: TargetConfig, config: ConfigSource): Promi
 /** What this run learnt about one target: its report, or why there is none (its detail cleaned: `downObservation`). */
 async function observe(
   target: TargetConfig,
-  config: ConfigSource,
-  fetch: CycleDeps['fetch'],
+  deps: Pick<CycleDeps, 'config' | 'fetch' | 'secretScope'>,
 ): Promise<{ observation: Observation; latencyMs: number }> {
   let request: FetchTarget;
   try {
-    request = await fetchTargetFor(target, config);
+    request = await fetchTargetFor(target, deps.config, deps.secretScope);
   } catch (error) {
     return { observation: downObservation('config', (error as Error).message), latencyMs: 0 };
   }
-  const result = await fetch(request);
+  const result = await deps.fetch(request);
   if (!result.ok) return { observation: downObservation(result.reason, result.detail), latencyMs: result.latencyMs };
   try {
     return { observation: { kind: 'report', report: parseReport(result.body) }, latencyMs: result.latencyMs };
@@ -309,7 +326,7 @@ async function checkTargets(
     inStartOrder(config.targets, deps.fetchPriority),
     deps.concurrency,
     async (target) => {
-      const { observation, latencyMs } = await observe(target, deps.config, deps.fetch);
+      const { observation, latencyMs } = await observe(target, deps);
       summary.targets++;
       if (observation.kind === 'down') {
         summary.down++;

@@ -7,6 +7,7 @@ import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../adapters/httpDefaults.
 import type { FetchTarget } from '../app/ports.ts';
 import { type DownObservation, downObservation } from '../core/downObservation.ts';
 import { NotAStatusReportError } from '../core/errors.ts';
+import { redactCredentials, urlHasCredentials } from '../core/notify/sanitize.ts';
 import { parseReport } from '../core/report/parse.ts';
 import type { ReportFormat, StatusReport } from '../core/report/types.ts';
 import { parseDuration } from '../core/rules/duration.ts';
@@ -102,7 +103,8 @@ function parseText(text: string, format: ReportFormat | undefined): StatusReport
 /**
  * Read and parse the report at `source`. Failures to fetch, read or parse become a `down` result
  * with the Lambda's reasons (`timeout`, `refused`, `http-status`, `not-a-report`, ...; `too-large`
- * and `read` for files); `UsageError` and `SourceConfigError` are thrown.
+ * and `read` for files); `UsageError` (a URL with credentials among them) and `SourceConfigError`
+ * are thrown.
  *
  * @example
  * await readReport('https://web-1/server-status?auto', { timeout: '2s' }, io) // { kind: 'report', report }
@@ -113,6 +115,11 @@ async function readReport(
   io: CliIo,
   format?: ReportFormat,
 ): Promise<SourceResult> {
+  // Why: a password in a URL ends up in shell history and process lists; the fetcher sends only `--auth-file`'s.
+  if (isUrl(source) && urlHasCredentials(source))
+    throw new UsageError(
+      `expected a URL without credentials (put "user:password" in a file named by --auth-file), found ${redactCredentials(source)}`,
+    );
   const settings = await sourceSettings(source, values, io);
   if (isUrl(source)) {
     let name: string;

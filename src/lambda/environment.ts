@@ -7,7 +7,7 @@
 import type * as zm from 'zod/mini';
 
 import { ProblemListError } from '../core/errors.ts';
-import { SSM_PREFIX } from '../core/monitorConfig.ts';
+import { SSM_PREFIX, secretsFolder } from '../core/monitorConfig.ts';
 import { formatDuration, parseDuration } from '../core/rules/duration.ts';
 import { z } from '../core/zod.ts';
 import { MONITOR_ENVIRONMENT as E, type IntegerVariable } from './environmentContract.ts';
@@ -30,6 +30,8 @@ interface RuntimeConfig {
   shardMaxAgeSeconds: number;
   /** Which targets get per-target CloudWatch metrics: every one, none (default), or the names listed. */
   targetMetrics: 'all' | 'none' | string[];
+  /** Secrets every target may name besides its own (each under `<prefix>/secrets/`). */
+  sharedSecretParameters: string[];
 }
 
 class EnvironmentError extends ProblemListError {
@@ -118,7 +120,17 @@ const ENV_SCHEMA = z.object({
       .map((name) => name.trim())
       .filter((name) => name !== '');
   }),
+  // Checked against the prefix in `sharedSecretProblems`, which knows it.
+  [E.sharedSecretParameters.name]: variable((v) => listOf(v)),
 });
+
+/** A comma-separated list, its items trimmed, empty ones dropped. */
+function listOf(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
 
 /**
  * The variables `schema` reads from `env`, after its own problems and `more` (checks across
@@ -143,6 +155,18 @@ function shardProblems(env: Record<string, string | undefined>): string[] {
     : [];
 }
 
+/** A shared secret is a SecureString under `<prefix>/secrets/`, the one folder the function may decrypt. */
+function sharedSecretProblems(env: Record<string, string | undefined>): string[] {
+  const prefix = (env[E.ssmPrefix.name] || E.ssmPrefix.default).replace(/\/+$/, '');
+  const folder = secretsFolder(prefix);
+  return listOf(env[E.sharedSecretParameters.name])
+    .filter((name) => !name.startsWith(folder) || name.length === folder.length)
+    .map(
+      (name) =>
+        `${E.sharedSecretParameters.name} expects parameter names under ${folder}, separated by commas, found ${JSON.stringify(name)}`,
+    );
+}
+
 /**
  * Read the environment into a validated configuration.
  *
@@ -151,7 +175,7 @@ function shardProblems(env: Record<string, string | undefined>): string[] {
  * @throws EnvironmentError listing every problem
  */
 function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConfig {
-  const v = readEnvironment(ENV_SCHEMA, env, shardProblems);
+  const v = readEnvironment(ENV_SCHEMA, env, (e) => [...shardProblems(e), ...sharedSecretProblems(e)]);
   return {
     ssmPrefix: v[E.ssmPrefix.name],
     topicArn: v[E.topicArn.name],
@@ -167,6 +191,7 @@ function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConf
     targetsPerShard: v[E.targetsPerShard.name],
     shardMaxAgeSeconds: v[E.shardMaxAgeSeconds.name],
     targetMetrics: v[E.targetMetrics.name],
+    sharedSecretParameters: v[E.sharedSecretParameters.name],
   };
 }
 

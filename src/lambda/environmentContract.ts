@@ -71,6 +71,11 @@ const MONITOR_ENVIRONMENT = {
   chatbotTopicArn: { name: 'CHATBOT_TOPIC_ARN' },
   /** `all`, `none` or target names separated by commas. */
   targetMetrics: { name: 'TARGET_METRICS' },
+  /**
+   * Secrets every target may name besides its own `<prefix>/secrets/<target>` (and below), separated
+   * by commas; each under `<prefix>/secrets/`. Empty: none.
+   */
+  sharedSecretParameters: { name: 'SHARED_SECRET_PARAMETERS' },
   /** `none` or `sqs`; the shard variables below are set by the stack only in sharded mode. */
   shardMode: { name: 'SHARD_MODE' },
   shardQueueUrl: { name: 'SHARD_QUEUE_URL' },
@@ -102,6 +107,7 @@ interface MonitorValues {
   fetchConcurrency: number;
   chatbotFormat: boolean;
   targetMetrics: 'all' | 'none' | string[];
+  sharedSecretParameters: readonly string[];
 }
 
 /**
@@ -125,6 +131,7 @@ function monitorVariables(values: MonitorValues): Record<string, string> {
     [e.targetMetrics.name]: Array.isArray(values.targetMetrics)
       ? values.targetMetrics.join(',') || 'none'
       : values.targetMetrics,
+    [e.sharedSecretParameters.name]: values.sharedSecretParameters.join(','),
   };
 }
 

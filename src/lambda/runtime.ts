@@ -63,6 +63,7 @@ const metricsSink = createMetricsSink({
 
 const deps: CycleDeps = {
   config,
+  secretScope: { prefix: env.ssmPrefix, sharedSecretParameters: env.sharedSecretParameters },
   table,
   notifier,
   fetch: async (target) => {

@@ -5,7 +5,6 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gunzipSync } from 'node:zlib';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDynamoStateTable } from '../../src/adapters/dynamoStateStore.ts';
@@ -14,9 +13,9 @@ import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
 import { buildPublishInput } from '../../src/adapters/snsMessage.ts';
 import { createSnsNotifier } from '../../src/adapters/snsNotifier.ts';
 import type { ConfigSource, CycleDeps, Notifier, StateTable } from '../../src/app/ports.ts';
-import { PublishFailedError, runCycle, runFailure, TargetsFailedError } from '../../src/app/run.ts';
+import { checkTargets, PublishFailedError, runCycle, runFailure, TargetsFailedError } from '../../src/app/run.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
-import type { RawConfig } from '../../src/core/monitorConfig.ts';
+import { buildMonitorConfig, type RawConfig } from '../../src/core/monitorConfig.ts';
 import { EVENTS_PER, pagerDutyEvents } from '../../src/core/notify/pagerDuty.ts';
 import { ECHO_ROUTES, type EchoServer, leaksIn, startEchoServer } from '../support/echoServer.ts';
 import {
@@ -131,6 +130,7 @@ describe('runCycle with dynalite and fauxqs', () => {
     };
     return {
       config: fakeConfig(raw),
+      secretScope: { prefix: '/hsa', sharedSecretParameters: [] },
       table,
       notifier: createSnsNotifier(sns.sns, sns.topicArn, { sleep: async () => {} }),
       fetch: (t) => fetchStatusPage(t),
@@ -503,30 +503,71 @@ describe('runCycle with dynalite and fauxqs', () => {
     expect(await sns.drain()).toEqual([]);
   });
 
-  it('no state item holds URL credentials; a cold start on invalid configuration gets them back from SSM', async () => {
-    const secretUrl = page.url.replace('http://', 'http://ops:s3cret@');
+  it('credentials in a target URL are invalid configuration: the last valid one is checked, nothing stores or fetches them', async () => {
     const good: RawConfig = {
-      targets: { '/hsa/targets/web-1': JSON.stringify({ url: secretUrl }) },
+      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url }) },
       rules: { '/hsa/rules/closing': CLOSING_RULES },
       silences: {},
     };
-    await runCycle(deps({ raw: good }), at(0));
+    const d = deps({ raw: good });
+    await runCycle(d, at(0));
     await sns.drain();
-    const items = await dynamo.doc.send(new ScanCommand({ TableName: tableName }));
-    const stored = JSON.stringify(items.Items);
-    expect(stored).not.toContain('s3cret');
-    const chunk = items.Items?.find((i) => String(i.pk).startsWith('meta#config#'));
-    expect(gunzipSync(Buffer.from(String(chunk?.value.data), 'base64')).toString()).toContain('ops:***@127.0.0.1');
-
     const fetched: string[] = [];
-    const cold = deps({ raw: { ...good, rules: { '/hsa/rules/closing': '{"rules": 1}' } } });
-    cold.fetch = (t) => {
+    d.fetch = (t) => {
       fetched.push(t.url);
       return fetchStatusPage(t);
     };
-    const summary = await runCycle(cold, at(1));
-    expect(summary.configError).toMatch(/\/hsa\/rules\/closing/);
-    expect(fetched).toEqual([secretUrl]); // unchanged target parameter: its current value, credentials included
+    const secretUrl = page.url.replace('http://', 'http://ops:s3cret@');
+    (d.config as ReturnType<typeof fakeConfig>).raw.targets['/hsa/targets/web-1'] = JSON.stringify({ url: secretUrl });
+
+    const summary = await runCycle(d, at(1));
+
+    expect(summary.configError).toBe(
+      `/hsa/targets/web-1 (field url): expected a URL without credentials (put "user:password" in a SecureString named by authParameter), found "${secretUrl.replace('s3cret', '***')}"`,
+    );
+    expect(fetched).toEqual([page.url]);
+    expect(subjects(await sns.drain())).toEqual(['[FIRING warning] httpd-status-alerts: invalid configuration']);
+    const items = await dynamo.doc.send(new ScanCommand({ TableName: tableName }));
+    expect(JSON.stringify(items.Items)).not.toContain('s3cret');
+  });
+
+  it("checks a target's secrets against the scope again before reading them: out of scope, nothing read or fetched", async () => {
+    // Prepare: a configuration validated with a wider scope than the run's (as a shard's message could be)
+    const targets = {
+      '/hsa/targets/web-1': JSON.stringify({ url: page.url, authParameter: '/hsa/secrets/fleet' }),
+    };
+    const wider = { prefix: '/hsa', sharedSecretParameters: ['/hsa/secrets/fleet'] };
+    const config = buildMonitorConfig({ targets, rules: { '/hsa/rules/closing': CLOSING_RULES }, silences: {} }, wider);
+    const read: string[] = [];
+    const fetched: string[] = [];
+    const warnings: unknown[] = [];
+    const d = deps({
+      config: {
+        loadRaw: async () => ({ targets, rules: {}, silences: {} }),
+        getSecret: async (name) => {
+          read.push(name);
+          return 'ops:pw';
+        },
+      },
+      fetch: (t) => {
+        fetched.push(t.url);
+        return fetchStatusPage(t);
+      },
+      logger: { ...quietLogger, warn: (message, attributes) => warnings.push({ message, ...attributes }) },
+    });
+    // Act
+    const summary = await checkTargets(d, config, at(0));
+    // Assess
+    expect([summary.targets, summary.down, read, fetched]).toEqual([1, 1, [], []]);
+    expect(warnings).toEqual([
+      {
+        message: 'target down',
+        target: 'web-1',
+        reason: 'config',
+        detail:
+          'invalid configuration: target web-1 field authParameter: expected /hsa/secrets/web-1 or a parameter below it, or a shared secret (sharedSecretParameters: none), found "/hsa/secrets/fleet"',
+      },
+    ]);
   });
 
   const throttled = () => Object.assign(new Error('throughput exceeded'), { name: 'ThrottlingException' });
@@ -657,6 +698,8 @@ describe('runCycle against servers that echo the request (memory table)', () => 
       evaluate: { repeatIntervalMs: 4 * 3600_000, downAfterFailures: 2 },
       claimLeaseMs: 60_000,
       warm: new Map(),
+      // One secret for every echo target: listed as shared, as a deploy would list it.
+      secretScope: { prefix: '/hsa', sharedSecretParameters: ['/hsa/secrets/echo'] },
     };
 
     // Act: two runs a minute apart, so target-down fires

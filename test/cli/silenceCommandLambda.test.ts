@@ -74,6 +74,7 @@ describe('silence add/expire as the Lambda sees them (fake SSM, dynalite, fauxqs
     const warm = new Map();
     deps = () => ({
       config: createSsmConfigSource(new SSMProvider(), PREFIX, 0),
+      secretScope: { prefix: PREFIX, sharedSecretParameters: [] },
       table,
       notifier,
       fetch: (t) => fetchStatusPage(t),

@@ -90,6 +90,7 @@ describe('HttpdStatusAlertsStack with default context', () => {
           FETCH_CONCURRENCY: '16',
           CHATBOT_FORMAT: 'false',
           TARGET_METRICS: 'none',
+          SHARED_SECRET_PARAMETERS: '',
           NODE_OPTIONS: '--enable-source-maps',
         },
       },
@@ -123,6 +124,7 @@ describe('HttpdStatusAlertsStack with default context', () => {
       targetsPerShard: 500,
       shardMaxAgeSeconds: 60,
       targetMetrics: 'none',
+      sharedSecretParameters: [],
     });
   });
 
@@ -567,5 +569,28 @@ describe('per-target metrics from -c targetMetrics', () => {
     };
     expect(variables.TARGET_METRICS).toBe(env);
     expect(readRuntimeConfig(variables).targetMetrics).toEqual(read);
+  });
+});
+
+describe('shared secrets from -c sharedSecretParameters', () => {
+  it('reach the function as SHARED_SECRET_PARAMETERS, read back as the list', () => {
+    const { template } = synth({
+      sharedSecretParameters: '/httpd-status-alerts/secrets/fleet-status,/httpd-status-alerts/secrets/eu/status',
+    });
+    const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0] as {
+      Properties: { Environment: { Variables: Record<string, string> } };
+    };
+    const variables: Record<string, string> = {
+      ...fn.Properties.Environment.Variables,
+      TOPIC_ARN: 'arn:aws:sns:eu-west-1:1:t',
+      STATE_TABLE: 'state',
+    };
+    expect(variables.SHARED_SECRET_PARAMETERS).toBe(
+      '/httpd-status-alerts/secrets/fleet-status,/httpd-status-alerts/secrets/eu/status',
+    );
+    expect(readRuntimeConfig(variables).sharedSecretParameters).toEqual([
+      '/httpd-status-alerts/secrets/fleet-status',
+      '/httpd-status-alerts/secrets/eu/status',
+    ]);
   });
 });

@@ -21,6 +21,7 @@ describe('readRuntimeConfig', () => {
       targetsPerShard: 500,
       shardMaxAgeSeconds: 60,
       targetMetrics: 'none',
+      sharedSecretParameters: [],
     });
   });
 
@@ -35,6 +36,7 @@ describe('readRuntimeConfig', () => {
       CHATBOT_FORMAT: 'true',
       CHATBOT_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:chat',
       TARGET_METRICS: 'web-1, web-2',
+      SHARED_SECRET_PARAMETERS: '/team/apache/secrets/fleet-status, /team/apache/secrets/eu/status',
     });
     expect(config).toMatchObject({
       ssmPrefix: '/team/apache',
@@ -45,6 +47,7 @@ describe('readRuntimeConfig', () => {
       chatbotFormat: true,
       chatbotTopicArn: 'arn:aws:sns:eu-west-1:123456789012:chat',
       targetMetrics: ['web-1', 'web-2'],
+      sharedSecretParameters: ['/team/apache/secrets/fleet-status', '/team/apache/secrets/eu/status'],
     });
   });
 
@@ -70,6 +73,17 @@ describe('readRuntimeConfig', () => {
     ['FETCH_CONCURRENCY', '"16"', 'FETCH_CONCURRENCY expects a whole number from 1 to 1000, found "\\"16\\""'],
     ['SSM_PREFIX', 'team\r', 'SSM_PREFIX expects a path like /httpd-status-alerts, found "team\\r"'],
     ['CHATBOT_TOPIC_ARN', 'chat\n', 'CHATBOT_TOPIC_ARN expects an SNS topic ARN (arn:aws:sns:...), found "chat\\n"'],
+    // A shared secret is decrypted, which the function may only under <prefix>/secrets/.
+    [
+      'SHARED_SECRET_PARAMETERS',
+      '/httpd-status-alerts/secrets/fleet,/elsewhere/secrets/fleet',
+      'SHARED_SECRET_PARAMETERS expects parameter names under /httpd-status-alerts/secrets/, separated by commas, found "/elsewhere/secrets/fleet"',
+    ],
+    [
+      'SHARED_SECRET_PARAMETERS',
+      '/httpd-status-alerts/secrets/',
+      'SHARED_SECRET_PARAMETERS expects parameter names under /httpd-status-alerts/secrets/, separated by commas, found "/httpd-status-alerts/secrets/"',
+    ],
   ])('refuses %s=%j', (variable, value, problem) => {
     let error: unknown;
     try {

@@ -20,6 +20,7 @@ const VALUES: MonitorValues = {
   fetchConcurrency: 32,
   chatbotFormat: true,
   targetMetrics: ['web-1', 'web-2'],
+  sharedSecretParameters: ['/team/apache/secrets/fleet-status', '/team/apache/secrets/eu/status'],
 };
 
 describe('the environment the stack sets is the one the Lambda reads', () => {
@@ -39,6 +40,7 @@ describe('the environment the stack sets is the one the Lambda reads', () => {
       targetsPerShard: MONITOR_ENVIRONMENT.targetsPerShard.default,
       shardMaxAgeSeconds: MONITOR_ENVIRONMENT.shardMaxAgeSeconds.default,
       targetMetrics: ['web-1', 'web-2'],
+      sharedSecretParameters: ['/team/apache/secrets/fleet-status', '/team/apache/secrets/eu/status'],
     });
   });
 

@@ -99,7 +99,7 @@ async function fallbackConfig(
     if (raw.targets[name] !== undefined && redactCredentials(value) === raw.targets[name]) raw.targets[name] = value;
   try {
     const { hash, removing, generation } = stored.pointer;
-    return { hash, config: buildMonitorConfig(raw), raw, removing, generation };
+    return { hash, config: buildMonitorConfig(raw, deps.secretScope), raw, removing, generation };
   } catch {
     return null;
   }
@@ -324,7 +324,7 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
   let config: MonitorConfig;
   try {
     raw = await deps.config.loadRaw(fresh ? { fresh } : undefined);
-    config = buildMonitorConfig(raw);
+    config = buildMonitorConfig(raw, deps.secretScope);
   } catch (error) {
     const lines = problemLines(error).map(redactCredentials);
     const fallback = await guarded(

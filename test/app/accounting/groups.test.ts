@@ -95,6 +95,7 @@ class Fleet {
     const raw = { targets, rules: { '/g/rules/all': JSON.stringify({ rules: this.rules }) }, silences };
     return {
       config: { loadRaw: async () => structuredClone(raw), getSecret: async () => '' },
+      secretScope: { prefix: '/g', sharedSecretParameters: [] },
       table: this.runTable(),
       notifier: {
         publish: async (page) => {
