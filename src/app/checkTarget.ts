@@ -8,7 +8,7 @@ import { DEFAULT_CHECKPOINT_INTERVAL_MS, DEFAULT_DOWN_AFTER_FAILURES } from '../
 import { type EvaluateResult, evaluateTarget } from '../core/evaluate.ts';
 import type { MonitorConfig, TargetConfig } from '../core/monitorConfig.ts';
 import type { Observation } from '../core/rules/types.ts';
-import { type CommitOutcome, commitTarget, isClaimed, recoverClaim, targetKey } from './accounting/commit.ts';
+import { type CommitOutcome, commitTarget, isClaimed, recoverClaim, targetKey } from './accounting/targetItems.ts';
 import type { CycleDeps, StoredState, WarmEntry } from './ports.ts';
 
 /**

@@ -1,6 +1,6 @@
 /** The decisions of one target's check: what to evaluate from, what to write, what to remember warm. */
 import { describe, expect, it } from 'vitest';
-import type { CommitOutcome } from '../../src/app/accounting/commit.ts';
+import type { CommitOutcome } from '../../src/app/accounting/targetItems.ts';
 import {
   changed,
   evaluateFrom,

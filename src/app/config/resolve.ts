@@ -23,8 +23,8 @@ import {
 } from '../../core/monitorConfig.ts';
 import { evaluateConfigAlert } from '../../core/notify/configAlert.ts';
 import { redactCredentials } from '../../core/notify/sanitize.ts';
-import { ContentionError, commitTarget, isClaimed, recoverClaim, targetKey } from '../accounting/commit.ts';
 import { STATE_KEYS } from '../accounting/stateKeys.ts';
+import { ContentionError, commitTarget, isClaimed, recoverClaim, targetKey } from '../accounting/targetItems.ts';
 import type { CycleDeps, StoredState } from '../ports.ts';
 import {
   LAST_VALID_KEY,

@@ -40,8 +40,8 @@ import { buildGroupPages } from '../../core/notify/groupPage.ts';
 import { fetchAll } from '../concurrency.ts';
 import type { DeliverOptions, Delivery, Logger, Notifier, StateTable } from '../ports.ts';
 import { type Attempt, CLAIM_STATES, claimAfterPublish, claimState, leaseFor, nextOrder, takenOver } from './claim.ts';
-import { ContentionError, storedPage } from './commit.ts';
 import { STATE_KEYS } from './stateKeys.ts';
+import { ContentionError, storedPage } from './targetItems.ts';
 
 /** The item listing open groups: group item key -> group key. */
 const REGISTRY_KEY = STATE_KEYS.openGroups;

@@ -12,7 +12,7 @@ import {
   recoverClaim,
   storedPage,
   type TargetCommit,
-} from '../../../src/app/accounting/commit.ts';
+} from '../../../src/app/accounting/targetItems.ts';
 import type { Notifier, StoredState } from '../../../src/app/ports.ts';
 import type { AlertRecord, Notification, TargetState } from '../../../src/core/alerts/types.ts';
 
