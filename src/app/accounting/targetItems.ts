@@ -65,17 +65,6 @@ interface TargetCommit {
   onCreated?: () => Promise<number>;
 }
 
-/**
- * A conditional write kept losing: another run changed the item before each of `attempts` tries
- * (a group item, the stored configuration's pointer). The run reports it and does not act on it.
- */
-class ContentionError extends Error {
-  constructor(item: string, attempts: number) {
-    super(`expected to write ${item} within ${attempts} attempts, found it changed by another run each time`);
-    this.name = 'ContentionError';
-  }
-}
-
 /** The state item of a target. */
 const targetKey = STATE_KEYS.target;
 
@@ -319,7 +308,6 @@ async function commitTarget(
 
 export type { CommitOptions, CommitOutcome, TargetCommit };
 export {
-  ContentionError,
   commitTarget,
   isClaimed,
   MAX_STORED_MESSAGE_BYTES,

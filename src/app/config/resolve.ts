@@ -23,8 +23,9 @@ import {
 } from '../../core/monitorConfig.ts';
 import { evaluateConfigAlert } from '../../core/notify/configAlert.ts';
 import { redactCredentials } from '../../core/notify/sanitize.ts';
+import { ContentionError } from '../accounting/conditionalUpdate.ts';
 import { STATE_KEYS } from '../accounting/stateKeys.ts';
-import { ContentionError, commitTarget, isClaimed, recoverClaim, targetKey } from '../accounting/targetItems.ts';
+import { commitTarget, isClaimed, recoverClaim, targetKey } from '../accounting/targetItems.ts';
 import type { CycleDeps, StoredState } from '../ports.ts';
 import {
   LAST_VALID_KEY,

@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createMemoryStateTable } from '../../../src/adapters/memoryStateStore.ts';
-import { flushGroups, GroupInbox, groupItemKey, openGroups } from '../../../src/app/accounting/groupItems.ts';
+import { GroupInbox } from '../../../src/app/accounting/groupInbox.ts';
+import { flushGroups, groupItemKey } from '../../../src/app/accounting/groupItems.ts';
+import { openGroups } from '../../../src/app/accounting/groupRegistry.ts';
 import type { CycleDeps, StateTable } from '../../../src/app/ports.ts';
 import { type CycleSummary, runCycle } from '../../../src/app/run.ts';
 import type { Notification } from '../../../src/core/alerts/types.ts';
