@@ -10,7 +10,7 @@ import { ProblemListError } from '../core/errors.ts';
 import { SSM_PREFIX } from '../core/monitorConfig.ts';
 import { formatDuration, parseDuration } from '../core/rules/duration.ts';
 import { z } from '../core/zod.ts';
-import { MONITOR_ENVIRONMENT as E, type IntegerVariable } from './environmentContract.ts';
+import { claimLeaseProblem, MONITOR_ENVIRONMENT as E, type IntegerVariable } from './environmentContract.ts';
 
 interface RuntimeConfig {
   ssmPrefix: string;
@@ -30,6 +30,8 @@ interface RuntimeConfig {
   shardMaxAgeSeconds: number;
   /** Which targets get per-target CloudWatch metrics: every one, none (default), or the names listed. */
   targetMetrics: 'all' | 'none' | string[];
+  /** How long a claim keeps other runs off a state item: at least twice the function's timeout. */
+  claimLeaseMs: number;
 }
 
 class EnvironmentError extends ProblemListError {
@@ -108,6 +110,8 @@ const ENV_SCHEMA = z.object({
   [E.shardQueueUrl.name]: z.optional(z.string()),
   [E.targetsPerShard.name]: integer(E.targetsPerShard),
   [E.shardMaxAgeSeconds.name]: integer(E.shardMaxAgeSeconds),
+  [E.functionTimeoutSeconds.name]: integer(E.functionTimeoutSeconds),
+  [E.claimLeaseSeconds.name]: integer(E.claimLeaseSeconds),
   // Custom metrics cost per metric and month: opt-in, per target (the dashboard reads the logs).
   [E.targetMetrics.name]: variable((v) => {
     const t = (v ?? '').trim();
@@ -144,6 +148,22 @@ function shardProblems(env: Record<string, string | undefined>): string[] {
 }
 
 /**
+ * The claim lease outlives the function's timeout (`claimLeaseProblem`). Checked only when both
+ * are whole numbers: a value that is not has its own problem listed.
+ */
+function leaseProblems(env: Record<string, string | undefined>): string[] {
+  const read = ({ name, default: fallback }: IntegerVariable) => {
+    const v = env[name];
+    return v === undefined || v === '' ? fallback : Number(v);
+  };
+  const lease = read(E.claimLeaseSeconds);
+  const timeout = read(E.functionTimeoutSeconds);
+  if (!Number.isInteger(lease) || !Number.isInteger(timeout)) return [];
+  const problem = claimLeaseProblem(lease, timeout);
+  return problem === null ? [] : [problem];
+}
+
+/**
  * Read the environment into a validated configuration.
  *
  * @example
@@ -151,7 +171,7 @@ function shardProblems(env: Record<string, string | undefined>): string[] {
  * @throws EnvironmentError listing every problem
  */
 function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConfig {
-  const v = readEnvironment(ENV_SCHEMA, env, shardProblems);
+  const v = readEnvironment(ENV_SCHEMA, env, (raw) => [...shardProblems(raw), ...leaseProblems(raw)]);
   return {
     ssmPrefix: v[E.ssmPrefix.name],
     topicArn: v[E.topicArn.name],
@@ -167,6 +187,7 @@ function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConf
     targetsPerShard: v[E.targetsPerShard.name],
     shardMaxAgeSeconds: v[E.shardMaxAgeSeconds.name],
     targetMetrics: v[E.targetMetrics.name],
+    claimLeaseMs: v[E.claimLeaseSeconds.name] * 1000,
   };
 }
 
