@@ -14,6 +14,7 @@ import type { EvaluateResult } from '../core/evaluate.ts';
 import { ConfigurationError, type MonitorConfig, type TargetConfig } from '../core/monitorConfig.ts';
 import { parseReport } from '../core/report/parse.ts';
 import type { Observation } from '../core/rules/types.ts';
+import { CLAIM_OUTCOMES } from './accounting/claim.ts';
 import { GroupInbox, groupingNotifier } from './accounting/groupInbox.ts';
 import { flushGroups } from './accounting/groupItems.ts';
 import { openGroups } from './accounting/groupRegistry.ts';
@@ -144,7 +145,7 @@ function addToSummary(
   // Pages sent are counted where they reach SNS (`groupingNotifier`, the groups' flush).
   summary.failed += outcome.failed.length;
   summary.writes += outcome.writes;
-  if (outcome.conflict) summary.conflicts++;
+  if (outcome.status !== CLAIM_OUTCOMES.committed) summary.conflicts++;
   for (const { notification, error } of outcome.failed) {
     failures.push(error);
     deps.logger.error('publish failed', { target, rule: notification.rule, error: (error as Error).message });
@@ -334,7 +335,7 @@ async function checkTargets(
             token,
             report: (outcome) => {
               addToSummary(summary, outcome, publishFailures, deps, target.name);
-              if (outcome.conflict) summary.skipped++;
+              if (outcome.status !== CLAIM_OUTCOMES.committed) summary.skipped++;
               if (!stored.has(targetKey(target.name)) && outcome.writes > 0) created.push(target.name);
             },
             // Before a new item's pages go out, not only at the run's end: a run that dies between

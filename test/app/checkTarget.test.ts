@@ -47,7 +47,7 @@ const item = (version: number, s: TargetState = state(), generation = 'g1'): Sto
 const outcome = (over: Partial<CommitOutcome>): CommitOutcome => ({
   sent: [],
   failed: [],
-  conflict: false,
+  status: 'committed',
   stored: null,
   writes: 0,
   ...over,
@@ -152,7 +152,7 @@ describe('warmAfter', () => {
   const written = state({ consecutiveFailures: 9 });
   it.each<[string, StoredState | null, CommitOutcome, WarmEntry | null]>([
     ['a new target not written', null, outcome({}), { version: 0, state: evaluated, firstSeenMs: 7 }],
-    ['another run moved the item on', item(1), outcome({ conflict: true }), null],
+    ['another run moved the item on', item(1), outcome({ status: 'raced' }), null],
     ['the item is gone', item(1), outcome({ stored: null, writes: 1 }), null],
     [
       'written: what the table holds',

@@ -22,15 +22,23 @@ import {
   markPaged,
   pagedOf,
   type StatusByAlert,
-  settle,
+  settle as settleGroup,
   withoutSilenced,
 } from '../../core/alerts/group.ts';
 import type { Silence } from '../../core/alerts/silences.ts';
 import type { Notification } from '../../core/alerts/types.ts';
 import { buildGroupPages } from '../../core/notify/groupPage.ts';
 import { fetchAll } from '../concurrency.ts';
-import type { Logger, Notifier, StateTable } from '../ports.ts';
-import { type Attempt, CLAIM_STATES, claimAfterPublish, claimState, leaseFor, nextOrder, takenOver } from './claim.ts';
+import type { Claimed, Logger, Notifier, StateTable } from '../ports.ts';
+import {
+  CLAIM_OUTCOMES,
+  type ClaimKind,
+  type ClaimRun,
+  claimPublishCommit,
+  leaseFor,
+  nextOrder,
+  settle,
+} from './claim.ts';
 import { updateMeta } from './conditionalUpdate.ts';
 import { register, unregister } from './groupRegistry.ts';
 import { STATE_KEYS } from './stateKeys.ts';
@@ -38,16 +46,15 @@ import { STATE_KEYS } from './stateKeys.ts';
 /** Groups flushed at once. */
 const FLUSH_CONCURRENCY = 16;
 
-interface GroupClaim {
-  token: string;
-  expiresAtMs: number;
+/** A group item's claim: the page's reason, time, order and what it names; the page is rebuilt from them. */
+type GroupClaim = Claimed<{
   reason: Exclude<GroupReason, 'none'>;
   /** When the page was decided (its evaluation time, also in the rebuilt page). */
   at: string;
-  /** The page's order (issue 21; its part i carries order + i); absent on claims made before orders. */
+  /** The page's order (its part i carries order + i); absent on claims made before orders. */
   order?: number;
   paged: StatusByAlert;
-}
+}>;
 
 interface StoredGroup {
   group: GroupState;
@@ -92,67 +99,61 @@ interface FlushContext {
   outcome: FlushOutcome;
 }
 
-/** A group page about to be claimed: the item, as read at `version`, and the claim to write. */
-interface GroupSend {
-  itemKey: string;
-  stored: StoredGroup;
-  version: number;
-  claim: GroupClaim;
-  attempt: Attempt;
-}
-
-/**
- * Publish a claimed page's parts, then commit: mark what each accepted part said. Parts that
- * failed stay claimed (released to the next run) when the page is a replay, in doubt; otherwise
- * they are simply not marked and the next decision pages them again.
- */
-async function publishAndCommit(
-  { table, notifier, outcome }: FlushContext,
-  { itemKey, claim, attempt }: GroupSend,
-  pages: readonly Notification[],
-): Promise<void> {
-  const accepted: StatusByAlert = {};
-  const unsent: StatusByAlert = {};
-  for (const page of pages) {
-    try {
-      await notifier.publish(page);
-      outcome.sent.push(page);
-      Object.assign(accepted, namedBy(page));
-    } catch (error) {
-      outcome.failed.push({ notification: page, error });
-      Object.assign(unsent, namedBy(page));
-    }
-  }
-  const next = claimAfterPublish(claim, attempt, Object.keys(unsent).length > 0 ? { paged: unsent } : null);
-  outcome.writes += await updateMeta<StoredGroup>(table, itemKey, (current) => {
-    if (current === null || current.claim?.token !== claim.token) return undefined; // another run took over
-    const group = Object.keys(accepted).length > 0 ? markPaged(current.group, accepted, claim.at) : current.group;
-    // Never deleted here: a group that emptied is closed by a later flush (`closeGroup`).
-    return { ...current, group, claim: next };
-  });
-}
-
-/** Claim the item (conditional on the version read), then publish and commit. */
-async function claimAndSend(context: FlushContext, send: GroupSend): Promise<boolean> {
-  const { table, outcome } = context;
-  outcome.writes++;
-  const { claim } = send;
-  const pages = buildGroupPages({
-    group: send.stored.group,
+/** The page a group claim stands for, rebuilt from the group and what the claim says. */
+function pagesOf(group: GroupState, claim: GroupClaim): Notification[] {
+  return buildGroupPages({
+    group,
     paged: claim.paged,
     reason: claim.reason,
     now: new Date(claim.at),
     ...(claim.order === undefined ? {} : { order: claim.order }),
   });
-  // Built before the claim is written: the item records the order of the page's last part.
-  const lastOrder = claim.order === undefined ? send.stored.lastOrder : claim.order + Math.max(pages.length - 1, 0);
-  const item: StoredGroup = { group: send.stored.group, claim, ...(lastOrder === undefined ? {} : { lastOrder }) };
-  if (!(await table.putMeta(send.itemKey, { ...item }, send.version))) {
-    outcome.conflicts++;
-    return false;
-  }
-  await publishAndCommit(context, send, pages);
-  return true;
+}
+
+/**
+ * The group items' `ClaimKind`: the claim names which alerts the page names with which status
+ * (the page is rebuilt from the group); an accepted part marks what it said; the commit re-reads
+ * the item and marks it there, keeping alerts handed over meanwhile. `stored` is the item as read
+ * at `version`.
+ */
+function groupKind(
+  { table, notifier, outcome }: FlushContext,
+  itemKey: string,
+  stored: StoredGroup,
+  version: number,
+): ClaimKind<GroupClaim, Notification, void> {
+  const accepted: StatusByAlert = {};
+  return {
+    pagesOf: (claim) => pagesOf(stored.group, claim),
+    async writeClaim(claim, pages) {
+      outcome.writes++;
+      // The item records the order of the page's last part: the next page orders after it.
+      const lastOrder = claim.order === undefined ? stored.lastOrder : claim.order + Math.max(pages.length - 1, 0);
+      const item: StoredGroup = { group: stored.group, claim, ...(lastOrder === undefined ? {} : { lastOrder }) };
+      return table.putMeta(itemKey, { ...item }, version);
+    },
+    publish: (page) => notifier.publish(page),
+    accepted: (page) => void Object.assign(accepted, namedBy(page)),
+    release: (_, refused) => ({ paged: Object.assign({}, ...refused.map(({ page }) => namedBy(page))) }),
+    async write({ claim, kept }) {
+      let ours = false;
+      outcome.writes += await updateMeta<StoredGroup>(table, itemKey, (current) => {
+        ours = current !== null && current.claim?.token === claim.token;
+        if (!ours || current === null) return undefined; // another run took over
+        const group = Object.keys(accepted).length > 0 ? markPaged(current.group, accepted, claim.at) : current.group;
+        // Never deleted here: a group that emptied is closed by a later flush (`closeGroup`).
+        return { ...current, group, claim: kept };
+      });
+      return ours;
+    },
+  };
+}
+
+/** A claim's pages into the flush's outcome; whether the item is left to another run (a conflict). */
+function tally(outcome: FlushOutcome, run: ClaimRun<Notification>): void {
+  outcome.sent.push(...run.sent);
+  outcome.failed.push(...run.failed.map(({ page, error }) => ({ notification: page, error })));
+  if (run.outcome === CLAIM_OUTCOMES.held || run.outcome === CLAIM_OUTCOMES.raced) outcome.conflicts++;
 }
 
 /**
@@ -169,7 +170,7 @@ async function closeGroup(table: StateTable, itemKey: string, version: number): 
   return writes;
 }
 
-/** One group: finish a claim left by a dead run, then page if the decision says so. */
+/** One group: finish a claim left by a dead run (`settle`), then page if the decision says so. */
 async function flushOne(context: FlushContext, itemKey: string, now: Date, options: FlushOptions): Promise<void> {
   const { table, outcome } = context;
   let item = await table.getMeta(itemKey);
@@ -178,17 +179,10 @@ async function flushOne(context: FlushContext, itemKey: string, now: Date, optio
     return;
   }
   let stored = item.value as unknown as StoredGroup;
-  const held = claimState(stored.claim, now, options.token);
-  if (held === CLAIM_STATES.held) {
-    outcome.conflicts++;
-    return;
-  }
-  if (stored.claim !== null) {
-    const takeover = takenOver(stored.claim, options.token, now, options.leaseMs);
-    const failedBefore = outcome.failed.length;
-    const replay: GroupSend = { itemKey, stored, version: item.version, claim: takeover, attempt: 'replay' };
-    if (!(await claimAndSend(context, replay))) return;
-    if (outcome.failed.length > failedBefore) return; // still in doubt: nothing new before it is settled
+  if (stored.claim != null) {
+    const settled = await settle(groupKind(context, itemKey, stored, item.version), stored.claim, now, options);
+    tally(outcome, settled);
+    if (settled.outcome !== CLAIM_OUTCOMES.committed) return;
     item = await table.getMeta(itemKey);
     if (item === null) return;
     stored = item.value as unknown as StoredGroup;
@@ -199,7 +193,7 @@ async function flushOne(context: FlushContext, itemKey: string, now: Date, optio
       return;
     }
   }
-  const group = settle(stored.group, now);
+  const group = settleGroup(stored.group, now);
   const visible = withoutSilenced(group, now, options.silences);
   const reason = decideGroup(visible, now, options.repeatIntervalMs);
   if (reason === GROUP_REASONS.none) {
@@ -213,13 +207,8 @@ async function flushOne(context: FlushContext, itemKey: string, now: Date, optio
     order: nextOrder(stored.lastOrder, now),
     paged: pagedOf(visible),
   };
-  await claimAndSend(context, {
-    itemKey,
-    stored: { ...stored, group, claim: null },
-    version: item.version,
-    claim,
-    attempt: 'first',
-  });
+  const kind = groupKind(context, itemKey, { ...stored, group, claim: null }, item.version);
+  tally(outcome, await claimPublishCommit(kind, { claim, attempt: 'first', pages: pagesOf(group, claim) }));
 }
 
 /**
