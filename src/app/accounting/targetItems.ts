@@ -1,7 +1,8 @@
 /**
- * Claim, publish, commit: how one state item (a target, or the configuration alert) moves from
- * one evaluation to the next so that every page is accounted for, with one conditional write per
- * step and no transactions (docs/lambda.md, "Page accounting", states the invariants):
+ * The target items' kind of claim (also the configuration alert's), driven by `claim.ts`: how one
+ * state item moves from one evaluation to the next so that every page is accounted for, with one
+ * conditional write per step and no transactions (docs/lambda.md, "Page accounting", states the
+ * invariants):
  *
  * 1. Claim: one write, conditional on the version read, storing the new state with the pages NOT
  *    yet marked sent, plus the claim: the pages (whole), a token and an expiry. A run that read an
