@@ -117,7 +117,7 @@ async function publishPage(notifier: Notifier, page: Notification, attempt: Atte
 }
 
 /**
- * The page's record once accepted. A grouped page's record names where it was accepted (issue 21):
+ * The page's record once accepted. A grouped page's record names where it was accepted:
  * the continuation of its group that holds it, or no group when it went out alone (every item was
  * full), so the alert's resolve goes to the page that opened its incident.
  */
@@ -294,7 +294,7 @@ async function commitTarget(
       writes: 1,
     };
   }
-  // Each page's order, from its alert's record as the table holds it (issue 21's page order).
+  // Each page's order, from its alert's record as the table holds it (the page order, a hybrid logical clock).
   const ordered = notifications.map((notification) => {
     const record = loaded?.state.alerts[notification.fingerprint];
     const order = nextOrder(Math.max(record?.order ?? 0, loaded?.state.lastOrder ?? 0), now);

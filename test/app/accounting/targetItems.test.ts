@@ -265,7 +265,7 @@ describe('storedPage: what a claim and a group item keep of a page, bounded in b
   });
 });
 
-describe('page order (issue 21): a hybrid logical clock per alert, taken from the table at the claim', () => {
+describe('page order: a hybrid logical clock per alert, taken from the table at the claim', () => {
   /** Commit one page about `fp` at `at` on whatever the table holds; the orders published. */
   async function pageAt(table: ReturnType<typeof createMemoryStateTable>, at: Date, published: number[]) {
     const loaded = (await table.loadMany([KEY])).get(KEY) ?? null;
