@@ -23,6 +23,7 @@ import { formatDuration, parseDuration } from '../src/core/rules/duration.ts';
 import {
   configMaxAgeFor,
   DEFAULT_CONFIG_MAX_AGE_SECONDS,
+  DEFAULT_FUNCTION_TIMEOUT_SECONDS,
   MONITOR_ENVIRONMENT as ENV,
 } from '../src/lambda/environmentContract.ts';
 import { memoryForTargets } from './memorySize.ts';
@@ -75,7 +76,7 @@ const DEFAULT_CONFIG: AlertsConfig = {
   prefix: DEFAULT_SSM_PREFIX,
   scheduleMinutes: 1,
   memoryMb: 256,
-  timeoutSeconds: 60,
+  timeoutSeconds: DEFAULT_FUNCTION_TIMEOUT_SECONDS,
   logRetentionDays: 30,
   reserveConcurrency: true,
   emails: [],
@@ -216,7 +217,12 @@ function readConfig(get: Lookup): AlertsConfig {
   // `auto`: chosen below from the seeded targets, once they are read.
   const memoryAuto = get('memoryMb') === 'auto';
   if (!memoryAuto) c.memoryMb = int('memoryMb', { min: 128, max: 10240, default: c.memoryMb, orWord: 'auto' });
-  c.timeoutSeconds = int('timeoutSeconds', { min: 5, max: 900, default: c.timeoutSeconds });
+  // The longest timeout Lambda allows; the claim lease the stack sets grows with it (twice).
+  c.timeoutSeconds = int('timeoutSeconds', {
+    min: 5,
+    max: ENV.functionTimeoutSeconds.max,
+    default: c.timeoutSeconds,
+  });
   if (c.timeoutSeconds > c.scheduleMinutes * 60) {
     problems.push(
       `timeoutSeconds: ${c.timeoutSeconds} s is longer than the ${c.scheduleMinutes}-minute schedule; runs would queue up`,

@@ -70,19 +70,27 @@ interface ClaimedPage {
   record: AlertRecord | null;
 }
 
-/**
- * Intent recorded on a state item before publishing: which pages are about to go out, by whom,
- * until when. A run that finds an expired claim publishes its pages again (they may or may not
- * have gone out) before doing anything else with the item.
- */
-interface Claim {
+/** The part of a claim every kind of item shares: whose it is, and until when. */
+interface Lease {
   token: string;
   /** Epoch milliseconds after which another run may take the claim over. */
   expiresAtMs: number;
+}
+
+/**
+ * Intent recorded on a state item before publishing: a lease, and what the pages about to go out
+ * are (`About`: the pages themselves for a target, what a group page names for a group). A run
+ * that finds an expired claim publishes its pages again (they may or may not have gone out)
+ * before doing anything else with the item.
+ */
+type Claimed<About> = Lease & About;
+
+/** A target item's (or the configuration alert's) claim. */
+type Claim = Claimed<{
   pages: ClaimedPage[];
   /** Delete the item once every page was accepted (its target left the configuration). */
   deleteAfter: boolean;
-}
+}>;
 
 /** One state item as read: its body and the version every write is conditional on. */
 interface StoredState {
@@ -207,6 +215,7 @@ interface CycleDeps {
 
 export type {
   Claim,
+  Claimed,
   ClaimedPage,
   ConfigSource,
   CycleDeps,
@@ -214,6 +223,7 @@ export type {
   Delivery,
   FetchResult,
   FetchTarget,
+  Lease,
   Logger,
   MetricsSink,
   Notifier,

@@ -21,8 +21,11 @@ import {
 } from '../core/monitorConfig.ts';
 import { parseReport } from '../core/report/parse.ts';
 import type { Observation } from '../core/rules/types.ts';
-import { type CommitOutcome, targetKey } from './accounting/commit.ts';
-import { flushGroups, GroupInbox, groupingNotifier, openGroups } from './accounting/groups.ts';
+import { CLAIM_OUTCOMES } from './accounting/claim.ts';
+import { GroupInbox, groupingNotifier } from './accounting/groupInbox.ts';
+import { flushGroups } from './accounting/groupItems.ts';
+import { openGroups } from './accounting/groupRegistry.ts';
+import { type CommitOutcome, targetKey } from './accounting/targetItems.ts';
 import { checkTarget } from './checkTarget.ts';
 import { fetchAll, inStartOrder } from './concurrency.ts';
 import { oweRemovals, resolveConfig } from './config/resolve.ts';
@@ -159,7 +162,7 @@ function addToSummary(
   // Pages sent are counted where they reach SNS (`groupingNotifier`, the groups' flush).
   summary.failed += outcome.failed.length;
   summary.writes += outcome.writes;
-  if (outcome.conflict) summary.conflicts++;
+  if (outcome.status !== CLAIM_OUTCOMES.committed) summary.conflicts++;
   for (const { notification, error } of outcome.failed) {
     failures.push(error);
     deps.logger.error('publish failed', { target, rule: notification.rule, error: (error as Error).message });
@@ -349,7 +352,7 @@ async function checkTargets(
             token,
             report: (outcome) => {
               addToSummary(summary, outcome, publishFailures, deps, target.name);
-              if (outcome.conflict) summary.skipped++;
+              if (outcome.status !== CLAIM_OUTCOMES.committed) summary.skipped++;
               if (!stored.has(targetKey(target.name)) && outcome.writes > 0) created.push(target.name);
             },
             // Before a new item's pages go out, not only at the run's end: a run that dies between

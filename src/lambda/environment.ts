@@ -10,7 +10,7 @@ import { ProblemListError } from '../core/errors.ts';
 import { SSM_PREFIX, secretsFolder } from '../core/monitorConfig.ts';
 import { formatDuration, parseDuration } from '../core/rules/duration.ts';
 import { z } from '../core/zod.ts';
-import { MONITOR_ENVIRONMENT as E, type IntegerVariable } from './environmentContract.ts';
+import { claimLeaseProblem, MONITOR_ENVIRONMENT as E, type IntegerVariable } from './environmentContract.ts';
 
 interface RuntimeConfig {
   ssmPrefix: string;
@@ -32,6 +32,8 @@ interface RuntimeConfig {
   targetMetrics: 'all' | 'none' | string[];
   /** Secrets every target may name besides its own (each under `<prefix>/secrets/`). */
   sharedSecretParameters: string[];
+  /** How long a claim keeps other runs off a state item: at least twice the function's timeout. */
+  claimLeaseMs: number;
 }
 
 class EnvironmentError extends ProblemListError {
@@ -110,6 +112,8 @@ const ENV_SCHEMA = z.object({
   [E.shardQueueUrl.name]: z.optional(z.string()),
   [E.targetsPerShard.name]: integer(E.targetsPerShard),
   [E.shardMaxAgeSeconds.name]: integer(E.shardMaxAgeSeconds),
+  [E.functionTimeoutSeconds.name]: integer(E.functionTimeoutSeconds),
+  [E.claimLeaseSeconds.name]: integer(E.claimLeaseSeconds),
   // Custom metrics cost per metric and month: opt-in, per target (the dashboard reads the logs).
   [E.targetMetrics.name]: variable((v) => {
     const t = (v ?? '').trim();
@@ -168,6 +172,22 @@ function sharedSecretProblems(env: Record<string, string | undefined>): string[]
 }
 
 /**
+ * The claim lease outlives the function's timeout (`claimLeaseProblem`). Checked only when both
+ * are whole numbers: a value that is not has its own problem listed.
+ */
+function leaseProblems(env: Record<string, string | undefined>): string[] {
+  const read = ({ name, default: fallback }: IntegerVariable) => {
+    const v = env[name];
+    return v === undefined || v === '' ? fallback : Number(v);
+  };
+  const lease = read(E.claimLeaseSeconds);
+  const timeout = read(E.functionTimeoutSeconds);
+  if (!Number.isInteger(lease) || !Number.isInteger(timeout)) return [];
+  const problem = claimLeaseProblem(lease, timeout);
+  return problem === null ? [] : [problem];
+}
+
+/**
  * Read the environment into a validated configuration.
  *
  * @example
@@ -175,7 +195,11 @@ function sharedSecretProblems(env: Record<string, string | undefined>): string[]
  * @throws EnvironmentError listing every problem
  */
 function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConfig {
-  const v = readEnvironment(ENV_SCHEMA, env, (e) => [...shardProblems(e), ...sharedSecretProblems(e)]);
+  const v = readEnvironment(ENV_SCHEMA, env, (raw) => [
+    ...shardProblems(raw),
+    ...leaseProblems(raw),
+    ...sharedSecretProblems(raw),
+  ]);
   return {
     ssmPrefix: v[E.ssmPrefix.name],
     topicArn: v[E.topicArn.name],
@@ -192,6 +216,7 @@ function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConf
     shardMaxAgeSeconds: v[E.shardMaxAgeSeconds.name],
     targetMetrics: v[E.targetMetrics.name],
     sharedSecretParameters: v[E.sharedSecretParameters.name],
+    claimLeaseMs: v[E.claimLeaseSeconds.name] * 1000,
   };
 }
 

@@ -38,7 +38,7 @@ const T0 = Date.parse('2026-11-22T12:00:00Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 
 // prefork-busy has 3 slots in C, prefork-idle none. One page per alert (`groupBy: []`): these
-// tests follow one alert's lifecycle; grouping has its own (test/app/accounting/groups.test.ts).
+// tests follow one alert's lifecycle; grouping has its own (test/app/accounting/groupItems.test.ts).
 const CLOSING_RULES = JSON.stringify({
   rules: [
     {

@@ -1,4 +1,5 @@
 import { Annotations, Capture, Match } from 'aws-cdk-lib/assertions';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { fleetQueries, targetQueries } from '../../infra/constructs/dashboard.ts';
 import { STATE_TABLE_ACTIONS } from '../../infra/constructs/permissions.ts';
@@ -91,6 +92,8 @@ describe('HttpdStatusAlertsStack with default context', () => {
           CHATBOT_FORMAT: 'false',
           TARGET_METRICS: 'none',
           SHARED_SECRET_PARAMETERS: '',
+          FUNCTION_TIMEOUT_SECONDS: '60',
+          CLAIM_LEASE_SECONDS: '300',
           NODE_OPTIONS: '--enable-source-maps',
         },
       },
@@ -125,6 +128,7 @@ describe('HttpdStatusAlertsStack with default context', () => {
       shardMaxAgeSeconds: 60,
       targetMetrics: 'none',
       sharedSecretParameters: [],
+      claimLeaseMs: 300_000,
     });
   });
 
@@ -540,6 +544,37 @@ describe('HttpdStatusAlertsStack in sharded mode (-c shardMode=sqs)', () => {
     const env = { ...(fn.Properties.Environment.Variables as Record<string, string>), ...resolved };
     expect(readRuntimeConfig(env)).toMatchObject({ shardMode: 'sqs', targetsPerShard: 200, shardMaxAgeSeconds: 60 });
     expect(findings).toEqual([]);
+  });
+});
+
+describe('the claim lease at the longest timeout the stack accepts (900 s, a 15-minute schedule)', () => {
+  const { stack, template } = synth({ scheduleMinutes: '15', timeoutSeconds: '900' });
+
+  it('sets a lease of twice the timeout, which the function reads back', () => {
+    const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0] as {
+      Properties: { Timeout: number; Environment: { Variables: Record<string, unknown> } };
+    };
+    const variables = fn.Properties.Environment.Variables as Record<string, string>;
+    const resolved = { TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:alerts', STATE_TABLE: 'state-table' };
+    expect({
+      timeout: fn.Properties.Timeout,
+      lease: variables.CLAIM_LEASE_SECONDS,
+      read: readRuntimeConfig({ ...variables, ...resolved }).claimLeaseMs,
+    }).toEqual({ timeout: 900, lease: '1800', read: 1_800_000 });
+    expect(stack.monitor.fn.timeout?.toSeconds()).toBe(900);
+  });
+
+  it('refuses to synthesize a function whose timeout was raised past half its lease afterwards', () => {
+    expect(() =>
+      synth(
+        { scheduleMinutes: '15', timeoutSeconds: '600' },
+        {
+          extend: (s) => {
+            (s.monitor.fn.node.defaultChild as CfnFunction).timeout = 900;
+          },
+        },
+      ),
+    ).toThrow("CLAIM_LEASE_SECONDS expects at least 1800 (2 x the function's 900 s timeout), found 1200");
   });
 });
 

@@ -22,6 +22,7 @@ describe('readRuntimeConfig', () => {
       shardMaxAgeSeconds: 60,
       targetMetrics: 'none',
       sharedSecretParameters: [],
+      claimLeaseMs: 300_000,
     });
   });
 
@@ -93,6 +94,39 @@ describe('readRuntimeConfig', () => {
     }
     expect(error).toBeInstanceOf(EnvironmentError);
     expect((error as EnvironmentError).problems).toEqual([problem]);
+  });
+
+  // The lease outlives the run that took the claim: twice the function's timeout at least.
+  it.each<[string, Record<string, string>, number | string]>([
+    ['neither set: the 5-minute lease of a 60 s timeout', {}, 300_000],
+    [
+      'the longest timeout, twice its lease',
+      { FUNCTION_TIMEOUT_SECONDS: '900', CLAIM_LEASE_SECONDS: '1800' },
+      1_800_000,
+    ],
+    [
+      'the longest timeout, a lease one second short',
+      { FUNCTION_TIMEOUT_SECONDS: '900', CLAIM_LEASE_SECONDS: '1799' },
+      "CLAIM_LEASE_SECONDS expects at least 1800 (2 x the function's 900 s timeout), found 1799: a run still publishing at its timeout would lose its claims to the next run",
+    ],
+    [
+      'a timeout past the default lease, no lease set',
+      { FUNCTION_TIMEOUT_SECONDS: '151' },
+      "CLAIM_LEASE_SECONDS expects at least 302 (2 x the function's 151 s timeout), found 300: a run still publishing at its timeout would lose its claims to the next run",
+    ],
+    [
+      'a lease that is no number: its own problem only',
+      { FUNCTION_TIMEOUT_SECONDS: '900', CLAIM_LEASE_SECONDS: 'long' },
+      'CLAIM_LEASE_SECONDS expects a whole number from 2 to 86400, found "long"',
+    ],
+  ])('the claim lease, %s', (_, variables, expected) => {
+    let found: number | string;
+    try {
+      found = readRuntimeConfig({ ...REQUIRED, ...variables }).claimLeaseMs;
+    } catch (error) {
+      found = (error as EnvironmentError).problems.join('; ');
+    }
+    expect(found).toBe(expected);
   });
 
   it('lists every problem at once', () => {
