@@ -79,6 +79,8 @@ describe('fetchStatusPage against small local servers', () => {
     name: 'local',
     url: `http://127.0.0.1:${port()}${path}`,
     timeoutMs: 2000,
+    // Every server of these tests listens on loopback, which the address policy refuses by default.
+    allowLoopback: true,
     ...extra,
   });
 
@@ -181,7 +183,11 @@ describe('fetchStatusPage against small local servers', () => {
 
   it('reports a closed port as refused', async () => {
     // Act
-    const result = await fetchStatusPage({ name: 'down', url: `http://127.0.0.1:${closedPort}/server-status` });
+    const result = await fetchStatusPage({
+      name: 'down',
+      url: `http://127.0.0.1:${closedPort}/server-status`,
+      allowLoopback: true,
+    });
     // Assess
     expect(result).toMatchObject({
       ok: false,
@@ -307,7 +313,12 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
     const apache = mpm === 'prefork' ? prefork : event;
     const auth = apache.statusAuth ?? undefined;
     // Act
-    const result = await fetchStatusPage({ name: mpm, url: `${apache.httpUrl}/server-status${query}`, auth });
+    const result = await fetchStatusPage({
+      name: mpm,
+      url: `${apache.httpUrl}/server-status${query}`,
+      auth,
+      allowLoopback: true,
+    });
     // Assess
     expect(result).toMatchObject({ ok: true, status: 200, contentType });
     for (const marker of markers) expect(result.ok && result.body).toContain(marker);
@@ -318,7 +329,12 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
     ['a wrong password', { username: 'ops', password: 'wrong' }],
   ])('gets 401 with %s', async (_case, auth) => {
     // Act
-    const result = await fetchStatusPage({ name: 'event', url: `${event.httpUrl}/server-status?auto`, auth });
+    const result = await fetchStatusPage({
+      name: 'event',
+      url: `${event.httpUrl}/server-status?auto`,
+      auth,
+      allowLoopback: true,
+    });
     // Assess
     expect(result).toMatchObject({
       ok: false,
@@ -337,6 +353,7 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
       name: 'event-tls',
       url: `${event.httpsUrl}/server-status?auto`,
       auth: credentials,
+      allowLoopback: true,
       ...(withCa ? { ca: event.caPem } : {}),
     });
     // Assess
@@ -368,7 +385,11 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
     // Act: poll ?auto until every load shows up (bounded: 25 polls, 200 ms apart).
     let seen = { W: 0, K: 0, C: 0, R: 0 };
     for (let i = 0; i < 25; i++) {
-      const result = await fetchStatusPage({ name: 'prefork', url: `${prefork.httpUrl}/server-status?auto` });
+      const result = await fetchStatusPage({
+        name: 'prefork',
+        url: `${prefork.httpUrl}/server-status?auto`,
+        allowLoopback: true,
+      });
       seen = counts(result.ok ? (/^Scoreboard: (.*)$/m.exec(result.body)?.[1] ?? '') : '');
       if (seen.W >= 4 && seen.K >= 3 && seen.C >= 3 && seen.R >= 2) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -398,7 +419,11 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
       session: foreign.session,
       attempts: 3,
     });
-    const result = await fetchStatusPage({ name: 'prefork', url: `${prefork.httpUrl}/server-status?auto` });
+    const result = await fetchStatusPage({
+      name: 'prefork',
+      url: `${prefork.httpUrl}/server-status?auto`,
+      allowLoopback: true,
+    });
     // Assess
     expect({ hitsResumed: hits.resumed, missesResumed: misses.resumed }).toEqual({ hitsResumed: 5, missesResumed: 0 });
     const counter = (key: string) => Number(result.ok && new RegExp(`^${key}: (\\d+)$`, 'm').exec(result.body)?.[1]);
