@@ -28,12 +28,13 @@ const OPTION_OF_FIELD: Record<string, string> = {
   labels: '--label',
   authParameter: '--auth-parameter',
   caBundleParameter: '--ca-bundle-parameter',
+  allowLoopback: '--allow-loopback',
 };
 
 const usage = `Usage:
   httpd-status-alerts targets add <name> --url <url> [--auth-parameter <name>] [--timeout <duration>]
                                   [--max-bytes <n>] [--ca-bundle-parameter <name>] [--label k=v]...
-                                  [--replace] [--prefix <path>]
+                                  [--allow-loopback] [--replace] [--prefix <path>]
   httpd-status-alerts targets list [--prefix <path>]
   httpd-status-alerts targets remove <name> [--prefix <path>]
 `;
@@ -45,6 +46,9 @@ picks it up on its next configuration read (CONFIG_MAX_AGE_SECONDS, 60 by defaul
   add      writes a target, checked by the Lambda's own schema; an existing one is changed only
            with --replace. Credentials never go in the URL: put "user:password" in a SecureString
            (aws ssm put-parameter --type SecureString) and name it with --auth-parameter.
+           --allow-loopback lets the Lambda reach a server on its own host (127.0.0.1, ::1: a
+           sidecar); without it loopback is refused. Link-local addresses (instance metadata,
+           container credentials) and the Lambda runtime API are refused whatever the target says.
   list     every target, with what the Lambda would make of it
   remove   deletes the target's parameter (its alerts resolve away with their retention)
 
@@ -76,6 +80,7 @@ function describeTarget(t: TargetConfig): string {
   if (t.maxBytes !== undefined) parts.push(`max ${t.maxBytes} bytes`);
   if (t.authParameter !== undefined) parts.push(`auth ${t.authParameter}`);
   if (t.caBundleParameter !== undefined) parts.push(`CA ${t.caBundleParameter}`);
+  if (t.allowLoopback === true) parts.push('loopback allowed');
   const labels = Object.entries(t.labels).map(([k, v]) => `${k}=${v}`);
   if (labels.length > 0) parts.push(`labels ${labels.join(',')}`);
   return parts.join(', ');
@@ -91,6 +96,7 @@ async function add(args: string[], io: TargetsIo): Promise<number> {
       'max-bytes': { type: 'string' },
       'ca-bundle-parameter': { type: 'string' },
       label: { type: 'string', multiple: true },
+      'allow-loopback': { type: 'boolean' },
       replace: { type: 'boolean' },
       prefix: { type: 'string' },
     },
@@ -129,6 +135,7 @@ async function add(args: string[], io: TargetsIo): Promise<number> {
     ...(values.label === undefined ? {} : { labels: labelsOf(values.label) }),
     ...(values['auth-parameter'] === undefined ? {} : { authParameter: values['auth-parameter'] }),
     ...(values['ca-bundle-parameter'] === undefined ? {} : { caBundleParameter: values['ca-bundle-parameter'] }),
+    ...(values['allow-loopback'] === true ? { allowLoopback: true } : {}),
   };
   const parameter = `${prefix}/targets/${name}`;
   const problems: ConfigProblem[] = [];

@@ -5,7 +5,7 @@
  * A value found is shown as a JSON string, so that a stray quote or line break shows.
  */
 import type * as zm from 'zod/mini';
-
+import { parseRuntimeApi, type RuntimeApiEndpoint } from '../core/addressPolicy.ts';
 import { ProblemListError } from '../core/errors.ts';
 import { SSM_PREFIX } from '../core/monitorConfig.ts';
 import { formatDuration, parseDuration } from '../core/rules/duration.ts';
@@ -30,6 +30,8 @@ interface RuntimeConfig {
   shardMaxAgeSeconds: number;
   /** Which targets get per-target CloudWatch metrics: every one, none (default), or the names listed. */
   targetMetrics: 'all' | 'none' | string[];
+  /** The Lambda runtime API (`AWS_LAMBDA_RUNTIME_API`), refused to every target; null outside a Lambda. */
+  runtimeApi: RuntimeApiEndpoint | null;
 }
 
 class EnvironmentError extends ProblemListError {
@@ -118,6 +120,13 @@ const ENV_SCHEMA = z.object({
       .map((name) => name.trim())
       .filter((name) => name !== '');
   }),
+  [E.runtimeApi.name]: variable((v, fail) => {
+    if (v === undefined || v === '') return null;
+    return (
+      parseRuntimeApi(v) ??
+      fail(`${E.runtimeApi.name} expects host:port such as 127.0.0.1:9001, found ${JSON.stringify(v)}`)
+    );
+  }),
 });
 
 /**
@@ -167,6 +176,7 @@ function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConf
     targetsPerShard: v[E.targetsPerShard.name],
     shardMaxAgeSeconds: v[E.shardMaxAgeSeconds.name],
     targetMetrics: v[E.targetMetrics.name],
+    runtimeApi: v[E.runtimeApi.name],
   };
 }
 

@@ -77,6 +77,11 @@ const MONITOR_ENVIRONMENT = {
   targetsPerShard: { name: 'TARGETS_PER_SHARD', min: 10, max: 1000, default: DEFAULT_TARGETS_PER_SHARD },
   /** The run cadence in seconds: a shard older than this is obsolete. */
   shardMaxAgeSeconds: { name: 'SHARD_MAX_AGE_SECONDS', min: 10, max: 86_400, default: 60 },
+  /**
+   * `host:port` of the Lambda runtime API, set by the Lambda service (never by the stack): the
+   * address policy refuses it to every target. Unset outside a Lambda.
+   */
+  runtimeApi: { name: 'AWS_LAMBDA_RUNTIME_API' },
 } as const satisfies Record<string, OtherVariable | IntegerVariable>;
 
 /** The PagerDuty forwarder's variables (pagerDutyHandler.ts). */

@@ -21,6 +21,7 @@ describe('readRuntimeConfig', () => {
       targetsPerShard: 500,
       shardMaxAgeSeconds: 60,
       targetMetrics: 'none',
+      runtimeApi: null,
     });
   });
 
@@ -35,6 +36,7 @@ describe('readRuntimeConfig', () => {
       CHATBOT_FORMAT: 'true',
       CHATBOT_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:chat',
       TARGET_METRICS: 'web-1, web-2',
+      AWS_LAMBDA_RUNTIME_API: '127.0.0.1:9001',
     });
     expect(config).toMatchObject({
       ssmPrefix: '/team/apache',
@@ -45,6 +47,7 @@ describe('readRuntimeConfig', () => {
       chatbotFormat: true,
       chatbotTopicArn: 'arn:aws:sns:eu-west-1:123456789012:chat',
       targetMetrics: ['web-1', 'web-2'],
+      runtimeApi: { host: '127.0.0.1', port: 9001 },
     });
   });
 
@@ -70,6 +73,11 @@ describe('readRuntimeConfig', () => {
     ['FETCH_CONCURRENCY', '"16"', 'FETCH_CONCURRENCY expects a whole number from 1 to 1000, found "\\"16\\""'],
     ['SSM_PREFIX', 'team\r', 'SSM_PREFIX expects a path like /httpd-status-alerts, found "team\\r"'],
     ['CHATBOT_TOPIC_ARN', 'chat\n', 'CHATBOT_TOPIC_ARN expects an SNS topic ARN (arn:aws:sns:...), found "chat\\n"'],
+    [
+      'AWS_LAMBDA_RUNTIME_API',
+      '127.0.0.1',
+      'AWS_LAMBDA_RUNTIME_API expects host:port such as 127.0.0.1:9001, found "127.0.0.1"',
+    ],
   ])('refuses %s=%j', (variable, value, problem) => {
     let error: unknown;
     try {

@@ -39,6 +39,7 @@ describe('the environment the stack sets is the one the Lambda reads', () => {
       targetsPerShard: MONITOR_ENVIRONMENT.targetsPerShard.default,
       shardMaxAgeSeconds: MONITOR_ENVIRONMENT.shardMaxAgeSeconds.default,
       targetMetrics: ['web-1', 'web-2'],
+      runtimeApi: null,
     });
   });
 
