@@ -4,12 +4,21 @@
  * reason and a one-line detail a person understands. Credentials never appear in a result, in
  * any form, even when the server echoes them (`scrubSecrets`), and the Authorization header goes
  * only to the origin (scheme, host and port) the target names.
+ * Every address is put to the address policy (src/core/addressPolicy.ts) before a connection is
+ * made to it: an IP literal before the request, a name's addresses as they are resolved.
  */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, STATUS_CODES } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { urlToHttpOptions } from 'node:url';
 import type { FetchResult, FetchTarget } from '../app/ports.ts';
+import {
+  type AddressPolicy,
+  classifyAddress,
+  describeRefusal,
+  type RuntimeApiEndpoint,
+} from '../core/addressPolicy.ts';
 import type { FetchFailureReason } from '../core/downReasons.ts';
 import { redactCredentials } from '../core/notify/sanitize.ts';
 import { secretScrubber } from '../core/notify/scrubSecrets.ts';
@@ -19,8 +28,10 @@ import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, MAX_REDIRECTS, USER_AGENT } from
 interface FetchOptions {
   /** Aborts the fetch (reported as reason `network`). */
   signal?: AbortSignal;
-  /** DNS lookup (default `dns.lookup`). */
+  /** DNS lookup (default `dns.lookup`); every address it answers goes through the address policy. */
   lookup?: LookupFunction;
+  /** The Lambda runtime API this fetch runs beside (`AWS_LAMBDA_RUNTIME_API`): never connected to. */
+  runtimeApi?: RuntimeApiEndpoint | null;
 }
 
 /** A fetch failure on its way to becoming a result. */
@@ -86,6 +97,45 @@ function credentialsFor(
   return { origin: url.origin, authorization: `Basic ${token}`, scrub: secretScrubber(auth) };
 }
 
+/** Where one request may connect: the address policy, and the target it answers for. */
+interface Destination {
+  policy: AddressPolicy;
+  target: string;
+  /** The hostname as the URL names it, brackets removed. */
+  hostname: string;
+  port: number;
+}
+
+/** Throws `refused-address` when the policy refuses `address` (the host's own, or one it resolved to). */
+function admit(address: string, to: Destination): void {
+  const verdict = classifyAddress(address, to.port, to.policy);
+  if (verdict.allowed) return;
+  const via = address === to.hostname ? '' : `, resolved from ${to.hostname},`;
+  throw new StatusFetchError(
+    'refused-address',
+    `refused to connect to ${describeRefusal(verdict)}${via} for ${to.target} - ${verdict.hint}`,
+  );
+}
+
+/**
+ * `lookup` that answers only addresses the policy allows: one refused address fails the whole
+ * lookup (the connection may try any of them), so no connection is attempted.
+ */
+function admittingLookup(lookup: LookupFunction, to: Destination): LookupFunction {
+  return (hostname, options, callback) => {
+    lookup(hostname, options, (error, address, family) => {
+      if (error) return callback(error, address, family);
+      const addresses: readonly (string | LookupAddress)[] = Array.isArray(address) ? address : [address];
+      try {
+        for (const one of addresses) admit(typeof one === 'string' ? one : one.address, to);
+      } catch (refusal) {
+        return callback(refusal as NodeJS.ErrnoException, address, family);
+      }
+      callback(null, address, family);
+    });
+  };
+}
+
 /** Send one GET; resolves with the response head. */
 function exchange(
   url: URL,
@@ -93,10 +143,20 @@ function exchange(
   credentials: ReturnType<typeof credentialsFor>,
   signal: AbortSignal,
   progress: Progress,
-  lookup?: LookupFunction,
+  options: FetchOptions,
 ) {
   return new Promise<IncomingMessage>((resolve, reject) => {
     const { auth: _userinfo, ...base } = urlToHttpOptions(url);
+    const hostname = base.hostname ?? '';
+    const to: Destination = {
+      policy: { allowLoopback: target.allowLoopback === true, runtimeApi: options.runtimeApi ?? null },
+      target: target.name,
+      hostname,
+      port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+    };
+    // Node resolves no IP literal (it never calls `lookup` for one): the literal is checked here.
+    if (isIP(hostname) !== 0) admit(hostname, to);
+    const lookup = admittingLookup(options.lookup ?? (dnsLookup as LookupFunction), to);
     const headers: OutgoingHttpHeaders = { 'user-agent': USER_AGENT, accept: 'text/html, text/plain' };
     if (credentials !== undefined && url.origin === credentials.origin)
       headers.authorization = credentials.authorization;
@@ -109,7 +169,7 @@ function exchange(
       agent: false,
       signal,
       ca: target.ca,
-      ...(lookup && { lookup }),
+      lookup,
     });
     req.on('socket', (socket) => socket.once('connect', () => (progress.phase = 'waiting for a response from')));
     req.on('response', (res) => {
@@ -269,7 +329,7 @@ async function fetchStatusPage(target: FetchTarget, options: FetchOptions = {}):
   try {
     for (let redirects = 0; ; redirects++) {
       progress.phase = 'connecting to';
-      const res = await exchange(url, target, credentials, signal, progress, options.lookup);
+      const res = await exchange(url, target, credentials, signal, progress, options);
       const status = res.statusCode ?? 0;
       if (REDIRECT_STATUSES.has(status)) {
         res.on('error', () => {}).destroy();

@@ -22,6 +22,11 @@ type FetchTarget = {
   auth?: { username: string; password: string };
   /** PEM CA bundle that replaces the system roots for this target. */
   ca?: string;
+  /**
+   * Loopback addresses may be reached (a sidecar of the Lambda; every target of the CLI). Absent:
+   * refused. Link-local, unspecified and the Lambda runtime API are refused whatever this says.
+   */
+  allowLoopback?: boolean;
 };
 
 /** The outcome of a fetch (`fetchStatusPage` in the Lambda); `url` is the final URL, without credentials. */

@@ -112,6 +112,7 @@ async function fetchTargetFor(target: TargetConfig, config: ConfigSource, scope:
   const base: FetchTarget = { name: target.name, url: target.url };
   if (target.timeoutMs !== undefined) base.timeoutMs = target.timeoutMs;
   if (target.maxBytes !== undefined) base.maxBytes = target.maxBytes;
+  if (target.allowLoopback === true) base.allowLoopback = true;
   if (target.authParameter !== undefined) {
     const secret = await config.getSecret(target.authParameter);
     const colon = secret.indexOf(':');

@@ -87,7 +87,9 @@ async function readAuth(path: string, io: CliIo): Promise<{ username: string; pa
 async function sourceSettings(source: string, values: SourceValues, io: CliIo) {
   const timeoutMs = parseTimeout(values.timeout);
   const maxBytes = parseMaxBytes(values['max-bytes']);
-  const request: Omit<FetchTarget, 'name' | 'url'> = { timeoutMs, maxBytes };
+  // Loopback allowed: a check run on the server itself, as Nagios does, asks localhost. Link-local
+  // and the unspecified addresses stay refused (src/core/addressPolicy.ts).
+  const request: Omit<FetchTarget, 'name' | 'url'> = { timeoutMs, maxBytes, allowLoopback: true };
   if (isUrl(source)) {
     if (values['ca-file'] !== undefined) request.ca = await readSmallFile(values['ca-file'], 'CA file', io);
     const authFile = values['auth-file'] ?? io.env[AUTH_FILE_ENV];

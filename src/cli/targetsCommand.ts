@@ -35,6 +35,7 @@ const OPTION_OF_FIELD: Record<string, string> = {
   labels: '--label',
   authParameter: '--auth-parameter',
   caBundleParameter: '--ca-bundle-parameter',
+  allowLoopback: '--allow-loopback',
 };
 
 /** The variable naming the shared secrets: the function's own, so one value serves both. */
@@ -43,7 +44,7 @@ const SHARED_SECRETS_ENV = MONITOR_ENVIRONMENT.sharedSecretParameters.name;
 const usage = `Usage:
   httpd-status-alerts targets add <name> --url <url> [--auth-parameter <name>] [--timeout <duration>]
                                   [--max-bytes <n>] [--ca-bundle-parameter <name>] [--label k=v]...
-                                  [--replace] [--prefix <path>]
+                                  [--allow-loopback] [--replace] [--prefix <path>]
   httpd-status-alerts targets list [--prefix <path>]
   httpd-status-alerts targets remove <name> [--prefix <path>]
 `;
@@ -58,6 +59,9 @@ picks it up on its next configuration read (CONFIG_MAX_AGE_SECONDS, 60 by defaul
            <prefix>/secrets/<name> or a parameter below it, or a shared secret listed in
            $${SHARED_SECRETS_ENV} (the stack's sharedSecretParameters, separated by commas).
            --ca-bundle-parameter: any parameter under <prefix>/, under <prefix>/secrets/ only those.
+           --allow-loopback lets the Lambda reach a server on its own host (127.0.0.1, ::1: a
+           sidecar); without it loopback is refused. Link-local addresses (instance metadata,
+           container credentials) and the Lambda runtime API are refused whatever the target says.
   list     every target, with what the Lambda would make of it
   remove   deletes the target's parameter (its alerts resolve away with their retention)
 
@@ -107,6 +111,7 @@ function describeTarget(t: TargetConfig): string {
   if (t.maxBytes !== undefined) parts.push(`max ${t.maxBytes} bytes`);
   if (t.authParameter !== undefined) parts.push(`auth ${t.authParameter}`);
   if (t.caBundleParameter !== undefined) parts.push(`CA ${t.caBundleParameter}`);
+  if (t.allowLoopback === true) parts.push('loopback allowed');
   const labels = Object.entries(t.labels).map(([k, v]) => `${k}=${v}`);
   if (labels.length > 0) parts.push(`labels ${labels.join(',')}`);
   return parts.join(', ');
@@ -122,6 +127,7 @@ async function add(args: string[], io: TargetsIo): Promise<number> {
       'max-bytes': { type: 'string' },
       'ca-bundle-parameter': { type: 'string' },
       label: { type: 'string', multiple: true },
+      'allow-loopback': { type: 'boolean' },
       replace: { type: 'boolean' },
       prefix: { type: 'string' },
     },
@@ -144,6 +150,7 @@ async function add(args: string[], io: TargetsIo): Promise<number> {
     ...(values.label === undefined ? {} : { labels: labelsOf(values.label) }),
     ...(values['auth-parameter'] === undefined ? {} : { authParameter: values['auth-parameter'] }),
     ...(values['ca-bundle-parameter'] === undefined ? {} : { caBundleParameter: values['ca-bundle-parameter'] }),
+    ...(values['allow-loopback'] === true ? { allowLoopback: true } : {}),
   };
   const parameter = `${prefix}/targets/${name}`;
   const problems: ConfigProblem[] = [];

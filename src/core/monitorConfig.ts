@@ -31,6 +31,8 @@ interface TargetConfig {
   caBundleParameter?: string;
   /** The server's MaxRequestWorkers: slot ratios divide by it instead of the printed positions. */
   maxRequestWorkers?: number;
+  /** The Lambda may connect to loopback for this target (a sidecar); src/core/addressPolicy.ts. */
+  allowLoopback?: boolean;
 }
 
 interface MonitorConfig {
@@ -100,6 +102,7 @@ const TARGET_SCHEMA = z.strictObject({
   authParameter: z.optional(SSM_NAME),
   caBundleParameter: z.optional(SSM_NAME),
   maxRequestWorkers: z.optional(z.int().check(z.gte(1), z.lte(1_000_000))),
+  allowLoopback: z.optional(z.boolean()),
 });
 
 const TARGET_FIELDS = Object.keys(TARGET_SCHEMA.shape);

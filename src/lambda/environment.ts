@@ -5,7 +5,7 @@
  * A value found is shown as a JSON string, so that a stray quote or line break shows.
  */
 import type * as zm from 'zod/mini';
-
+import { parseRuntimeApi, type RuntimeApiEndpoint } from '../core/addressPolicy.ts';
 import { ProblemListError } from '../core/errors.ts';
 import { SSM_PREFIX, secretsFolder } from '../core/monitorConfig.ts';
 import { formatDuration, parseDuration } from '../core/rules/duration.ts';
@@ -34,6 +34,8 @@ interface RuntimeConfig {
   sharedSecretParameters: string[];
   /** How long a claim keeps other runs off a state item: at least twice the function's timeout. */
   claimLeaseMs: number;
+  /** The Lambda runtime API (`AWS_LAMBDA_RUNTIME_API`), refused to every target; null outside a Lambda. */
+  runtimeApi: RuntimeApiEndpoint | null;
 }
 
 class EnvironmentError extends ProblemListError {
@@ -126,6 +128,13 @@ const ENV_SCHEMA = z.object({
   }),
   // Checked against the prefix in `sharedSecretProblems`, which knows it.
   [E.sharedSecretParameters.name]: variable((v) => listOf(v)),
+  [E.runtimeApi.name]: variable((v, fail) => {
+    if (v === undefined || v === '') return null;
+    return (
+      parseRuntimeApi(v) ??
+      fail(`${E.runtimeApi.name} expects host:port such as 127.0.0.1:9001, found ${JSON.stringify(v)}`)
+    );
+  }),
 });
 
 /** A comma-separated list, its items trimmed, empty ones dropped. */
@@ -217,6 +226,7 @@ function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConf
     targetMetrics: v[E.targetMetrics.name],
     sharedSecretParameters: v[E.sharedSecretParameters.name],
     claimLeaseMs: v[E.claimLeaseSeconds.name] * 1000,
+    runtimeApi: v[E.runtimeApi.name],
   };
 }
 

@@ -138,6 +138,11 @@ const MONITOR_ENVIRONMENT = {
     max: 86_400,
     default: DEFAULT_CLAIM_LEASE_SECONDS,
   },
+  /**
+   * `host:port` of the Lambda runtime API, set by the Lambda service (never by the stack): the
+   * address policy refuses it to every target. Unset outside a Lambda.
+   */
+  runtimeApi: { name: 'AWS_LAMBDA_RUNTIME_API' },
 } as const satisfies Record<string, OtherVariable | IntegerVariable>;
 
 /** The PagerDuty forwarder's variables (pagerDutyHandler.ts). */

@@ -67,7 +67,7 @@ const deps: CycleDeps = {
   table,
   notifier,
   fetch: async (target) => {
-    const result = await fetchStatusPage(target);
+    const result = await fetchStatusPage(target, { runtimeApi: env.runtimeApi });
     latencies.record(target.name, result.latencyMs);
     return result;
   },

@@ -112,7 +112,7 @@ describe('a TLS failure quoting a hostile certificate, through every output', ()
 
     // Act: fetch, observe, page, forward.
     const result = await fetchStatusPage(
-      { name: 'web-1', url: `https://${host}/server-status?auto`, ca: pem, timeoutMs: 5000 },
+      { name: 'web-1', url: `https://${host}/server-status?auto`, ca: pem, timeoutMs: 5000, allowLoopback: true },
       { lookup: loopback },
     );
     if (result.ok) throw new Error('expected the handshake to fail');

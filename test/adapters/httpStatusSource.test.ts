@@ -90,6 +90,8 @@ describe('fetchStatusPage against small local servers', () => {
     name: 'local',
     url: `http://127.0.0.1:${port()}${path}`,
     timeoutMs: 2000,
+    // Every server of these tests listens on loopback, which the address policy refuses by default.
+    allowLoopback: true,
     ...extra,
   });
 
@@ -192,7 +194,11 @@ describe('fetchStatusPage against small local servers', () => {
 
   it('reports a closed port as refused', async () => {
     // Act
-    const result = await fetchStatusPage({ name: 'down', url: `http://127.0.0.1:${closedPort}/server-status` });
+    const result = await fetchStatusPage({
+      name: 'down',
+      url: `http://127.0.0.1:${closedPort}/server-status`,
+      allowLoopback: true,
+    });
     // Assess
     expect(result).toMatchObject({
       ok: false,
@@ -296,7 +302,13 @@ describe('fetchStatusPage against a server that echoes the request', () => {
   const credentials = { username: 'ops', password: 'pa55:w@rd/correct horse battery' };
   let echo: EchoServer;
   const fetchEcho = (path: string) =>
-    fetchStatusPage({ name: 'echo', url: `${echo.origin}${path}`, auth: credentials, timeoutMs: 2000 });
+    fetchStatusPage({
+      name: 'echo',
+      url: `${echo.origin}${path}`,
+      auth: credentials,
+      timeoutMs: 2000,
+      allowLoopback: true,
+    });
 
   beforeAll(async () => {
     echo = await startEchoServer();
@@ -395,7 +407,7 @@ describe('fetchStatusPage against a server that sends tiny chunks', () => {
     const body = page.subarray(0, bytes);
     const server = await serve({ body, chunkBytes });
     // Act
-    const result = await fetchStatusPage({ name: 'chunks', url: server.url, timeoutMs: 10_000 });
+    const result = await fetchStatusPage({ name: 'chunks', url: server.url, timeoutMs: 10_000, allowLoopback: true });
     // Assess
     expect(result).toMatchObject({ ok: true, status: 200 });
     expect(result.ok && Buffer.from(result.body, 'latin1').equals(body)).toBe(true);
@@ -405,7 +417,13 @@ describe('fetchStatusPage against a server that sends tiny chunks', () => {
     // Prepare
     const server = await serve({ body: Buffer.alloc(64 * 1024, 'W'), chunkBytes: 1, repeat: 320 });
     // Act
-    const result = await fetchStatusPage({ name: 'trickle', url: server.url, maxBytes: MiB, timeoutMs: 10_000 });
+    const result = await fetchStatusPage({
+      name: 'trickle',
+      url: server.url,
+      maxBytes: MiB,
+      timeoutMs: 10_000,
+      allowLoopback: true,
+    });
     // Assess
     const host = new URL(server.url).host;
     expect(result).toMatchObject({
@@ -471,7 +489,12 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
     const apache = mpm === 'prefork' ? prefork : event;
     const auth = apache.statusAuth ?? undefined;
     // Act
-    const result = await fetchStatusPage({ name: mpm, url: `${apache.httpUrl}/server-status${query}`, auth });
+    const result = await fetchStatusPage({
+      name: mpm,
+      url: `${apache.httpUrl}/server-status${query}`,
+      auth,
+      allowLoopback: true,
+    });
     // Assess
     expect(result).toMatchObject({ ok: true, status: 200, contentType });
     for (const marker of markers) expect(result.ok && result.body).toContain(marker);
@@ -482,7 +505,12 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
     ['a wrong password', { username: 'ops', password: 'wrong' }],
   ])('gets 401 with %s', async (_case, auth) => {
     // Act
-    const result = await fetchStatusPage({ name: 'event', url: `${event.httpUrl}/server-status?auto`, auth });
+    const result = await fetchStatusPage({
+      name: 'event',
+      url: `${event.httpUrl}/server-status?auto`,
+      auth,
+      allowLoopback: true,
+    });
     // Assess
     expect(result).toMatchObject({
       ok: false,
@@ -501,6 +529,7 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
       name: 'event-tls',
       url: `${event.httpsUrl}/server-status?auto`,
       auth: credentials,
+      allowLoopback: true,
       ...(withCa ? { ca: event.caPem } : {}),
     });
     // Assess
@@ -532,7 +561,11 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
     // Act: poll ?auto until every load shows up (bounded: 25 polls, 200 ms apart).
     let seen = { W: 0, K: 0, C: 0, R: 0 };
     for (let i = 0; i < 25; i++) {
-      const result = await fetchStatusPage({ name: 'prefork', url: `${prefork.httpUrl}/server-status?auto` });
+      const result = await fetchStatusPage({
+        name: 'prefork',
+        url: `${prefork.httpUrl}/server-status?auto`,
+        allowLoopback: true,
+      });
       seen = counts(result.ok ? (/^Scoreboard: (.*)$/m.exec(result.body)?.[1] ?? '') : '');
       if (seen.W >= 4 && seen.K >= 3 && seen.C >= 3 && seen.R >= 2) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -562,7 +595,11 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
       session: foreign.session,
       attempts: 3,
     });
-    const result = await fetchStatusPage({ name: 'prefork', url: `${prefork.httpUrl}/server-status?auto` });
+    const result = await fetchStatusPage({
+      name: 'prefork',
+      url: `${prefork.httpUrl}/server-status?auto`,
+      allowLoopback: true,
+    });
     // Assess
     expect({ hitsResumed: hits.resumed, missesResumed: misses.resumed }).toEqual({ hitsResumed: 5, missesResumed: 0 });
     const counter = (key: string) => Number(result.ok && new RegExp(`^${key}: (\\d+)$`, 'm').exec(result.body)?.[1]);

@@ -124,7 +124,9 @@ describe('runCycle with dynalite and fauxqs', () => {
 
   function deps(overrides: Partial<CycleDeps> & { raw?: RawConfig } = {}): CycleDeps {
     const raw = overrides.raw ?? {
-      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, timeoutMs: 500, maxBytes: 100_000 }) },
+      targets: {
+        '/hsa/targets/web-1': JSON.stringify({ url: page.url, timeoutMs: 500, maxBytes: 100_000, allowLoopback: true }),
+      },
       rules: { '/hsa/rules/closing': CLOSING_RULES },
       silences: {},
     };
@@ -193,7 +195,10 @@ describe('runCycle with dynalite and fauxqs', () => {
     // Prepare
     const raw = {
       targets: Object.fromEntries(
-        ['web-1', 'web-2', 'web-3'].map((name) => [`/hsa/targets/${name}`, JSON.stringify({ url: page.url })]),
+        ['web-1', 'web-2', 'web-3'].map((name) => [
+          `/hsa/targets/${name}`,
+          JSON.stringify({ url: page.url, allowLoopback: true }),
+        ]),
       ),
       rules: { '/hsa/rules/closing': CLOSING_RULES },
       silences: {},
@@ -217,7 +222,10 @@ describe('runCycle with dynalite and fauxqs', () => {
     // Prepare: one slot; web-2 starts first and answers once both others were fetched, or after 2 s.
     const raw = {
       targets: Object.fromEntries(
-        ['web-1', 'web-2', 'web-3'].map((name) => [`/hsa/targets/${name}`, JSON.stringify({ url: page.url })]),
+        ['web-1', 'web-2', 'web-3'].map((name) => [
+          `/hsa/targets/${name}`,
+          JSON.stringify({ url: page.url, allowLoopback: true }),
+        ]),
       ),
       rules: { '/hsa/rules/closing': CLOSING_RULES },
       silences: {},
@@ -285,7 +293,7 @@ describe('runCycle with dynalite and fauxqs', () => {
     // prefork-busy: 256 positions printed, 28 in use; with 29 declared workers only 1 is free.
     const rule = { name: 'free-low', metric: 'slots_free_ratio', op: '<', threshold: 0.05, severity: 'critical' };
     const raw = (target: object) => ({
-      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, ...target }) },
+      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, allowLoopback: true, ...target }) },
       rules: { '/hsa/rules/free': JSON.stringify({ rules: [rule] }) },
       silences: {},
     });
@@ -300,7 +308,14 @@ describe('runCycle with dynalite and fauxqs', () => {
     // Prepare: prefork-busy has 28 positions in use; 30 declared workers leave 2 free (6.7 %).
     const d = deps({
       raw: {
-        targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, timeoutMs: 300, maxRequestWorkers: 30 }) },
+        targets: {
+          '/hsa/targets/web-1': JSON.stringify({
+            url: page.url,
+            timeoutMs: 300,
+            maxRequestWorkers: 30,
+            allowLoopback: true,
+          }),
+        },
         rules: { '/hsa/rules/closing': CLOSING_RULES.replace('"threshold":3', '"threshold":100') },
         silences: {},
       },
@@ -452,9 +467,48 @@ describe('runCycle with dynalite and fauxqs', () => {
     expect(JSON.parse(down?.body as string).down.detail).toMatch(/connection refused by 127\.0\.0\.1:\d+/);
   });
 
+  it('refused addresses: the targets under the policy are down (address refused), the other one is checked', async () => {
+    // Prepare: web-2 is the same loopback page without the opt-in; web-3 names the instance metadata address
+    const raw: RawConfig = {
+      targets: {
+        '/hsa/targets/web-1': JSON.stringify({ url: page.url, allowLoopback: true }),
+        '/hsa/targets/web-2': JSON.stringify({ url: page.url }),
+        '/hsa/targets/web-3': JSON.stringify({ url: 'http://0xA9FEA9FE/latest/meta-data/' }),
+      },
+      rules: { '/hsa/rules/closing': CLOSING_RULES },
+      silences: {},
+    };
+    const warnings: Array<Record<string, unknown>> = [];
+    const logger = { ...quietLogger, warn: (_message: string, extra: Record<string, unknown>) => warnings.push(extra) };
+    const d = deps({ raw, logger });
+    // Act
+    const first = await runCycle(d, at(0));
+    const second = await runCycle(d, at(1));
+    // Assess
+    expect([first.targets, first.down, second.targets, second.down]).toEqual([3, 2, 3, 2]);
+    const pages = await sns.drain();
+    expect(subjects(pages)).toEqual([
+      '[FIRING critical] web-1: closing-seen (3 >= 3)',
+      '[FIRING critical] target-down on 2 targets: web-2, web-3',
+    ]);
+    expect(warnings.slice(0, 2).sort((a, b) => String(a.target).localeCompare(String(b.target)))).toEqual([
+      {
+        target: 'web-2',
+        reason: 'refused-address',
+        detail: `refused to connect to 127.0.0.1 (loopback: the monitor's own host) for web-2 - set "allowLoopback": true on the target if the server is a sidecar of the monitor`,
+      },
+      {
+        target: 'web-3',
+        reason: 'refused-address',
+        detail:
+          'refused to connect to 169.254.169.254 (link-local: instance metadata) for web-3 - never fetched, whatever the target says: point the target at the server itself',
+      },
+    ]);
+  });
+
   it('invalid rules: the last valid rules stay in force and one configuration alert is sent', async () => {
     const raw: RawConfig = {
-      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url }) },
+      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, allowLoopback: true }) },
       rules: { '/hsa/rules/closing': CLOSING_RULES },
       silences: {},
     };
@@ -505,7 +559,7 @@ describe('runCycle with dynalite and fauxqs', () => {
 
   it('credentials in a target URL are invalid configuration: the last valid one is checked, nothing stores or fetches them', async () => {
     const good: RawConfig = {
-      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url }) },
+      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, allowLoopback: true }) },
       rules: { '/hsa/rules/closing': CLOSING_RULES },
       silences: {},
     };
@@ -573,8 +627,8 @@ describe('runCycle with dynalite and fauxqs', () => {
   const throttled = () => Object.assign(new Error('throughput exceeded'), { name: 'ThrottlingException' });
   const twoTargets = (): RawConfig => ({
     targets: {
-      '/hsa/targets/web-1': JSON.stringify({ url: page.url }),
-      '/hsa/targets/web-2': JSON.stringify({ url: page.url }),
+      '/hsa/targets/web-1': JSON.stringify({ url: page.url, allowLoopback: true }),
+      '/hsa/targets/web-2': JSON.stringify({ url: page.url, allowLoopback: true }),
     },
     rules: { '/hsa/rules/closing': CLOSING_RULES },
     silences: {},
@@ -618,7 +672,7 @@ describe('runCycle with dynalite and fauxqs', () => {
 
   it('a cold start with invalid configuration uses the last valid one kept in the table', async () => {
     const good: RawConfig = {
-      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url }) },
+      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, allowLoopback: true }) },
       rules: { '/hsa/rules/closing': CLOSING_RULES },
       silences: {},
     };
@@ -676,7 +730,12 @@ describe('runCycle against servers that echo the request (memory table)', () => 
     const targets = Object.fromEntries(
       ECHO_ROUTES.map((path) => [
         `/hsa/targets/echo${path.replaceAll('/', '-')}`,
-        JSON.stringify({ url: `${echo.origin}${path}`, authParameter: '/hsa/secrets/echo', timeoutMs: 2000 }),
+        JSON.stringify({
+          url: `${echo.origin}${path}`,
+          authParameter: '/hsa/secrets/echo',
+          timeoutMs: 2000,
+          allowLoopback: true,
+        }),
       ]),
     );
     const log = (level: string) => (message: string, fields?: Record<string, unknown>) =>

@@ -119,7 +119,7 @@ describe('dispatch and consume through SQS', () => {
   }
 
   it('the scheduled run sends one message per shard; shards group their pages across shards', async () => {
-    const raw = rawWith(25, url);
+    const raw = rawWith(25, url, { allowLoopback: true });
     const d = deps(raw);
     const now = new Date('2026-11-22T12:00:00Z');
     const dispatched = await dispatchShards(d, createSqsShardQueue(sqs, queueUrl), now, {
@@ -162,7 +162,7 @@ describe('dispatch and consume through SQS', () => {
   });
 
   it('10,000 targets: validated, stored in chunks under the item limit, dispatched in 20 shards; a shard runs', async () => {
-    const raw = rawWith(10_000, `${url}/idle`, { labels: { env: 'prod', team: 'web' } });
+    const raw = rawWith(10_000, `${url}/idle`, { labels: { env: 'prod', team: 'web' }, allowLoopback: true });
     for (const [i, key] of Object.keys(raw.targets).entries())
       raw.targets[key.replace(/web-\d+$/, `fleet-${String(i).padStart(5, '0')}`)] = raw.targets[key] as string;
     for (const key of Object.keys(raw.targets)) if (/web-\d+$/.test(key)) delete raw.targets[key];
@@ -198,7 +198,7 @@ describe('dispatch and consume through SQS', () => {
   }, 300_000);
 
   it('drops a stale shard and returns an unreadable one for a retry', async () => {
-    const raw = rawWith(2, url);
+    const raw = rawWith(2, url, { allowLoopback: true });
     const stale = planShards(raw, buildMonitorConfig(raw, SCOPE), 10, 'run-old', '2026-11-22T11:00:00Z', 'g1')[0];
     const result = await consumeShards(
       [

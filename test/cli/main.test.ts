@@ -160,7 +160,16 @@ describe('cli parse', () => {
     ];
     expect(await main(args, io)).toBe(0);
     expect(fetched).toEqual([
-      { name: 'web-1', url, timeoutMs: 1500, maxBytes: 65536, ca: 'PEM', auth: { username: 'ops', password: 'pw' } },
+      {
+        name: 'web-1',
+        url,
+        timeoutMs: 1500,
+        maxBytes: 65536,
+        ca: 'PEM',
+        auth: { username: 'ops', password: 'pw' },
+        // The CLI checks the server it runs on (localhost) as Nagios does: loopback allowed.
+        allowLoopback: true,
+      },
     ]);
   });
 });

@@ -140,6 +140,18 @@ describe('the CLI against a loopback HTTPS server with a self-signed certificate
     expect(err.trimEnd()).toMatch(message);
   });
 
+  // The CLI's target name is the URL's host when --target is not given.
+  it.each([
+    ['http://169.254.169.254/latest/meta-data/', '169.254.169.254 (link-local: instance metadata) for 169.254.169.254'],
+    ['http://[::ffff:a9fe:a9fe]/', '::ffff:a9fe:a9fe (link-local: instance metadata) for [::ffff:a9fe:a9fe]'],
+  ])('parse refuses %s (loopback is allowed, link-local is not): exit 1', async (target, refusal) => {
+    const { code, out, err } = await run(['parse', target]);
+    expect([code, out]).toEqual([1, '']);
+    expect(err).toBe(
+      `parse: ${target}: refused-address: refused to connect to ${refusal} - never fetched, whatever the target says: point the target at the server itself\n`,
+    );
+  });
+
   it('parse gives up after --timeout', async () => {
     const { code, err } = await run(['parse', `${base}/slow`, ...ca(), '--timeout', '200ms']);
     expect(code).toBe(1);

@@ -98,6 +98,36 @@ describe('cli targets (fake SSM over HTTP)', () => {
     );
   });
 
+  it('opts a sidecar target into loopback with --allow-loopback', async () => {
+    // Act
+    const result = await cli([
+      'targets',
+      'add',
+      'sidecar',
+      '--url',
+      'http://127.0.0.1:8080/server-status?auto',
+      '--allow-loopback',
+      '--prefix',
+      PREFIX,
+    ]);
+    // Assess
+    expect(result).toEqual({
+      code: 0,
+      out: 'target sidecar added (/hsa-targets/targets/sidecar): http://127.0.0.1:8080/server-status?auto, loopback allowed\n',
+      err: '',
+    });
+    expect(folder()).toEqual({
+      '/hsa-targets/targets/sidecar': '{"url":"http://127.0.0.1:8080/server-status?auto","allowLoopback":true}',
+    });
+    const config = buildMonitorConfig(
+      { targets: folder(), rules: {}, silences: {} },
+      { prefix: PREFIX, sharedSecretParameters: [] },
+    );
+    expect(config.targets).toEqual([
+      { name: 'sidecar', url: 'http://127.0.0.1:8080/server-status?auto', allowLoopback: true, labels: {} },
+    ]);
+  });
+
   it('changes an existing target only with --replace', async () => {
     await cli(['targets', 'add', 'web-1', '--url', 'http://a/server-status', '--prefix', PREFIX]);
     const refused = await cli(['targets', 'add', 'web-1', '--url', 'http://b/server-status', '--prefix', PREFIX]);

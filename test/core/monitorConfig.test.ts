@@ -103,6 +103,13 @@ describe('buildMonitorConfig', () => {
       'maxBytes',
       /^expected a number, found "big"$/,
     ],
+    [
+      'a loopback opt-in that is not a boolean',
+      target({ url: 'http://127.0.0.1/', allowLoopback: 'yes' }),
+      '/p/targets/web-1',
+      'allowLoopback',
+      /^expected a boolean, found "yes"$/,
+    ],
     ['a bad name', { '/p/targets/web 1': '{"url":"http://x/"}' }, '/p/targets/web 1', null, /expected a target name/],
     [
       'a name used twice in two folders',

@@ -90,6 +90,14 @@ describe('readConfig', () => {
     expect(config).toMatchObject({ scheduleMinutes: 2, emails: ['a@example.com'], dashboardTargets: ['w'] });
   });
 
+  it('seeds a sidecar target opted into loopback; an opt-in that is not a boolean is refused with its key', () => {
+    const sidecar = { url: 'http://127.0.0.1:8080/server-status?auto', allowLoopback: true };
+    expect(from({ targets: { sidecar } }).targets).toEqual({ sidecar });
+    expect(() => from({ targets: { sidecar: { ...sidecar, allowLoopback: 'yes' } } })).toThrow(
+      'targets.sidecar.allowLoopback: expected a boolean, found "yes"',
+    );
+  });
+
   it('rejects a bad context listing every problem with its key', () => {
     // Prepare
     const context = {

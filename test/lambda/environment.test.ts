@@ -23,6 +23,7 @@ describe('readRuntimeConfig', () => {
       targetMetrics: 'none',
       sharedSecretParameters: [],
       claimLeaseMs: 300_000,
+      runtimeApi: null,
     });
   });
 
@@ -38,6 +39,7 @@ describe('readRuntimeConfig', () => {
       CHATBOT_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:chat',
       TARGET_METRICS: 'web-1, web-2',
       SHARED_SECRET_PARAMETERS: '/team/apache/secrets/fleet-status, /team/apache/secrets/eu/status',
+      AWS_LAMBDA_RUNTIME_API: '127.0.0.1:9001',
     });
     expect(config).toMatchObject({
       ssmPrefix: '/team/apache',
@@ -49,6 +51,7 @@ describe('readRuntimeConfig', () => {
       chatbotTopicArn: 'arn:aws:sns:eu-west-1:123456789012:chat',
       targetMetrics: ['web-1', 'web-2'],
       sharedSecretParameters: ['/team/apache/secrets/fleet-status', '/team/apache/secrets/eu/status'],
+      runtimeApi: { host: '127.0.0.1', port: 9001 },
     });
   });
 
@@ -84,6 +87,11 @@ describe('readRuntimeConfig', () => {
       'SHARED_SECRET_PARAMETERS',
       '/httpd-status-alerts/secrets/',
       'SHARED_SECRET_PARAMETERS expects parameter names under /httpd-status-alerts/secrets/, separated by commas, found "/httpd-status-alerts/secrets/"',
+    ],
+    [
+      'AWS_LAMBDA_RUNTIME_API',
+      '127.0.0.1',
+      'AWS_LAMBDA_RUNTIME_API expects host:port such as 127.0.0.1:9001, found "127.0.0.1"',
     ],
   ])('refuses %s=%j', (variable, value, problem) => {
     let error: unknown;

@@ -45,6 +45,7 @@ describe('the environment the stack sets is the one the Lambda reads', () => {
       targetMetrics: ['web-1', 'web-2'],
       sharedSecretParameters: ['/team/apache/secrets/fleet-status', '/team/apache/secrets/eu/status'],
       claimLeaseMs: 300_000,
+      runtimeApi: null,
     });
   });
 

@@ -92,7 +92,8 @@ describe('handler: no credential in any log line or page', () => {
     // Prepare: credentials in an auth parameter (web-2); web-3 and web-4 answer with a credentialed URL
     const target = (name: string, value: object) => ({
       Name: `${PREFIX}/targets/${name}`,
-      Value: JSON.stringify(value),
+      // The page server listens on loopback, which a target must opt into.
+      Value: JSON.stringify({ ...value, allowLoopback: true }),
     });
     const plain = (path: string) => `http://127.0.0.1:${port()}${path}`;
     const inUrl = (path: string) => `http://ops:${URL_PASSWORD}@127.0.0.1:${port()}${path}`;

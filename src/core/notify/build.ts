@@ -56,6 +56,7 @@ const FAILURE_LABELS: Readonly<Record<Exclude<DownReason, 'http-status'>, string
   'too-large': 'too large',
   redirect: 'redirect',
   network: 'network',
+  'refused-address': 'address refused',
   'not-a-report': 'not a report',
 };
 
