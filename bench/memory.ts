@@ -9,33 +9,14 @@
  * than the parse, and that excess then reads as "added" (4-33 MB on the development machine for
  * any input, a 21 KB `?auto` page included).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parseReport } from '../src/core/report/parse.ts';
+import { highWaterKB, resetHighWater } from '../test/support/highWater.ts';
 
 const file = process.argv[2];
 if (file === undefined) throw new Error('expected an input file argument, found none');
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('expected node --expose-gc, found no global gc()');
-
-/** `VmHWM` of /proc/self/status in KB, or null where there is none. */
-function highWaterKB(): number | null {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-    return match === null ? null : Number(match[1]);
-  } catch {
-    return null;
-  }
-}
-
-/** Reset the high-water mark to the current RSS; false where that cannot be done. */
-function resetHighWater(): boolean {
-  try {
-    writeFileSync('/proc/self/clear_refs', '5');
-    return highWaterKB() !== null;
-  } catch {
-    return false;
-  }
-}
 
 const text = readFileSync(file, 'utf8');
 gc();

@@ -59,6 +59,8 @@ interface PerTargetFigures {
 }
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
+/** The scope of the targets under `/bench` (none names a secret). */
+const SCOPE = { prefix: '/bench', sharedSecretParameters: [] };
 
 function rawConfig(targets: number): RawConfig {
   const raw: RawConfig = { targets: {}, rules: {}, silences: {} };
@@ -75,6 +77,7 @@ function steadyDeps(body: string, targets: number, log: { bytes: number; lines: 
   const quiet = { info: () => {}, warn: () => {}, error: () => {} };
   return {
     config: { loadRaw: async () => raw, getSecret: async () => '' },
+    secretScope: SCOPE,
     table: createMemoryStateTable(),
     notifier: {
       publish: async () => {
@@ -137,7 +140,7 @@ async function steadyCpuPerTarget(
 
 /** Each phase of one target alone, on `body`: parse, evaluate (metrics and rules), the log line. */
 function phases(body: string): PerTargetFigures['phases'] {
-  const config = buildMonitorConfig(rawConfig(1));
+  const config = buildMonitorConfig(rawConfig(1), SCOPE);
   const report = parseReport(body);
   const evaluate = (previous: ReturnType<typeof evaluateTarget>['state'] | null, minute: number) =>
     evaluateTarget({

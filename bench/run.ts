@@ -2,8 +2,9 @@
  * `npm run bench`: `parseReport` against a cheerio extraction (HTML) and the line-split floor, on
  * reports of 256, 1,024 and 20,000 slots generated from real 2.4.71 rows, in every form; then the
  * memory of one 20,000-slot parse (fresh child process) and a CPU profile of the 1,024-slot HTML
- * parse, the per-target CPU of a steady warm run (bench/perTarget.ts), and the hostile worst
- * cases (bench/worstCase.ts). Prints tables; writes
+ * parse, the per-target CPU of a steady warm run (bench/perTarget.ts), the hostile worst
+ * cases (bench/worstCase.ts) and the memory of a fetch of 1-byte chunks (bench/fetchMemory.ts).
+ * Prints tables; writes
  * bench/results/<stamp>.json and bench/results/latest.json.
  */
 import { spawnSync } from 'node:child_process';
@@ -17,6 +18,7 @@ import { generateSlots, modelOf } from '../test/support/generate.ts';
 import { renderAuto, renderHtml } from '../test/support/generatePages.ts';
 import { renderLynx } from '../test/support/generateText.ts';
 import { parseWithCheerio } from './cheerioParser.ts';
+import { fetchMemoryFigures, printFetchMemory } from './fetchMemory.ts';
 import { measure, sinkValue, type Timing, unitCostRatio } from './measure.ts';
 import { perTargetFigures, printPerTarget } from './perTarget.ts';
 import { profileParser } from './profile.ts';
@@ -143,6 +145,8 @@ async function main(): Promise<void> {
   const perTarget = [...(await perTargetFigures(1000, 8)), ...(await perTargetFigures(1000, 8))];
   printPerTarget(perTarget);
   const worstCases = timeWorstCases((line) => process.stdout.write(line));
+  const fetchMemory = await fetchMemoryFigures();
+  printFetchMemory(fetchMemory, (line) => process.stdout.write(line));
 
   const dir = mkdtempSync(join(tmpdir(), 'bench-in-'));
   let memory: Record<string, Record<string, number | null>>;
@@ -226,6 +230,7 @@ async function main(): Promise<void> {
     perTarget,
     load: { before: loadBefore, after: loadavg() },
     worstCases,
+    fetchMemory,
     seconds: (Date.now() - started) / 1000,
     sink: sinkValue(),
   };

@@ -11,12 +11,19 @@ import {
   DEFAULT_SSM_PREFIX,
 } from '../src/core/constants.ts';
 import { ProblemListError, problemLines } from '../src/core/errors.ts';
-import { type ConfigProblem, readTarget, SSM_PREFIX, TARGET_NAME } from '../src/core/monitorConfig.ts';
-import { redactCredentials, urlHasCredentials } from '../src/core/notify/sanitize.ts';
+import {
+  type ConfigProblem,
+  readTarget,
+  type SecretScope,
+  SSM_PREFIX,
+  secretsFolder,
+  TARGET_NAME,
+} from '../src/core/monitorConfig.ts';
 import { formatDuration, parseDuration } from '../src/core/rules/duration.ts';
 import {
   configMaxAgeFor,
   DEFAULT_CONFIG_MAX_AGE_SECONDS,
+  DEFAULT_FUNCTION_TIMEOUT_SECONDS,
   MONITOR_ENVIRONMENT as ENV,
 } from '../src/lambda/environmentContract.ts';
 import { memoryForTargets } from './memorySize.ts';
@@ -49,6 +56,11 @@ interface AlertsConfig {
   dashboardTargets: string[];
   /** Customer KMS key of the SecureString secrets; null means the AWS-managed `aws/ssm` key. */
   secretsKeyArn: string | null;
+  /**
+   * Secrets every target may name as its `authParameter`, besides its own
+   * `<prefix>/secrets/<target>` (and below); each under `<prefix>/secrets/`.
+   */
+  sharedSecretParameters: string[];
   vpc: VpcPlacement | null;
   repeatInterval: string;
   downAfterFailures: number;
@@ -64,7 +76,7 @@ const DEFAULT_CONFIG: AlertsConfig = {
   prefix: DEFAULT_SSM_PREFIX,
   scheduleMinutes: 1,
   memoryMb: 256,
-  timeoutSeconds: 60,
+  timeoutSeconds: DEFAULT_FUNCTION_TIMEOUT_SECONDS,
   logRetentionDays: 30,
   reserveConcurrency: true,
   emails: [],
@@ -72,6 +84,7 @@ const DEFAULT_CONFIG: AlertsConfig = {
   targets: {},
   dashboardTargets: [],
   secretsKeyArn: null,
+  sharedSecretParameters: [],
   vpc: null,
   repeatInterval: formatDuration(DEFAULT_REPEAT_INTERVAL_MS),
   downAfterFailures: DEFAULT_DOWN_AFTER_FAILURES,
@@ -133,10 +146,11 @@ function integerReader(get: Lookup, problems: string[]) {
 }
 
 /**
- * The seeded targets, each checked by the Lambda's own target validation (name and document), so
- * that a deploy never seeds a target the Lambda then rejects.
+ * The seeded targets, each checked by the Lambda's own target validation (name, document,
+ * credentials in the URL, the parameters it names within `scope`), so that a deploy never seeds a
+ * target the Lambda then rejects.
  */
-function readSeedTargets(raw: unknown, prefix: string, problems: string[]): Record<string, SeedTarget> {
+function readSeedTargets(raw: unknown, scope: SecretScope, problems: string[]): Record<string, SeedTarget> {
   const out: Record<string, SeedTarget> = {};
   if (raw === undefined) return out;
   let parsed: unknown;
@@ -151,15 +165,7 @@ function readSeedTargets(raw: unknown, prefix: string, problems: string[]): Reco
   }
   for (const [name, target] of Object.entries(parsed)) {
     const found: ConfigProblem[] = [];
-    const url = (target as { url?: unknown } | null)?.url;
-    // A seeded target is a plain String parameter: no password in it, whatever its form.
-    if (typeof url === 'string' && urlHasCredentials(url))
-      found.push({
-        parameter: name,
-        field: 'url',
-        message: `expected no credentials in the URL (seed the target without them and give it an authParameter), found ${redactCredentials(url)}`,
-      });
-    else if (readTarget(`${prefix}/targets/${name}`, name, JSON.stringify(target), found) !== null)
+    if (readTarget(`${scope.prefix}/targets/${name}`, name, JSON.stringify(target), found, scope) !== null)
       out[name] = target as SeedTarget;
     for (const p of found) problems.push(`targets.${name}${p.field === null ? '' : `.${p.field}`}: ${p.message}`);
   }
@@ -211,7 +217,12 @@ function readConfig(get: Lookup): AlertsConfig {
   // `auto`: chosen below from the seeded targets, once they are read.
   const memoryAuto = get('memoryMb') === 'auto';
   if (!memoryAuto) c.memoryMb = int('memoryMb', { min: 128, max: 10240, default: c.memoryMb, orWord: 'auto' });
-  c.timeoutSeconds = int('timeoutSeconds', { min: 5, max: 900, default: c.timeoutSeconds });
+  // The longest timeout Lambda allows; the claim lease the stack sets grows with it (twice).
+  c.timeoutSeconds = int('timeoutSeconds', {
+    min: 5,
+    max: ENV.functionTimeoutSeconds.max,
+    default: c.timeoutSeconds,
+  });
   if (c.timeoutSeconds > c.scheduleMinutes * 60) {
     problems.push(
       `timeoutSeconds: ${c.timeoutSeconds} s is longer than the ${c.scheduleMinutes}-minute schedule; runs would queue up`,
@@ -226,7 +237,20 @@ function readConfig(get: Lookup): AlertsConfig {
   c.emails = strings('emails', /^[^@\s,]+@[^@\s,]+\.[^@\s,]+$/, 'an e-mail address');
   c.httpsEndpoints = strings('httpsEndpoints', /^https:\/\/\S+$/, 'an https:// URL');
 
-  c.targets = readSeedTargets(get('targets'), c.prefix, problems);
+  // Why under <prefix>/secrets/: a shared secret is a SecureString, which the function may decrypt only there.
+  c.sharedSecretParameters = strings('sharedSecretParameters', SSM_PREFIX, 'an SSM parameter name').filter((name) => {
+    if (!SSM_PREFIX.test(name)) return false;
+    if (name.startsWith(secretsFolder(c.prefix))) return true;
+    problems.push(
+      `sharedSecretParameters: expected parameter names under ${secretsFolder(c.prefix)} (the only place the function may decrypt), found ${JSON.stringify(name)}`,
+    );
+    return false;
+  });
+  c.targets = readSeedTargets(
+    get('targets'),
+    { prefix: c.prefix, sharedSecretParameters: c.sharedSecretParameters },
+    problems,
+  );
   if (memoryAuto) c.memoryMb = memoryForTargets(Object.keys(c.targets).length);
   const extra = strings('dashboardTargets', TARGET_NAME, 'a target name');
   c.dashboardTargets = [...new Set([...Object.keys(c.targets), ...extra])];

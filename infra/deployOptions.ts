@@ -36,6 +36,7 @@ const OPTION_KEYS = [
   'securityGroupIds',
   'shardConcurrency',
   'shardMode',
+  'sharedSecretParameters',
   'subnetIds',
   'targetMetrics',
   'targets',

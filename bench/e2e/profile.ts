@@ -111,7 +111,7 @@ async function main(): Promise<void> {
     );
     await dynamo.createTable('state');
     for (const t of fleet.targets(TARGETS, SLOW_PLACEMENTS.spread))
-      ssm.put(`/profile/targets/${t.name}`, JSON.stringify({ url: t.url }));
+      ssm.put(`/profile/targets/${t.name}`, JSON.stringify({ url: t.url, allowLoopback: true }));
     const lambda = await startLocalLambda({
       taskRoot: bundle.dir,
       memoryMb: DEFAULT_CONFIG.memoryMb,

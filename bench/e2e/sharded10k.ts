@@ -45,9 +45,14 @@ async function main() {
 
   const raw: RawConfig = { targets: {}, rules: {}, silences: {} };
   for (let i = 0; i < COUNT; i++)
-    raw.targets[`/b/targets/web-${String(i).padStart(5, '0')}`] = JSON.stringify({ url, labels: { env: 'prod' } });
+    raw.targets[`/b/targets/web-${String(i).padStart(5, '0')}`] = JSON.stringify({
+      url,
+      labels: { env: 'prod' },
+      allowLoopback: true,
+    });
   const deps: CycleDeps = {
     config: { loadRaw: async () => raw, getSecret: async () => '' },
+    secretScope: { prefix: '/b', sharedSecretParameters: [] },
     table: createDynamoStateTable(doc, 'bench'),
     notifier: createSnsNotifier(sns.sns, sns.topicArn),
     fetch: (t) => fetchStatusPage(t),

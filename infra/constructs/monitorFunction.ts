@@ -16,7 +16,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { monitorVariables } from '../../src/lambda/environmentContract.ts';
+import { claimLeaseProblem, MONITOR_ENVIRONMENT, monitorVariables } from '../../src/lambda/environmentContract.ts';
 import type { AlertsConfig, VpcPlacement } from '../config.ts';
 import { functionBasics } from './functionBasics.ts';
 import { monitorStatements } from './permissions.ts';
@@ -70,6 +70,19 @@ class MonitorFunction extends Construct {
     this.failures = queue;
 
     const placement = config.vpc === null ? {} : this.vpcPlacement(config.vpc);
+    const variables = monitorVariables({
+      ssmPrefix: config.prefix,
+      topicArn: props.alertTopic.topicArn,
+      stateTable: props.table.tableName,
+      repeatInterval: config.repeatInterval,
+      downAfterFailures: config.downAfterFailures,
+      configMaxAgeSeconds: config.configMaxAgeSeconds,
+      fetchConcurrency: config.fetchConcurrency,
+      chatbotFormat: config.chatbotFormat,
+      targetMetrics: config.targetMetrics,
+      timeoutSeconds: config.timeoutSeconds,
+      sharedSecretParameters: config.sharedSecretParameters,
+    });
     // Why: one bundled ESM file with the SDK inside starts faster than the runtime's SDK.
     this.fn = new NodejsFunction(this, 'Function', {
       description: 'Checks Apache httpd server-status reports and pages through SNS',
@@ -88,20 +101,7 @@ class MonitorFunction extends Construct {
       retryAttempts: 0,
       maxEventAge: interval,
       onFailure: new SqsDestination(this.failures),
-      environment: {
-        ...monitorVariables({
-          ssmPrefix: config.prefix,
-          topicArn: props.alertTopic.topicArn,
-          stateTable: props.table.tableName,
-          repeatInterval: config.repeatInterval,
-          downAfterFailures: config.downAfterFailures,
-          configMaxAgeSeconds: config.configMaxAgeSeconds,
-          fetchConcurrency: config.fetchConcurrency,
-          chatbotFormat: config.chatbotFormat,
-          targetMetrics: config.targetMetrics,
-        }),
-        NODE_OPTIONS: '--enable-source-maps',
-      },
+      environment: { ...variables, NODE_OPTIONS: '--enable-source-maps' },
       bundling: {
         format: OutputFormat.ESM,
         target: BUNDLE_TARGET,
@@ -115,6 +115,17 @@ class MonitorFunction extends Construct {
         esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
       },
       ...placement,
+    });
+
+    // Why: the claim lease must outlive a run; checked against the timeout the function is
+    // deployed with, whoever set it last (an embedding stack may change it after this construct).
+    const leaseSeconds = Number(variables[MONITOR_ENVIRONMENT.claimLeaseSeconds.name]);
+    this.node.addValidation({
+      validate: () => {
+        const timeout = (this.fn.node.defaultChild as lambda.CfnFunction).timeout;
+        const problem = typeof timeout === 'number' ? claimLeaseProblem(leaseSeconds, timeout) : null;
+        return problem === null ? [] : [problem];
+      },
     });
 
     // Why: each permission is exactly what the handler uses, on its narrowest resource.

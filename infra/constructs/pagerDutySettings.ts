@@ -3,7 +3,8 @@
  * SecureString holds the routing key (none: no forwarder), the Events API endpoint, which
  * severities are forwarded, and whether an incident is opened per alert group or per alert.
  */
-import { DEFAULT_PAGERDUTY_EVENTS_URL } from '../../src/core/constants.ts';
+import { DEFAULT_PAGERDUTY_EVENTS_URL, DEFAULT_SSM_PREFIX } from '../../src/core/constants.ts';
+import { SSM_PREFIX, secretsFolder } from '../../src/core/monitorConfig.ts';
 import { EVENTS_PER, type EventsPer } from '../../src/core/notify/pagerDuty.ts';
 import { SEVERITY_NAMES } from '../../src/core/rules/types.ts';
 import { ConfigError } from '../config.ts';
@@ -26,7 +27,21 @@ class PagerDutyConfigError extends ConfigError {
 }
 
 /**
- * Reads `pagerDutyRoutingKeyParameter` (an SSM parameter name), `pagerDutyEventsUrl` (https) and
+ * Why the routing key may not live where it is (null: it may): not under `<prefix>/secrets/`, as the
+ * monitor's role may decrypt every SecureString there, and a target named after it (`pagerduty`)
+ * could name it as its `authParameter` and have it sent to a host of its choosing. A `prefix` that
+ * is not an SSM path is the prefix option's own problem.
+ */
+function routingKeyPlaceProblem(parameter: string, prefix: unknown): string | null {
+  if (typeof prefix !== 'string' || !SSM_PREFIX.test(prefix)) return null;
+  const folder = secretsFolder(prefix);
+  const name = parameter.startsWith('/') ? parameter : `/${parameter}`;
+  if (!name.startsWith(folder)) return null;
+  return `pagerDutyRoutingKeyParameter: expected a parameter outside ${folder} (the monitor function may decrypt every SecureString there, and a target may name one as its authParameter), found ${JSON.stringify(parameter)}`;
+}
+
+/**
+ * Reads `pagerDutyRoutingKeyParameter` (an SSM parameter name outside `<prefix>/secrets/`), `pagerDutyEventsUrl` (https) and
  * `pagerDutySeverities` ("critical,warning") and `pagerDutyEventsPer` (`group` or `alert`).
  *
  * @example
@@ -38,8 +53,12 @@ function readPagerDutySettings(get: (key: string) => unknown): PagerDutySettings
   const parameter = get('pagerDutyRoutingKeyParameter');
   if (parameter !== undefined && (typeof parameter !== 'string' || !/^[A-Za-z0-9_.\-/]{1,2048}$/.test(parameter)))
     problems.push(
-      `pagerDutyRoutingKeyParameter: expected an SSM parameter name like /httpd-status-alerts/secrets/pagerduty, found ${JSON.stringify(parameter)}`,
+      `pagerDutyRoutingKeyParameter: expected an SSM parameter name like /pagerduty/routing-key, found ${JSON.stringify(parameter)}`,
     );
+  else if (typeof parameter === 'string') {
+    const misplaced = routingKeyPlaceProblem(parameter, get('prefix') ?? DEFAULT_SSM_PREFIX);
+    if (misplaced !== null) problems.push(misplaced);
+  }
   const url = get('pagerDutyEventsUrl') ?? DEFAULT_PAGERDUTY_EVENTS_URL;
   if (typeof url !== 'string' || !/^https:\/\/[^\s/]+\/\S*$/.test(url))
     problems.push(

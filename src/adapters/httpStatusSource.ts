@@ -1,24 +1,37 @@
 /**
  * Fetches one server-status page over HTTP(S) with `node:http`/`node:https` (global fetch cannot
  * take a CA per request without undici). Never rejects: every failure becomes a result with a
- * reason and a one-line detail a person understands. Credentials never appear in a result, and
- * the Authorization header goes only to the origin (scheme, host and port) the target names.
+ * reason and a one-line detail a person understands. Credentials never appear in a result, in
+ * any form, even when the server echoes them (`scrubSecrets`), and the Authorization header goes
+ * only to the origin (scheme, host and port) the target names.
+ * Every address is put to the address policy (src/core/addressPolicy.ts) before a connection is
+ * made to it: an IP literal before the request, a name's addresses as they are resolved.
  */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, STATUS_CODES } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { urlToHttpOptions } from 'node:url';
 import type { FetchResult, FetchTarget } from '../app/ports.ts';
+import {
+  type AddressPolicy,
+  classifyAddress,
+  describeRefusal,
+  type RuntimeApiEndpoint,
+} from '../core/addressPolicy.ts';
 import type { FetchFailureReason } from '../core/downReasons.ts';
 import { redactCredentials } from '../core/notify/sanitize.ts';
+import { secretScrubber } from '../core/notify/scrubSecrets.ts';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, MAX_REDIRECTS, USER_AGENT } from './httpDefaults.ts';
 
 /** Seams for callers and tests. */
 interface FetchOptions {
   /** Aborts the fetch (reported as reason `network`). */
   signal?: AbortSignal;
-  /** DNS lookup (default `dns.lookup`). */
+  /** DNS lookup (default `dns.lookup`); every address it answers goes through the address policy. */
   lookup?: LookupFunction;
+  /** The Lambda runtime API this fetch runs beside (`AWS_LAMBDA_RUNTIME_API`): never connected to. */
+  runtimeApi?: RuntimeApiEndpoint | null;
 }
 
 /** A fetch failure on its way to becoming a result. */
@@ -68,18 +81,59 @@ function withoutCredentials(url: URL): string {
 }
 
 /**
- * The configured credentials as an Authorization header, with the one origin they belong to: the
- * target's own URL. A redirect elsewhere (even another port of the same host) is fetched without them.
+ * The configured credentials (`target.auth`, from an auth parameter or `--auth-file`) as an
+ * Authorization header, with the one origin they belong to: the target's own URL. A redirect
+ * elsewhere (even another port of the same host) is fetched without them. Credentials in the URL
+ * are never used: the configuration refuses them, and nothing else may send them. `scrub` takes
+ * every form of them out of a text the fetch returns.
  */
-function credentialsFor(target: FetchTarget, url: URL): { origin: string; authorization: string } | undefined {
-  const auth =
-    target.auth ??
-    (url.username === ''
-      ? undefined
-      : { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) });
+function credentialsFor(
+  target: FetchTarget,
+  url: URL,
+): { origin: string; authorization: string; scrub: (text: string) => string } | undefined {
+  const auth = target.auth;
   if (auth === undefined) return undefined;
   const token = Buffer.from(`${auth.username}:${auth.password}`).toString('base64');
-  return { origin: url.origin, authorization: `Basic ${token}` };
+  return { origin: url.origin, authorization: `Basic ${token}`, scrub: secretScrubber(auth) };
+}
+
+/** Where one request may connect: the address policy, and the target it answers for. */
+interface Destination {
+  policy: AddressPolicy;
+  target: string;
+  /** The hostname as the URL names it, brackets removed. */
+  hostname: string;
+  port: number;
+}
+
+/** Throws `refused-address` when the policy refuses `address` (the host's own, or one it resolved to). */
+function admit(address: string, to: Destination): void {
+  const verdict = classifyAddress(address, to.port, to.policy);
+  if (verdict.allowed) return;
+  const via = address === to.hostname ? '' : `, resolved from ${to.hostname},`;
+  throw new StatusFetchError(
+    'refused-address',
+    `refused to connect to ${describeRefusal(verdict)}${via} for ${to.target} - ${verdict.hint}`,
+  );
+}
+
+/**
+ * `lookup` that answers only addresses the policy allows: one refused address fails the whole
+ * lookup (the connection may try any of them), so no connection is attempted.
+ */
+function admittingLookup(lookup: LookupFunction, to: Destination): LookupFunction {
+  return (hostname, options, callback) => {
+    lookup(hostname, options, (error, address, family) => {
+      if (error) return callback(error, address, family);
+      const addresses: readonly (string | LookupAddress)[] = Array.isArray(address) ? address : [address];
+      try {
+        for (const one of addresses) admit(typeof one === 'string' ? one : one.address, to);
+      } catch (refusal) {
+        return callback(refusal as NodeJS.ErrnoException, address, family);
+      }
+      callback(null, address, family);
+    });
+  };
 }
 
 /** Send one GET; resolves with the response head. */
@@ -89,10 +143,20 @@ function exchange(
   credentials: ReturnType<typeof credentialsFor>,
   signal: AbortSignal,
   progress: Progress,
-  lookup?: LookupFunction,
+  options: FetchOptions,
 ) {
   return new Promise<IncomingMessage>((resolve, reject) => {
     const { auth: _userinfo, ...base } = urlToHttpOptions(url);
+    const hostname = base.hostname ?? '';
+    const to: Destination = {
+      policy: { allowLoopback: target.allowLoopback === true, runtimeApi: options.runtimeApi ?? null },
+      target: target.name,
+      hostname,
+      port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+    };
+    // Node resolves no IP literal (it never calls `lookup` for one): the literal is checked here.
+    if (isIP(hostname) !== 0) admit(hostname, to);
+    const lookup = admittingLookup(options.lookup ?? (dnsLookup as LookupFunction), to);
     const headers: OutgoingHttpHeaders = { 'user-agent': USER_AGENT, accept: 'text/html, text/plain' };
     if (credentials !== undefined && url.origin === credentials.origin)
       headers.authorization = credentials.authorization;
@@ -105,7 +169,7 @@ function exchange(
       agent: false,
       signal,
       ca: target.ca,
-      ...(lookup && { lookup }),
+      lookup,
     });
     req.on('socket', (socket) => socket.once('connect', () => (progress.phase = 'waiting for a response from')));
     req.on('response', (res) => {
@@ -117,7 +181,26 @@ function exchange(
   });
 }
 
-/** Read the body, aborting as soon as it passes `maxBytes`. */
+/** Where a body of unknown length starts: a `?auto` page fits, a full page takes a few doublings. */
+const INITIAL_BODY_BYTES = 16 * 1024;
+
+/**
+ * Each piece of a body (an HTTP chunk, a socket read) costs Node a few microseconds whatever its
+ * size, so a body is refused once it came in more pieces than the cap would in pieces of this
+ * size: a page sent a byte per chunk ends after `maxBytes / 64` pieces, not `maxBytes`. Apache
+ * writes its pages in pieces of kilobytes.
+ */
+const MIN_MEAN_PIECE_BYTES = 64;
+/** Pieces every body may take, whatever its cap (a slow server's small reads). */
+const MIN_PIECES = 1024;
+
+/**
+ * Read the body, aborting as soon as it passes `maxBytes`. One buffer holds it, sized from the
+ * declared length (or `INITIAL_BODY_BYTES`) and doubled up to the cap as the body grows; each
+ * chunk is copied in and dropped, so the memory kept is at most twice the cap (during a doubling)
+ * whatever the chunking, where a list of chunks kept one object per chunk (millions for a page
+ * sent in 1-byte chunks).
+ */
 function readBody(res: IncomingMessage, maxBytes: number, where: string, progress: Progress): Promise<Buffer> {
   const tooLarge = () =>
     new StatusFetchError(
@@ -129,16 +212,36 @@ function readBody(res: IncomingMessage, maxBytes: number, where: string, progres
     res.destroy();
     return Promise.reject(tooLarge());
   }
+  const maxPieces = Math.max(MIN_PIECES, Math.floor(maxBytes / MIN_MEAN_PIECE_BYTES));
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let body = Buffer.allocUnsafe(Math.min(maxBytes, declared >= 0 ? declared : INITIAL_BODY_BYTES));
+    let length = 0;
+    let pieces = 0;
     res.on('data', (chunk: Buffer) => {
       progress.bytes += chunk.length;
       if (progress.bytes > maxBytes) {
         res.destroy();
         reject(tooLarge());
-      } else chunks.push(chunk);
+        return;
+      }
+      if (++pieces > maxPieces) {
+        res.destroy();
+        reject(
+          new StatusFetchError(
+            'too-large',
+            `response from ${where} came in more than ${maxPieces} pieces (${progress.bytes} bytes so far, under ${MIN_MEAN_PIECE_BYTES} bytes a piece) - is this really a status page?`,
+          ),
+        );
+        return;
+      }
+      if (length + chunk.length > body.length) {
+        const grown = Buffer.allocUnsafe(Math.min(maxBytes, Math.max(body.length * 2, length + chunk.length)));
+        body.copy(grown, 0, 0, length);
+        body = grown;
+      }
+      length += chunk.copy(body, length);
     });
-    res.on('end', () => resolve(Buffer.concat(chunks)));
+    res.on('end', () => resolve(body.subarray(0, length)));
     const truncated = (cause?: Error) => {
       const expected = Number.isNaN(declared) ? '' : ` of ${declared}`;
       reject(
@@ -221,10 +324,12 @@ async function fetchStatusPage(target: FetchTarget, options: FetchOptions = {}):
   const signal = options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal;
   const progress: Progress = { phase: 'connecting to', bytes: 0 };
   const credentials = credentialsFor(target, url);
+  // Whatever a server echoes (the body, a header, a Location) leaves here without the credentials.
+  const scrub = credentials?.scrub ?? ((text: string) => text);
   try {
     for (let redirects = 0; ; redirects++) {
       progress.phase = 'connecting to';
-      const res = await exchange(url, target, credentials, signal, progress, options.lookup);
+      const res = await exchange(url, target, credentials, signal, progress, options);
       const status = res.statusCode ?? 0;
       if (REDIRECT_STATUSES.has(status)) {
         res.on('error', () => {}).destroy();
@@ -239,11 +344,11 @@ async function fetchStatusPage(target: FetchTarget, options: FetchOptions = {}):
       const contentType = res.headers['content-type'] ?? null;
       return {
         ok: true,
-        body: body.toString('latin1'),
+        body: scrub(body.toString('latin1')),
         status,
-        contentType,
+        contentType: contentType === null ? null : scrub(contentType),
         latencyMs: elapsed(),
-        url: withoutCredentials(url),
+        url: scrub(withoutCredentials(url)),
       };
     }
   } catch (error) {
@@ -253,10 +358,10 @@ async function fetchStatusPage(target: FetchTarget, options: FetchOptions = {}):
       ok: false,
       reason: failure.reason,
       // Socket and TLS messages are Node's; whatever they quote, no password leaves here.
-      detail: redactCredentials(failure.message),
+      detail: scrub(redactCredentials(failure.message)),
       ...status,
       latencyMs: elapsed(),
-      url: withoutCredentials(url),
+      url: scrub(withoutCredentials(url)),
     };
   } finally {
     clearTimeout(timer);

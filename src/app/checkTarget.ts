@@ -8,7 +8,8 @@ import { DEFAULT_CHECKPOINT_INTERVAL_MS, DEFAULT_DOWN_AFTER_FAILURES } from '../
 import { type EvaluateResult, evaluateTarget } from '../core/evaluate.ts';
 import type { MonitorConfig, TargetConfig } from '../core/monitorConfig.ts';
 import type { Observation } from '../core/rules/types.ts';
-import { type CommitOutcome, commitTarget, isClaimed, recoverClaim, targetKey } from './accounting/commit.ts';
+import { CLAIM_OUTCOMES } from './accounting/claim.ts';
+import { type CommitOutcome, commitTarget, settleTarget, targetKey } from './accounting/targetItems.ts';
 import type { CycleDeps, StoredState, WarmEntry } from './ports.ts';
 
 /**
@@ -104,8 +105,9 @@ function warmAfter(
   evaluated: TargetState,
   firstSeenMs: number,
 ): WarmEntry | null {
-  if (!outcome.conflict && item === null && outcome.writes === 0) return { version: 0, state: evaluated, firstSeenMs };
-  if (outcome.conflict || outcome.stored === null) return null;
+  const committed = outcome.status === CLAIM_OUTCOMES.committed;
+  if (committed && item === null && outcome.writes === 0) return { version: 0, state: evaluated, firstSeenMs };
+  if (!committed || outcome.stored === null) return null;
   const { version, generation } = outcome.stored;
   return {
     version,
@@ -136,21 +138,18 @@ async function checkTarget(deps: CycleDeps, check: TargetCheck): Promise<Evaluat
   const { target, now, report } = check;
   const key = targetKey(target.name);
   const options = { token: check.token, leaseMs: deps.claimLeaseMs };
-  let item = check.loaded;
-  if (isClaimed(item)) {
-    const recovered = await recoverClaim(deps.table, deps.notifier, key, item, now, options);
-    report(recovered);
-    if (recovered.conflict) {
-      deps.warm.delete(target.name);
-      return null;
-    }
-    item = recovered.stored;
+  const settled = await settleTarget(deps.table, deps.notifier, key, check.loaded, now, options);
+  report(settled);
+  if (settled.status !== CLAIM_OUTCOMES.committed) {
+    deps.warm.delete(target.name);
+    return null;
   }
+  const item = settled.stored;
   const warm = deps.warm.get(target.name);
   const previous = forThisTick(evaluateFrom(item, warm), now);
   if (previous?.evaluatedAt && Date.parse(previous.evaluatedAt) > now.getTime()) {
     deps.logger.warn('target evaluated later than this run: skipped', { target: target.name });
-    report({ sent: [], failed: [], conflict: true, stored: item, writes: 0 });
+    report({ sent: [], failed: [], status: CLAIM_OUTCOMES.skipped, stored: item, writes: 0 });
     return null;
   }
   const result = evaluateTarget({

@@ -5,7 +5,7 @@
  */
 import type { AlertRecord, EvaluateOptions, GroupRef, Notification, TargetState } from '../core/alerts/types.ts';
 import type { FetchFailureReason } from '../core/downReasons.ts';
-import type { RawConfig } from '../core/monitorConfig.ts';
+import type { RawConfig, SecretScope } from '../core/monitorConfig.ts';
 import type { MetricResult } from '../core/rules/compute.ts';
 
 /** One status page to fetch. */
@@ -22,6 +22,11 @@ type FetchTarget = {
   auth?: { username: string; password: string };
   /** PEM CA bundle that replaces the system roots for this target. */
   ca?: string;
+  /**
+   * Loopback addresses may be reached (a sidecar of the Lambda; every target of the CLI). Absent:
+   * refused. Link-local, unspecified and the Lambda runtime API are refused whatever this says.
+   */
+  allowLoopback?: boolean;
 };
 
 /** The outcome of a fetch (`fetchStatusPage` in the Lambda); `url` is the final URL, without credentials. */
@@ -70,19 +75,27 @@ interface ClaimedPage {
   record: AlertRecord | null;
 }
 
-/**
- * Intent recorded on a state item before publishing: which pages are about to go out, by whom,
- * until when. A run that finds an expired claim publishes its pages again (they may or may not
- * have gone out) before doing anything else with the item.
- */
-interface Claim {
+/** The part of a claim every kind of item shares: whose it is, and until when. */
+interface Lease {
   token: string;
   /** Epoch milliseconds after which another run may take the claim over. */
   expiresAtMs: number;
+}
+
+/**
+ * Intent recorded on a state item before publishing: a lease, and what the pages about to go out
+ * are (`About`: the pages themselves for a target, what a group page names for a group). A run
+ * that finds an expired claim publishes its pages again (they may or may not have gone out)
+ * before doing anything else with the item.
+ */
+type Claimed<About> = Lease & About;
+
+/** A target item's (or the configuration alert's) claim. */
+type Claim = Claimed<{
   pages: ClaimedPage[];
   /** Delete the item once every page was accepted (its target left the configuration). */
   deleteAfter: boolean;
-}
+}>;
 
 /** One state item as read: its body and the version every write is conditional on. */
 interface StoredState {
@@ -182,6 +195,8 @@ interface ShardQueue {
 /** Everything one run needs. */
 interface CycleDeps {
   config: ConfigSource;
+  /** Which parameters a target may name (its own secrets, the shared ones): checked at validation and before each read. */
+  secretScope: SecretScope;
   table: StateTable;
   notifier: Notifier;
   fetch(target: FetchTarget): Promise<FetchResult>;
@@ -205,6 +220,7 @@ interface CycleDeps {
 
 export type {
   Claim,
+  Claimed,
   ClaimedPage,
   ConfigSource,
   CycleDeps,
@@ -212,6 +228,7 @@ export type {
   Delivery,
   FetchResult,
   FetchTarget,
+  Lease,
   Logger,
   MetricsSink,
   Notifier,

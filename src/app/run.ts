@@ -9,13 +9,23 @@
 import { randomUUID } from 'node:crypto';
 import type { Silence } from '../core/alerts/silences.ts';
 import { DEFAULT_REPEAT_INTERVAL_MS, FETCH_PATIENCE_MS } from '../core/constants.ts';
+import { downObservation } from '../core/downObservation.ts';
 import { NotAStatusReportError } from '../core/errors.ts';
 import type { EvaluateResult } from '../core/evaluate.ts';
-import { ConfigurationError, type MonitorConfig, type TargetConfig } from '../core/monitorConfig.ts';
+import {
+  ConfigurationError,
+  type MonitorConfig,
+  type SecretScope,
+  type TargetConfig,
+  targetScopeProblems,
+} from '../core/monitorConfig.ts';
 import { parseReport } from '../core/report/parse.ts';
 import type { Observation } from '../core/rules/types.ts';
-import { type CommitOutcome, targetKey } from './accounting/commit.ts';
-import { flushGroups, GroupInbox, groupingNotifier, openGroups } from './accounting/groups.ts';
+import { CLAIM_OUTCOMES } from './accounting/claim.ts';
+import { GroupInbox, groupingNotifier } from './accounting/groupInbox.ts';
+import { flushGroups } from './accounting/groupItems.ts';
+import { openGroups } from './accounting/groupRegistry.ts';
+import { type CommitOutcome, targetKey } from './accounting/targetItems.ts';
 import { checkTarget } from './checkTarget.ts';
 import { fetchAll, inStartOrder } from './concurrency.ts';
 import { oweRemovals, resolveConfig } from './config/resolve.ts';
@@ -86,10 +96,23 @@ const noConfigStep = (): ConfigStep => ({
   generation: null,
 });
 
-async function fetchTargetFor(target: TargetConfig, config: ConfigSource): Promise<FetchTarget> {
+/**
+ * What to fetch for `target`, its secrets read. The parameters it names are checked against the
+ * scope again right before they are read (defense in depth: a configuration that reached here by
+ * another path, a shard message or a stored copy, still cannot read another target's secret).
+ *
+ * @throws ConfigurationError when a parameter is out of scope or a secret is not `user:password`
+ */
+async function fetchTargetFor(target: TargetConfig, config: ConfigSource, scope: SecretScope): Promise<FetchTarget> {
+  const outOfScope = targetScopeProblems(target, scope);
+  if (outOfScope.length > 0)
+    throw new ConfigurationError(
+      outOfScope.map(({ field, message }) => ({ parameter: `target ${target.name}`, field, message })),
+    );
   const base: FetchTarget = { name: target.name, url: target.url };
   if (target.timeoutMs !== undefined) base.timeoutMs = target.timeoutMs;
   if (target.maxBytes !== undefined) base.maxBytes = target.maxBytes;
+  if (target.allowLoopback === true) base.allowLoopback = true;
   if (target.authParameter !== undefined) {
     const secret = await config.getSecret(target.authParameter);
     const colon = secret.indexOf(':');
@@ -107,27 +130,25 @@ async function fetchTargetFor(target: TargetConfig, config: ConfigSource): Promi
   return base;
 }
 
-/** What this run learnt about one target: its report, or why there is none. */
+/** What this run learnt about one target: its report, or why there is none (its detail cleaned: `downObservation`). */
 async function observe(
   target: TargetConfig,
-  config: ConfigSource,
-  fetch: CycleDeps['fetch'],
+  deps: Pick<CycleDeps, 'config' | 'fetch' | 'secretScope'>,
 ): Promise<{ observation: Observation; latencyMs: number }> {
   let request: FetchTarget;
   try {
-    request = await fetchTargetFor(target, config);
+    request = await fetchTargetFor(target, deps.config, deps.secretScope);
   } catch (error) {
-    return { observation: { kind: 'down', reason: 'config', detail: (error as Error).message }, latencyMs: 0 };
+    return { observation: downObservation('config', (error as Error).message), latencyMs: 0 };
   }
-  const result = await fetch(request);
-  if (!result.ok)
-    return { observation: { kind: 'down', reason: result.reason, detail: result.detail }, latencyMs: result.latencyMs };
+  const result = await deps.fetch(request);
+  if (!result.ok) return { observation: downObservation(result.reason, result.detail), latencyMs: result.latencyMs };
   try {
     return { observation: { kind: 'report', report: parseReport(result.body) }, latencyMs: result.latencyMs };
   } catch (error) {
     if (!(error instanceof NotAStatusReportError)) throw error;
     const detail = `HTTP ${result.status} from ${result.url} is not a server-status report: ${error.message}`;
-    return { observation: { kind: 'down', reason: 'not-a-report', detail }, latencyMs: result.latencyMs };
+    return { observation: downObservation('not-a-report', detail), latencyMs: result.latencyMs };
   }
 }
 
@@ -142,7 +163,7 @@ function addToSummary(
   // Pages sent are counted where they reach SNS (`groupingNotifier`, the groups' flush).
   summary.failed += outcome.failed.length;
   summary.writes += outcome.writes;
-  if (outcome.conflict) summary.conflicts++;
+  if (outcome.status !== CLAIM_OUTCOMES.committed) summary.conflicts++;
   for (const { notification, error } of outcome.failed) {
     failures.push(error);
     deps.logger.error('publish failed', { target, rule: notification.rule, error: (error as Error).message });
@@ -309,7 +330,7 @@ async function checkTargets(
     inStartOrder(config.targets, deps.fetchPriority),
     deps.concurrency,
     async (target) => {
-      const { observation, latencyMs } = await observe(target, deps.config, deps.fetch);
+      const { observation, latencyMs } = await observe(target, deps);
       summary.targets++;
       if (observation.kind === 'down') {
         summary.down++;
@@ -332,7 +353,7 @@ async function checkTargets(
             token,
             report: (outcome) => {
               addToSummary(summary, outcome, publishFailures, deps, target.name);
-              if (outcome.conflict) summary.skipped++;
+              if (outcome.status !== CLAIM_OUTCOMES.committed) summary.skipped++;
               if (!stored.has(targetKey(target.name)) && outcome.writes > 0) created.push(target.name);
             },
             // Before a new item's pages go out, not only at the run's end: a run that dies between

@@ -127,7 +127,7 @@ async function shardConfig(
 ): Promise<{ config: MonitorConfig; generation: string }> {
   const generation = await readConfigGeneration(deps.table);
   if (message.generation !== undefined && generation === message.generation)
-    return { config: buildMonitorConfig(message.raw), generation };
+    return { config: buildMonitorConfig(message.raw, deps.secretScope), generation };
   const stored = await readStoredConfig(deps.table);
   if (stored?.raw == null) throw new StoredConfigUnreadableError(generation);
   const targets: Record<string, string> = {};
@@ -145,7 +145,7 @@ async function shardConfig(
     leftToNewerDispatch: left,
   });
   const raw: RawConfig = { targets, rules: stored.raw.rules, silences: stored.raw.silences };
-  return { config: buildMonitorConfig(raw), generation: stored.pointer.generation };
+  return { config: buildMonitorConfig(raw, deps.secretScope), generation: stored.pointer.generation };
 }
 
 /**

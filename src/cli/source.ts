@@ -5,7 +5,9 @@
  */
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../adapters/httpDefaults.ts';
 import type { FetchTarget } from '../app/ports.ts';
+import { type DownObservation, downObservation } from '../core/downObservation.ts';
 import { NotAStatusReportError } from '../core/errors.ts';
+import { redactCredentials, urlHasCredentials } from '../core/notify/sanitize.ts';
 import { parseReport } from '../core/report/parse.ts';
 import type { ReportFormat, StatusReport } from '../core/report/types.ts';
 import { parseDuration } from '../core/rules/duration.ts';
@@ -22,8 +24,8 @@ interface SourceValues {
   'max-bytes'?: string | undefined;
 }
 
-/** What a source yielded: a report, or why there is none (the fetcher's reasons, plus `read`). */
-type SourceResult = { kind: 'report'; report: StatusReport } | { kind: 'down'; reason: string; detail: string };
+/** What a source yielded: a report, or why there is none (the fetcher's reasons, plus `read`; detail cleaned). */
+type SourceResult = { kind: 'report'; report: StatusReport } | DownObservation;
 
 /** A CA or credentials file that cannot be used: a configuration problem, not a down target. */
 class SourceConfigError extends Error {
@@ -85,7 +87,9 @@ async function readAuth(path: string, io: CliIo): Promise<{ username: string; pa
 async function sourceSettings(source: string, values: SourceValues, io: CliIo) {
   const timeoutMs = parseTimeout(values.timeout);
   const maxBytes = parseMaxBytes(values['max-bytes']);
-  const request: Omit<FetchTarget, 'name' | 'url'> = { timeoutMs, maxBytes };
+  // Loopback allowed: a check run on the server itself, as Nagios does, asks localhost. Link-local
+  // and the unspecified addresses stay refused (src/core/addressPolicy.ts).
+  const request: Omit<FetchTarget, 'name' | 'url'> = { timeoutMs, maxBytes, allowLoopback: true };
   if (isUrl(source)) {
     if (values['ca-file'] !== undefined) request.ca = await readSmallFile(values['ca-file'], 'CA file', io);
     const authFile = values['auth-file'] ?? io.env[AUTH_FILE_ENV];
@@ -101,7 +105,8 @@ function parseText(text: string, format: ReportFormat | undefined): StatusReport
 /**
  * Read and parse the report at `source`. Failures to fetch, read or parse become a `down` result
  * with the Lambda's reasons (`timeout`, `refused`, `http-status`, `not-a-report`, ...; `too-large`
- * and `read` for files); `UsageError` and `SourceConfigError` are thrown.
+ * and `read` for files); `UsageError` (a URL with credentials among them) and `SourceConfigError`
+ * are thrown.
  *
  * @example
  * await readReport('https://web-1/server-status?auto', { timeout: '2s' }, io) // { kind: 'report', report }
@@ -112,6 +117,11 @@ async function readReport(
   io: CliIo,
   format?: ReportFormat,
 ): Promise<SourceResult> {
+  // Why: a password in a URL ends up in shell history and process lists; the fetcher sends only `--auth-file`'s.
+  if (isUrl(source) && urlHasCredentials(source))
+    throw new UsageError(
+      `expected a URL without credentials (put "user:password" in a file named by --auth-file), found ${redactCredentials(source)}`,
+    );
   const settings = await sourceSettings(source, values, io);
   if (isUrl(source)) {
     let name: string;
@@ -121,13 +131,13 @@ async function readReport(
       throw new UsageError(`expected a URL such as https://web-1/server-status, found "${source}"`, { cause: error });
     }
     const result = await io.fetch({ name, url: source, ...settings });
-    if (!result.ok) return { kind: 'down', reason: result.reason, detail: result.detail };
+    if (!result.ok) return downObservation(result.reason, result.detail);
     try {
       return { kind: 'report', report: parseText(result.body, format) };
     } catch (error) {
       if (!(error instanceof NotAStatusReportError)) throw error;
       const detail = `HTTP ${result.status} from ${result.url} is not a server-status report: ${error.message}`;
-      return { kind: 'down', reason: 'not-a-report', detail };
+      return downObservation('not-a-report', detail);
     }
   }
   let text: string;
@@ -135,13 +145,13 @@ async function readReport(
     text = await io.readInput(source, settings.maxBytes as number);
   } catch (error) {
     const reason = error instanceof InputTooLargeError ? 'too-large' : 'read';
-    return { kind: 'down', reason, detail: oneLine(error) };
+    return downObservation(reason, oneLine(error));
   }
   try {
     return { kind: 'report', report: parseText(text, format) };
   } catch (error) {
     if (!(error instanceof NotAStatusReportError)) throw error;
-    return { kind: 'down', reason: 'not-a-report', detail: error.message };
+    return downObservation('not-a-report', error.message);
   }
 }
 

@@ -19,7 +19,7 @@ const SOURCE_HELP = `Reading the report:
   http(s)://host/...      fetched: same-host redirects only, TLS verified
   --ca-file <pem>         CA bundle (PEM) that replaces the system roots, e.g. for a self-signed page
   --auth-file <file>      basic auth from a file holding user:password (first line); default: the
-                          file named by $${AUTH_FILE_ENV}; user:password@ in the URL also works
+                          file named by $${AUTH_FILE_ENV}; never user:password@ in the URL (refused)
   --timeout <seconds>     whole fetch, redirects included (default ${DEFAULT_TIMEOUT_MS / 1000}; e.g. 10, 500ms, 10s)
   --max-bytes <n>         size cap for a fetched page, a file or standard input (default ${DEFAULT_MAX_BYTES / 1024 / 1024}MiB;
                           e.g. 500000, 512KiB, 16MiB); larger input is rejected before it is held`;

@@ -4,8 +4,10 @@
  * then the performance data. `CRITICAL - web-1: idle-slots-low (free 2/256 slots) | idle=2;...`
  */
 import type { AlertView } from '../core/alerts/types.ts';
+import { MAX_FAILURE_DETAIL_CHARS } from '../core/constants.ts';
 import { failureLabel } from '../core/notify/build.ts';
 import { formatValue } from '../core/notify/format.ts';
+import { cleanReportText, TEXT_USES } from '../core/notify/sanitize.ts';
 import type { MetricResult } from '../core/rules/compute.ts';
 import type { Observation } from '../core/rules/types.ts';
 
@@ -38,8 +40,13 @@ function alertFigures(alert: AlertView, metrics: ReadonlyMap<string, MetricResul
   return `${formatValue(alert.value)} ${alert.op} ${formatValue(alert.threshold)}`;
 }
 
+/**
+ * `timeout: <detail>`, the detail cleaned for a page: the line is read in Nagios' and Icinga's web
+ * views and whatever their notifications reach, and a `|` in it would start the performance data.
+ */
 function failure(observation: Observation & { kind: 'down' }): string {
-  return `${failureLabel(observation.reason, observation.detail)}: ${observation.detail}`;
+  const detail = cleanReportText(observation.detail, { use: TEXT_USES.page, max: MAX_FAILURE_DETAIL_CHARS });
+  return `${failureLabel(observation.reason, observation.detail)}: ${detail}`;
 }
 
 /** What the line says after the target. */

@@ -2,9 +2,16 @@
  * `targets add|list|remove`: the servers the monitor checks, one parameter per target under
  * `<prefix>/targets/<name>`, validated by the Lambda's own target schema before anything is written.
  */
-import { type ConfigProblem, readTarget, TARGET_NAME, type TargetConfig } from '../core/monitorConfig.ts';
-import { redactCredentials, urlHasCredentials } from '../core/notify/sanitize.ts';
+import {
+  type ConfigProblem,
+  readTarget,
+  type SecretScope,
+  TARGET_NAME,
+  type TargetConfig,
+} from '../core/monitorConfig.ts';
+import { redactCredentials } from '../core/notify/sanitize.ts';
 import { parseDuration } from '../core/rules/duration.ts';
+import { MONITOR_ENVIRONMENT } from '../lambda/environmentContract.ts';
 import {
   type AdminIo,
   type CliCommand,
@@ -28,12 +35,16 @@ const OPTION_OF_FIELD: Record<string, string> = {
   labels: '--label',
   authParameter: '--auth-parameter',
   caBundleParameter: '--ca-bundle-parameter',
+  allowLoopback: '--allow-loopback',
 };
+
+/** The variable naming the shared secrets: the function's own, so one value serves both. */
+const SHARED_SECRETS_ENV = MONITOR_ENVIRONMENT.sharedSecretParameters.name;
 
 const usage = `Usage:
   httpd-status-alerts targets add <name> --url <url> [--auth-parameter <name>] [--timeout <duration>]
                                   [--max-bytes <n>] [--ca-bundle-parameter <name>] [--label k=v]...
-                                  [--replace] [--prefix <path>]
+                                  [--allow-loopback] [--replace] [--prefix <path>]
   httpd-status-alerts targets list [--prefix <path>]
   httpd-status-alerts targets remove <name> [--prefix <path>]
 `;
@@ -44,13 +55,37 @@ picks it up on its next configuration read (CONFIG_MAX_AGE_SECONDS, 60 by defaul
 
   add      writes a target, checked by the Lambda's own schema; an existing one is changed only
            with --replace. Credentials never go in the URL: put "user:password" in a SecureString
-           (aws ssm put-parameter --type SecureString) and name it with --auth-parameter.
+           (aws ssm put-parameter --type SecureString) and name it with --auth-parameter:
+           <prefix>/secrets/<name> or a parameter below it, or a shared secret listed in
+           $${SHARED_SECRETS_ENV} (the stack's sharedSecretParameters, separated by commas).
+           --ca-bundle-parameter: any parameter under <prefix>/, under <prefix>/secrets/ only those.
+           --allow-loopback lets the Lambda reach a server on its own host (127.0.0.1, ::1: a
+           sidecar); without it loopback is refused. Link-local addresses (instance metadata,
+           container credentials) and the Lambda runtime API are refused whatever the target says.
   list     every target, with what the Lambda would make of it
   remove   deletes the target's parameter (its alerts resolve away with their retention)
 
 --prefix defaults to $SSM_PREFIX, else /httpd-status-alerts. AWS credentials and region are the
 SDK's usual ones (AWS_PROFILE, AWS_REGION, ...).
 `;
+
+/** The secrets the targets under `prefix` may name: their own, and those in `$SHARED_SECRET_PARAMETERS`. */
+function secretScope(prefix: string, env: TargetsIo['env']): SecretScope {
+  const shared = (env[SHARED_SECRETS_ENV] ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  return { prefix, sharedSecretParameters: shared };
+}
+
+/** A problem of the one target validation in the CLI's words: options for fields, the variable for the deploy option. */
+function asOptionProblem(p: ConfigProblem): string {
+  const option = OPTION_OF_FIELD[p.field?.split('.')[0] ?? ''] ?? 'target';
+  let message = p.message.replaceAll('sharedSecretParameters', `$${SHARED_SECRETS_ENV}`);
+  for (const [field, name] of Object.entries(OPTION_OF_FIELD))
+    message = message.replaceAll(new RegExp(`\\b${field}\\b`, 'g'), name);
+  return `${option}: ${message}`;
+}
 
 function checkName(name: string | undefined): string {
   if (name === undefined) throw new UsageError('expected a target name');
@@ -76,6 +111,7 @@ function describeTarget(t: TargetConfig): string {
   if (t.maxBytes !== undefined) parts.push(`max ${t.maxBytes} bytes`);
   if (t.authParameter !== undefined) parts.push(`auth ${t.authParameter}`);
   if (t.caBundleParameter !== undefined) parts.push(`CA ${t.caBundleParameter}`);
+  if (t.allowLoopback === true) parts.push('loopback allowed');
   const labels = Object.entries(t.labels).map(([k, v]) => `${k}=${v}`);
   if (labels.length > 0) parts.push(`labels ${labels.join(',')}`);
   return parts.join(', ');
@@ -91,6 +127,7 @@ async function add(args: string[], io: TargetsIo): Promise<number> {
       'max-bytes': { type: 'string' },
       'ca-bundle-parameter': { type: 'string' },
       label: { type: 'string', multiple: true },
+      'allow-loopback': { type: 'boolean' },
       replace: { type: 'boolean' },
       prefix: { type: 'string' },
     },
@@ -100,22 +137,6 @@ async function add(args: string[], io: TargetsIo): Promise<number> {
   const name = checkName(positionals[0]);
   const prefix = resolvePrefix(values.prefix, io.env);
   if (values.url === undefined) throw new UsageError('--url is required');
-  // Why: a target parameter is a plain String; a password in its URL would sit there unencrypted.
-  if (urlHasCredentials(values.url))
-    throw new UsageError(
-      `--url: expected no credentials in the URL (use --auth-parameter), found ${redactCredentials(values.url)}`,
-    );
-  // Why: the function's role may decrypt only under <prefix>/secrets/ and read only under <prefix>/.
-  const auth = values['auth-parameter'];
-  if (auth !== undefined && !auth.startsWith(`${prefix}/secrets/`))
-    throw new UsageError(
-      `--auth-parameter: expected a SecureString under ${prefix}/secrets/ (the only place the function may decrypt), found "${auth}"`,
-    );
-  const ca = values['ca-bundle-parameter'];
-  if (ca !== undefined && !ca.startsWith(`${prefix}/`))
-    throw new UsageError(
-      `--ca-bundle-parameter: expected a parameter under ${prefix}/ (the function reads only there), found "${ca}"`,
-    );
   const timeoutMs = values.timeout === undefined ? undefined : parseDuration(values.timeout);
   if (timeoutMs === null)
     throw new UsageError(`--timeout expects a duration such as 5s or 1500ms, found "${values.timeout}"`);
@@ -129,14 +150,13 @@ async function add(args: string[], io: TargetsIo): Promise<number> {
     ...(values.label === undefined ? {} : { labels: labelsOf(values.label) }),
     ...(values['auth-parameter'] === undefined ? {} : { authParameter: values['auth-parameter'] }),
     ...(values['ca-bundle-parameter'] === undefined ? {} : { caBundleParameter: values['ca-bundle-parameter'] }),
+    ...(values['allow-loopback'] === true ? { allowLoopback: true } : {}),
   };
   const parameter = `${prefix}/targets/${name}`;
   const problems: ConfigProblem[] = [];
-  const target = readTarget(parameter, name, JSON.stringify(document), problems);
-  if (target === null)
-    throw new UsageError(
-      problems.map((p) => `${OPTION_OF_FIELD[p.field?.split('.')[0] ?? ''] ?? 'target'}: ${p.message}`).join('; '),
-    );
+  // The Lambda's own validation, credentials in the URL and the secrets' scope included.
+  const target = readTarget(parameter, name, JSON.stringify(document), problems, secretScope(prefix, io.env));
+  if (target === null) throw new UsageError(problems.map(asOptionProblem).join('; '));
   const replace = values.replace === true;
   const before = replace ? (await io.ssm().list(`${prefix}/targets`))[parameter] : undefined;
   await io.ssm().put(parameter, JSON.stringify(document), { replace });
@@ -151,11 +171,12 @@ async function list(args: string[], io: TargetsIo): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`expected no positional arguments, found "${positionals[0]}"`);
   const prefix = resolvePrefix(values.prefix, io.env);
   const parameters = await io.ssm().list(`${prefix}/targets`);
+  const scope = secretScope(prefix, io.env);
   const lines: string[] = [];
   let invalid = 0;
   for (const [parameter, text] of Object.entries(parameters)) {
     const problems: ConfigProblem[] = [];
-    const target = readTarget(parameter, leaf(parameter), text, problems);
+    const target = readTarget(parameter, leaf(parameter), text, problems, scope);
     if (target !== null) lines.push(`${target.name}  ${describeTarget(target)}`);
     else {
       invalid += 1;

@@ -18,7 +18,7 @@ const DEFAULT_EVALUATE_OPTIONS = {
 
 /** A target's counters reach the state table at least this often when nothing else changes (issue 16: steady runs write almost nothing). */
 const DEFAULT_CHECKPOINT_INTERVAL_MS = 15 * 60 * 1000;
-/** How long a claim keeps other runs off a state item; longer than the function's 60 s timeout. */
+/** How long a claim keeps other runs off a state item when the stack sets no longer lease (`CLAIM_LEASE_SECONDS`). */
 const DEFAULT_CLAIM_LEASE_MS = 5 * 60 * 1000;
 
 /** Alertmanager's `group_by` default here: one page per rule, whatever the number of targets. */
@@ -70,6 +70,8 @@ const SCOREBOARD_MAP_WIDTH = 64;
 const SCOREBOARD_MAP_MAX_LINES = 16;
 /** Cap on each report-sourced text (client, vhost, request) in a notification. */
 const MAX_REPORT_TEXT_CHARS = 80;
+/** Cap on a down target's failure detail (a fetch error, a body's first bytes, a redirect's Location). */
+const MAX_FAILURE_DETAIL_CHARS = 300;
 /** Target labels listed in a notification; the rest are counted (`and N more`). */
 const MAX_LABELS_SHOWN = 20;
 
@@ -168,6 +170,7 @@ export {
   FORECAST_WINDOW_MS,
   MAX_ATTRIBUTE_CHARS,
   MAX_CHATBOT_BYTES,
+  MAX_FAILURE_DETAIL_CHARS,
   MAX_FORECAST_SAMPLES,
   MAX_GROUP_ITEMS,
   MAX_GROUP_MEMBERS,

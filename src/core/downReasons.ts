@@ -14,6 +14,8 @@ const FETCH_FAILURE_REASONS = [
   'too-large',
   'redirect',
   'network',
+  // The address policy (src/core/addressPolicy.ts) refused the address: no connection was made.
+  'refused-address',
 ] as const;
 type FetchFailureReason = (typeof FETCH_FAILURE_REASONS)[number];
 

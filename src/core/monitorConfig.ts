@@ -6,7 +6,7 @@
 import { parseSilencesDocuments, type Silence } from './alerts/silences.ts';
 import { ProblemListError } from './errors.ts';
 import { didYouMean } from './nearest.ts';
-import { redactCredentials } from './notify/sanitize.ts';
+import { redactCredentials, urlHasCredentials } from './notify/sanitize.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from './rules/document.ts';
 import { DocumentsValidationError } from './rules/problems.ts';
 import type { Rule, ValidationProblem } from './rules/types.ts';
@@ -31,12 +31,27 @@ interface TargetConfig {
   caBundleParameter?: string;
   /** The server's MaxRequestWorkers: slot ratios divide by it instead of the printed positions. */
   maxRequestWorkers?: number;
+  /** The Lambda may connect to loopback for this target (a sidecar); src/core/addressPolicy.ts. */
+  allowLoopback?: boolean;
 }
 
 interface MonitorConfig {
   targets: TargetConfig[];
   rules: Rule[];
   silences: Silence[];
+}
+
+/**
+ * Which SSM parameters a target may name. Secrets are scoped per target: whoever may write one
+ * target must not be able to have another target's password sent to a host of their choosing.
+ * The function's role cannot enforce this (targets come and go without a deploy, IAM is per
+ * function), so this validation does, and the run checks again right before a secret is read.
+ */
+interface SecretScope {
+  /** The SSM prefix, e.g. `/httpd-status-alerts` (no trailing `/`). */
+  prefix: string;
+  /** Secrets every target may name (the `sharedSecretParameters` deploy option), each under `<prefix>/secrets/`. */
+  sharedSecretParameters: readonly string[];
 }
 
 interface ConfigProblem {
@@ -66,14 +81,28 @@ const SSM_PREFIX = /^(\/[A-Za-z0-9_.-]+)+$/;
 
 const SSM_NAME = z.string().check(z.startsWith('/', { error: 'expected an SSM parameter name starting with /' }));
 
+/**
+ * Why a URL with credentials in any form (user, password, a typo's `https:/u:p@h`, percent-encoded)
+ * is refused: a target parameter is a plain String, so the password would sit there unencrypted,
+ * and the fetcher sends only the credentials of `authParameter`. Checked first, and alone: the
+ * problem shown for such a URL is the password in it.
+ */
+const URL_WITHOUT_CREDENTIALS = z.refine<string>((url) => !urlHasCredentials(url), {
+  error: 'expected a URL without credentials (put "user:password" in a SecureString named by authParameter)',
+  abort: true,
+});
+
 const TARGET_SCHEMA = z.strictObject({
-  url: z.string().check(z.regex(/^https?:\/\/[^/\s]+/, { error: 'expected an http:// or https:// URL' })),
+  url: z
+    .string()
+    .check(URL_WITHOUT_CREDENTIALS, z.regex(/^https?:\/\/[^/\s]+/, { error: 'expected an http:// or https:// URL' })),
   timeoutMs: z.optional(z.int().check(z.gte(100), z.lte(60_000))),
   maxBytes: z.optional(z.int().check(z.gte(1024), z.lte(64 * 1024 * 1024))),
   labels: z.optional(z.record(z.string(), z.string().check(z.maxLength(256)))),
   authParameter: z.optional(SSM_NAME),
   caBundleParameter: z.optional(SSM_NAME),
   maxRequestWorkers: z.optional(z.int().check(z.gte(1), z.lte(1_000_000))),
+  allowLoopback: z.optional(z.boolean()),
 });
 
 const TARGET_FIELDS = Object.keys(TARGET_SCHEMA.shape);
@@ -89,7 +118,77 @@ function describe(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
-function readTarget(parameter: string, name: string, text: string, problems: ConfigProblem[]): TargetConfig | null {
+/** `<prefix>/secrets/`: the one folder whose SecureStrings the function's role may decrypt. */
+function secretsFolder(prefix: string): string {
+  return `${prefix}/secrets/`;
+}
+
+/** `target`'s own secrets, `<prefix>/secrets/<target>` and below, and the shared ones, in words. */
+function allowedSecrets(target: string, scope: SecretScope): string {
+  const shared = scope.sharedSecretParameters;
+  return `${secretsFolder(scope.prefix)}${target} or a parameter below it, or a shared secret (sharedSecretParameters: ${shared.length === 0 ? 'none' : shared.join(', ')})`;
+}
+
+function isOwnOrShared(target: string, parameter: string, scope: SecretScope): boolean {
+  const own = `${secretsFolder(scope.prefix)}${target}`;
+  return parameter === own || parameter.startsWith(`${own}/`) || scope.sharedSecretParameters.includes(parameter);
+}
+
+/**
+ * Why the target `target` may not name `parameter` in `field` (null: it may). `authParameter`:
+ * the target's own secrets or a shared one. `caBundleParameter`: a CA bundle is public, so any
+ * parameter under `<prefix>/` (one bundle may serve the whole fleet), but under `<prefix>/secrets/`
+ * only what `authParameter` may name: another target's password is not read as a bundle either.
+ *
+ * @example
+ * scopeProblem('web-1', 'authParameter', '/p/secrets/web-2', { prefix: '/p', sharedSecretParameters: [] })
+ * // 'expected /p/secrets/web-1 or a parameter below it, or a shared secret (sharedSecretParameters: none), found "/p/secrets/web-2"'
+ */
+function scopeProblem(
+  target: string,
+  field: 'authParameter' | 'caBundleParameter',
+  parameter: string,
+  scope: SecretScope,
+): string | null {
+  const found = `found ${describe(parameter)}`;
+  const inSecrets = parameter.startsWith(secretsFolder(scope.prefix));
+  if (field === 'authParameter')
+    return inSecrets && isOwnOrShared(target, parameter, scope)
+      ? null
+      : `expected ${allowedSecrets(target, scope)}, ${found}`;
+  if (!parameter.startsWith(`${scope.prefix}/`))
+    return `expected a parameter under ${scope.prefix}/ (the function reads only there), ${found}`;
+  return !inSecrets || isOwnOrShared(target, parameter, scope)
+    ? null
+    : `expected a parameter under ${scope.prefix}/ and, under ${secretsFolder(scope.prefix)}, only ${allowedSecrets(target, scope)}, ${found}`;
+}
+
+/** The problems of the parameters `target` names (`authParameter`, `caBundleParameter`), each with its field. */
+function targetScopeProblems(
+  target: Pick<TargetConfig, 'name' | 'authParameter' | 'caBundleParameter'>,
+  scope: SecretScope,
+): Array<{ field: 'authParameter' | 'caBundleParameter'; message: string }> {
+  const out: Array<{ field: 'authParameter' | 'caBundleParameter'; message: string }> = [];
+  for (const field of ['authParameter', 'caBundleParameter'] as const) {
+    const parameter = target[field];
+    const message = parameter === undefined ? null : scopeProblem(target.name, field, parameter, scope);
+    if (message !== null) out.push({ field, message });
+  }
+  return out;
+}
+
+/**
+ * One target parameter validated: its name, its JSON, its fields, and the parameters it names
+ * within `scope`. The one target validation of the Lambda, the stack's seeded targets and the CLI.
+ * Problems are added to `problems`; null when there is any.
+ */
+function readTarget(
+  parameter: string,
+  name: string,
+  text: string,
+  problems: ConfigProblem[],
+  scope: SecretScope,
+): TargetConfig | null {
   if (!TARGET_NAME.test(name)) {
     problems.push({
       parameter,
@@ -132,7 +231,10 @@ function readTarget(parameter: string, name: string, text: string, problems: Con
     return null;
   }
   const { labels, ...rest } = parsed.data;
-  return { name, ...rest, labels: labels ?? {} };
+  const target = { name, ...rest, labels: labels ?? {} };
+  const outOfScope = targetScopeProblems(target, scope);
+  for (const { field, message } of outOfScope) problems.push({ parameter, field, message });
+  return outOfScope.length === 0 ? target : null;
 }
 
 /** A rules/silences problem located by parameter; its rule (or `#n`) and field joined. */
@@ -168,17 +270,18 @@ function leaf(parameter: string): string {
 }
 
 /**
- * Validate the raw parameters. No rules documents means the built-in default rules.
+ * Validate the raw parameters, the parameters each target names within `scope`. No rules
+ * documents means the built-in default rules.
  *
  * @throws ConfigurationError listing every problem, each with its parameter and field
  */
-function buildMonitorConfig(raw: RawConfig): MonitorConfig {
+function buildMonitorConfig(raw: RawConfig, scope: SecretScope): MonitorConfig {
   const problems: ConfigProblem[] = [];
   const targets: TargetConfig[] = [];
   // By name: a linear scan per target made 10,000 targets take seconds.
   const byName = new Map<string, TargetConfig>();
   for (const { source: parameter, text } of toDocs(raw.targets)) {
-    const target = readTarget(parameter, leaf(parameter), text, problems);
+    const target = readTarget(parameter, leaf(parameter), text, problems, scope);
     if (target === null) continue;
     const twin = byName.get(target.name);
     if (twin) {
@@ -201,5 +304,14 @@ function buildMonitorConfig(raw: RawConfig): MonitorConfig {
   return { targets, rules, silences };
 }
 
-export type { ConfigProblem, MonitorConfig, RawConfig, TargetConfig };
-export { buildMonitorConfig, ConfigurationError, leaf, readTarget, SSM_PREFIX, TARGET_NAME };
+export type { ConfigProblem, MonitorConfig, RawConfig, SecretScope, TargetConfig };
+export {
+  buildMonitorConfig,
+  ConfigurationError,
+  leaf,
+  readTarget,
+  SSM_PREFIX,
+  secretsFolder,
+  TARGET_NAME,
+  targetScopeProblems,
+};

@@ -6,6 +6,7 @@
  */
 import {
   array,
+  boolean,
   config,
   enum as enumOf,
   gte,
@@ -33,6 +34,7 @@ config(en());
 
 const z = {
   array,
+  boolean,
   enum: enumOf,
   gte,
   int,

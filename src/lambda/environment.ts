@@ -5,12 +5,12 @@
  * A value found is shown as a JSON string, so that a stray quote or line break shows.
  */
 import type * as zm from 'zod/mini';
-
+import { parseRuntimeApi, type RuntimeApiEndpoint } from '../core/addressPolicy.ts';
 import { ProblemListError } from '../core/errors.ts';
-import { SSM_PREFIX } from '../core/monitorConfig.ts';
+import { SSM_PREFIX, secretsFolder } from '../core/monitorConfig.ts';
 import { formatDuration, parseDuration } from '../core/rules/duration.ts';
 import { z } from '../core/zod.ts';
-import { MONITOR_ENVIRONMENT as E, type IntegerVariable } from './environmentContract.ts';
+import { claimLeaseProblem, MONITOR_ENVIRONMENT as E, type IntegerVariable } from './environmentContract.ts';
 
 interface RuntimeConfig {
   ssmPrefix: string;
@@ -30,6 +30,12 @@ interface RuntimeConfig {
   shardMaxAgeSeconds: number;
   /** Which targets get per-target CloudWatch metrics: every one, none (default), or the names listed. */
   targetMetrics: 'all' | 'none' | string[];
+  /** Secrets every target may name besides its own (each under `<prefix>/secrets/`). */
+  sharedSecretParameters: string[];
+  /** How long a claim keeps other runs off a state item: at least twice the function's timeout. */
+  claimLeaseMs: number;
+  /** The Lambda runtime API (`AWS_LAMBDA_RUNTIME_API`), refused to every target; null outside a Lambda. */
+  runtimeApi: RuntimeApiEndpoint | null;
 }
 
 class EnvironmentError extends ProblemListError {
@@ -108,6 +114,8 @@ const ENV_SCHEMA = z.object({
   [E.shardQueueUrl.name]: z.optional(z.string()),
   [E.targetsPerShard.name]: integer(E.targetsPerShard),
   [E.shardMaxAgeSeconds.name]: integer(E.shardMaxAgeSeconds),
+  [E.functionTimeoutSeconds.name]: integer(E.functionTimeoutSeconds),
+  [E.claimLeaseSeconds.name]: integer(E.claimLeaseSeconds),
   // Custom metrics cost per metric and month: opt-in, per target (the dashboard reads the logs).
   [E.targetMetrics.name]: variable((v) => {
     const t = (v ?? '').trim();
@@ -118,7 +126,24 @@ const ENV_SCHEMA = z.object({
       .map((name) => name.trim())
       .filter((name) => name !== '');
   }),
+  // Checked against the prefix in `sharedSecretProblems`, which knows it.
+  [E.sharedSecretParameters.name]: variable((v) => listOf(v)),
+  [E.runtimeApi.name]: variable((v, fail) => {
+    if (v === undefined || v === '') return null;
+    return (
+      parseRuntimeApi(v) ??
+      fail(`${E.runtimeApi.name} expects host:port such as 127.0.0.1:9001, found ${JSON.stringify(v)}`)
+    );
+  }),
 });
+
+/** A comma-separated list, its items trimmed, empty ones dropped. */
+function listOf(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
 
 /**
  * The variables `schema` reads from `env`, after its own problems and `more` (checks across
@@ -143,6 +168,34 @@ function shardProblems(env: Record<string, string | undefined>): string[] {
     : [];
 }
 
+/** A shared secret is a SecureString under `<prefix>/secrets/`, the one folder the function may decrypt. */
+function sharedSecretProblems(env: Record<string, string | undefined>): string[] {
+  const prefix = (env[E.ssmPrefix.name] || E.ssmPrefix.default).replace(/\/+$/, '');
+  const folder = secretsFolder(prefix);
+  return listOf(env[E.sharedSecretParameters.name])
+    .filter((name) => !name.startsWith(folder) || name.length === folder.length)
+    .map(
+      (name) =>
+        `${E.sharedSecretParameters.name} expects parameter names under ${folder}, separated by commas, found ${JSON.stringify(name)}`,
+    );
+}
+
+/**
+ * The claim lease outlives the function's timeout (`claimLeaseProblem`). Checked only when both
+ * are whole numbers: a value that is not has its own problem listed.
+ */
+function leaseProblems(env: Record<string, string | undefined>): string[] {
+  const read = ({ name, default: fallback }: IntegerVariable) => {
+    const v = env[name];
+    return v === undefined || v === '' ? fallback : Number(v);
+  };
+  const lease = read(E.claimLeaseSeconds);
+  const timeout = read(E.functionTimeoutSeconds);
+  if (!Number.isInteger(lease) || !Number.isInteger(timeout)) return [];
+  const problem = claimLeaseProblem(lease, timeout);
+  return problem === null ? [] : [problem];
+}
+
 /**
  * Read the environment into a validated configuration.
  *
@@ -151,7 +204,11 @@ function shardProblems(env: Record<string, string | undefined>): string[] {
  * @throws EnvironmentError listing every problem
  */
 function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConfig {
-  const v = readEnvironment(ENV_SCHEMA, env, shardProblems);
+  const v = readEnvironment(ENV_SCHEMA, env, (raw) => [
+    ...shardProblems(raw),
+    ...leaseProblems(raw),
+    ...sharedSecretProblems(raw),
+  ]);
   return {
     ssmPrefix: v[E.ssmPrefix.name],
     topicArn: v[E.topicArn.name],
@@ -167,6 +224,9 @@ function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConf
     targetsPerShard: v[E.targetsPerShard.name],
     shardMaxAgeSeconds: v[E.shardMaxAgeSeconds.name],
     targetMetrics: v[E.targetMetrics.name],
+    sharedSecretParameters: v[E.sharedSecretParameters.name],
+    claimLeaseMs: v[E.claimLeaseSeconds.name] * 1000,
+    runtimeApi: v[E.runtimeApi.name],
   };
 }
 

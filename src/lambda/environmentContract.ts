@@ -6,6 +6,7 @@
  * Pure: no AWS SDK, so infra imports it.
  */
 import {
+  DEFAULT_CLAIM_LEASE_MS,
   DEFAULT_DOWN_AFTER_FAILURES,
   DEFAULT_FETCH_CONCURRENCY,
   DEFAULT_PAGERDUTY_EVENTS_URL,
@@ -32,6 +33,47 @@ function configMaxAgeFor(scheduleMinutes: number): number {
 
 /** The stack's default schedule is one minute (infra/config.ts). */
 const DEFAULT_CONFIG_MAX_AGE_SECONDS = configMaxAgeFor(1);
+
+/** The function's timeout when the stack is given none, and the longest Lambda allows (15 minutes). */
+const DEFAULT_FUNCTION_TIMEOUT_SECONDS = 60;
+const MAX_FUNCTION_TIMEOUT_SECONDS = 900;
+
+/**
+ * A claim's lease, in function timeouts. The lease must outlive the run that took the claim: that
+ * run may still be publishing the claim's pages up to its timeout, and a run that took the claim
+ * over before then would page them a second time while the first is still at it. Twice leaves
+ * the margin for a claim taken late in a run and for clocks that differ between containers.
+ */
+const LEASE_TIMEOUTS = 2;
+const DEFAULT_CLAIM_LEASE_SECONDS = DEFAULT_CLAIM_LEASE_MS / 1000;
+
+/**
+ * The lease the stack sets for a function timeout: `LEASE_TIMEOUTS` timeouts, never less than the
+ * 5-minute default (a short timeout keeps the lease it always had).
+ *
+ * @example
+ * claimLeaseSecondsFor(60); // 300
+ * claimLeaseSecondsFor(900); // 1800
+ */
+function claimLeaseSecondsFor(timeoutSeconds: number): number {
+  return Math.max(DEFAULT_CLAIM_LEASE_SECONDS, LEASE_TIMEOUTS * timeoutSeconds);
+}
+
+/**
+ * Why a lease is too short for a function timeout (null: it is long enough). The stack checks its
+ * function at synth time with it; the Lambda, the variables it is given.
+ *
+ * @example
+ * claimLeaseProblem(300, 900); // 'CLAIM_LEASE_SECONDS expects at least 1800 ...'
+ */
+function claimLeaseProblem(leaseSeconds: number, timeoutSeconds: number): string | null {
+  const least = LEASE_TIMEOUTS * timeoutSeconds;
+  if (leaseSeconds >= least) return null;
+  return (
+    `${MONITOR_ENVIRONMENT.claimLeaseSeconds.name} expects at least ${least} (${LEASE_TIMEOUTS} x the function's ` +
+    `${timeoutSeconds} s timeout), found ${leaseSeconds}: a run still publishing at its timeout would lose its claims to the next run`
+  );
+}
 
 /** A whole-number variable: what the Lambda accepts, and what it uses when the variable is unset. */
 interface IntegerVariable {
@@ -71,12 +113,36 @@ const MONITOR_ENVIRONMENT = {
   chatbotTopicArn: { name: 'CHATBOT_TOPIC_ARN' },
   /** `all`, `none` or target names separated by commas. */
   targetMetrics: { name: 'TARGET_METRICS' },
+  /**
+   * Secrets every target may name besides its own `<prefix>/secrets/<target>` (and below), separated
+   * by commas; each under `<prefix>/secrets/`. Empty: none.
+   */
+  sharedSecretParameters: { name: 'SHARED_SECRET_PARAMETERS' },
   /** `none` or `sqs`; the shard variables below are set by the stack only in sharded mode. */
   shardMode: { name: 'SHARD_MODE' },
   shardQueueUrl: { name: 'SHARD_QUEUE_URL' },
   targetsPerShard: { name: 'TARGETS_PER_SHARD', min: 10, max: 1000, default: DEFAULT_TARGETS_PER_SHARD },
   /** The run cadence in seconds: a shard older than this is obsolete. */
   shardMaxAgeSeconds: { name: 'SHARD_MAX_AGE_SECONDS', min: 10, max: 86_400, default: 60 },
+  /** The function's timeout, as the stack set it: the Lambda cannot read its own before a run. */
+  functionTimeoutSeconds: {
+    name: 'FUNCTION_TIMEOUT_SECONDS',
+    min: 1,
+    max: MAX_FUNCTION_TIMEOUT_SECONDS,
+    default: DEFAULT_FUNCTION_TIMEOUT_SECONDS,
+  },
+  /** How long a claim keeps other runs off a state item: at least `LEASE_TIMEOUTS` function timeouts. */
+  claimLeaseSeconds: {
+    name: 'CLAIM_LEASE_SECONDS',
+    min: LEASE_TIMEOUTS,
+    max: 86_400,
+    default: DEFAULT_CLAIM_LEASE_SECONDS,
+  },
+  /**
+   * `host:port` of the Lambda runtime API, set by the Lambda service (never by the stack): the
+   * address policy refuses it to every target. Unset outside a Lambda.
+   */
+  runtimeApi: { name: 'AWS_LAMBDA_RUNTIME_API' },
 } as const satisfies Record<string, OtherVariable | IntegerVariable>;
 
 /** The PagerDuty forwarder's variables (pagerDutyHandler.ts). */
@@ -102,6 +168,9 @@ interface MonitorValues {
   fetchConcurrency: number;
   chatbotFormat: boolean;
   targetMetrics: 'all' | 'none' | string[];
+  sharedSecretParameters: readonly string[];
+  /** The function's timeout: the claim lease is derived from it (`claimLeaseSecondsFor`). */
+  timeoutSeconds: number;
 }
 
 /**
@@ -125,6 +194,9 @@ function monitorVariables(values: MonitorValues): Record<string, string> {
     [e.targetMetrics.name]: Array.isArray(values.targetMetrics)
       ? values.targetMetrics.join(',') || 'none'
       : values.targetMetrics,
+    [e.sharedSecretParameters.name]: values.sharedSecretParameters.join(','),
+    [e.functionTimeoutSeconds.name]: String(values.timeoutSeconds),
+    [e.claimLeaseSeconds.name]: String(claimLeaseSecondsFor(values.timeoutSeconds)),
   };
 }
 
@@ -157,10 +229,15 @@ function forwarderVariables(values: {
 
 export type { IntegerVariable, MonitorValues };
 export {
+  claimLeaseProblem,
+  claimLeaseSecondsFor,
   configMaxAgeFor,
   DEFAULT_CONFIG_MAX_AGE_SECONDS,
+  DEFAULT_FUNCTION_TIMEOUT_SECONDS,
   FORWARDER_ENVIRONMENT,
   forwarderVariables,
+  LEASE_TIMEOUTS,
+  MAX_FUNCTION_TIMEOUT_SECONDS,
   MONITOR_ENVIRONMENT,
   monitorVariables,
   shardVariables,

@@ -20,7 +20,7 @@ import { createSnsNotifier } from '../adapters/snsNotifier.ts';
 import { createSsmConfigSource } from '../adapters/ssmConfigSource.ts';
 import { createLatencyMemory } from '../app/concurrency.ts';
 import type { CycleDeps } from '../app/ports.ts';
-import { DEFAULT_CLAIM_LEASE_MS, METRICS_NAMESPACE, SERVICE_NAME } from '../core/constants.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../core/constants.ts';
 import { redactCredentials } from '../core/notify/sanitize.ts';
 import { readRuntimeConfig, wantsTargetMetrics } from './environment.ts';
 import { createMetricsSink } from './metricsSink.ts';
@@ -63,10 +63,11 @@ const metricsSink = createMetricsSink({
 
 const deps: CycleDeps = {
   config,
+  secretScope: { prefix: env.ssmPrefix, sharedSecretParameters: env.sharedSecretParameters },
   table,
   notifier,
   fetch: async (target) => {
-    const result = await fetchStatusPage(target);
+    const result = await fetchStatusPage(target, { runtimeApi: env.runtimeApi });
     latencies.record(target.name, result.latencyMs);
     return result;
   },
@@ -75,7 +76,8 @@ const deps: CycleDeps = {
   logger,
   concurrency: env.fetchConcurrency,
   evaluate: { repeatIntervalMs: env.repeatIntervalMs, downAfterFailures: env.downAfterFailures },
-  claimLeaseMs: DEFAULT_CLAIM_LEASE_MS,
+  // Set by the stack from the function's timeout (CLAIM_LEASE_SECONDS): a claim outlives its run.
+  claimLeaseMs: env.claimLeaseMs,
   // Counters and the last evaluation of each target, kept while the container is warm.
   warm: new Map(),
 };

@@ -1,9 +1,13 @@
+import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { LookupFunction } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import type { FetchTarget } from '../../src/app/ports.ts';
 import { type ApacheInstance, apacheSkipReason, startApache } from '../support/apache.ts';
+import { ECHO_ROUTES, type EchoServer, leaksIn, startEchoServer } from '../support/echoServer.ts';
 import {
   idleKeepAlive,
   type LoadHandle,
@@ -13,6 +17,7 @@ import {
   tlsOfferSession,
   tlsResumptions,
 } from '../support/load.ts';
+import { startTinyChunkServer, type TinyChunkServer } from '../support/tinyChunks.ts';
 
 // Every byte value once: a body that is not a report and not valid UTF-8.
 const GARBAGE = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
@@ -20,6 +25,9 @@ const GARBAGE = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 /** Answers every request with the Authorization header it received (or `none`). */
 const echoAuth = createServer((req, res) => res.end(req.headers.authorization ?? 'none'));
 const echoPort = () => (echoAuth.address() as { port: number }).port;
+
+/** The Authorization header the fault server's `/echo-auth` last received (null: none). */
+let lastAuthorization: string | null = null;
 
 /** Routes of the fault server; `port` is filled in once it listens. */
 function faultServer(): { server: Server; port: () => number } {
@@ -49,7 +57,10 @@ function faultServer(): { server: Server; port: () => number } {
       res.write(Buffer.alloc(10, 0x61));
       return; // the rest never comes
     }
-    if (path === '/echo-auth') return res.end(req.headers.authorization ?? 'none');
+    if (path === '/echo-auth') {
+      lastAuthorization = req.headers.authorization ?? null;
+      return res.end(req.headers.authorization ?? 'none');
+    }
     const redirects: Record<string, string> = {
       '/cross-host': `http://localhost:${port}/ok`,
       '/same-host': '/same-host-2',
@@ -79,6 +90,8 @@ describe('fetchStatusPage against small local servers', () => {
     name: 'local',
     url: `http://127.0.0.1:${port()}${path}`,
     timeoutMs: 2000,
+    // Every server of these tests listens on loopback, which the address policy refuses by default.
+    allowLoopback: true,
     ...extra,
   });
 
@@ -181,7 +194,11 @@ describe('fetchStatusPage against small local servers', () => {
 
   it('reports a closed port as refused', async () => {
     // Act
-    const result = await fetchStatusPage({ name: 'down', url: `http://127.0.0.1:${closedPort}/server-status` });
+    const result = await fetchStatusPage({
+      name: 'down',
+      url: `http://127.0.0.1:${closedPort}/server-status`,
+      allowLoopback: true,
+    });
     // Assess
     expect(result).toMatchObject({
       ok: false,
@@ -206,19 +223,33 @@ describe('fetchStatusPage against small local servers', () => {
   });
 
   it.each([
-    ['target.auth', { auth: { username: 'ops', password: 'p@ss:word' } }, '/echo-auth'],
-    ['URL userinfo', {}, '/echo-auth'],
-  ])('sends basic auth from %s and never returns the password', async (_how, extra, path) => {
+    [
+      'target.auth',
+      `http://127.0.0.1:PORT/echo-auth`,
+      { auth: { username: 'ops', password: 'p@ss:word' } },
+      'ops:p@ss:word',
+    ],
+    // The configuration refuses credentials in a URL; were one to get here, the fetcher sends nothing of it.
+    ['URL userinfo: never', `http://ops:p%40ss%3Aword@127.0.0.1:PORT/echo-auth`, {}, null],
+    [
+      'target.auth beside URL userinfo: target.auth only',
+      `http://url:s3cret@127.0.0.1:PORT/echo-auth`,
+      { auth: { username: 'ops', password: 'p@ss:word' } },
+      'ops:p@ss:word',
+    ],
+  ])('sends basic auth from %s and never returns the password', async (_how, address, extra, sent) => {
     // Prepare
-    const url = 'auth' in extra ? target(path).url : `http://ops:p%40ss%3Aword@127.0.0.1:${port()}${path}`;
+    const url = address.replace('PORT', String(port()));
     // Act
-    const result = await fetchStatusPage({ ...target(path), ...extra, url });
-    // Assess
-    expect(result).toMatchObject({ ok: true, body: `Basic ${Buffer.from('ops:p@ss:word').toString('base64')}` });
-    expect(result.url).toBe(`http://127.0.0.1:${port()}${path}`);
+    const result = await fetchStatusPage({ ...target('/echo-auth'), ...extra, url });
+    // Assess: what the server saw in its Authorization header, and its echo scrubbed
+    expect(lastAuthorization).toBe(sent === null ? null : `Basic ${Buffer.from(sent).toString('base64')}`);
+    expect(result).toMatchObject({ ok: true, body: sent === null ? 'none' : 'Basic ***' });
+    expect(result.url).toBe(`http://127.0.0.1:${port()}/echo-auth`);
   });
 
-  const BASIC = `Basic ${Buffer.from('ops:s3cret').toString('base64')}`;
+  // The echo of the token these credentials make, scrubbed: another token would show.
+  const BASIC = 'Basic ***';
 
   it.each([
     [
@@ -227,7 +258,7 @@ describe('fetchStatusPage against small local servers', () => {
       { auth: { username: 'ops', password: 's3cret' } },
       BASIC,
     ],
-    ['URL userinfo, same origin', '/to-echo-auth', {}, BASIC],
+    ['URL userinfo, same origin: never used', '/to-echo-auth', {}, 'none'],
     [
       'a redirect to another port of the same host drops them',
       '/to-other-port',
@@ -264,6 +295,157 @@ describe('fetchStatusPage against small local servers', () => {
       reason: 'network',
       detail: 'expected an http:// or https:// URL for target "bad", found an invalid one (unsupported protocol ftp:)',
     });
+  });
+});
+
+describe('fetchStatusPage against a server that echoes the request', () => {
+  const credentials = { username: 'ops', password: 'pa55:w@rd/correct horse battery' };
+  let echo: EchoServer;
+  const fetchEcho = (path: string) =>
+    fetchStatusPage({
+      name: 'echo',
+      url: `${echo.origin}${path}`,
+      auth: credentials,
+      timeoutMs: 2000,
+      allowLoopback: true,
+    });
+
+  beforeAll(async () => {
+    echo = await startEchoServer();
+  });
+  afterAll(async () => {
+    await echo.stop();
+  });
+
+  it.each(ECHO_ROUTES)('returns no form of the credentials (%s)', async (path) => {
+    // Act
+    const result = await fetchEcho(path);
+    // Assess
+    expect(leaksIn(JSON.stringify(result), credentials)).toEqual([]);
+  });
+
+  it.each([
+    [
+      '/echo',
+      { ok: true, status: 200, contentType: 'text/plain; charset=ISO-8859-1; echo=***', url: '/echo' },
+      ['authorization: Basic ***\n', 'url: /echo\n'],
+    ],
+    ['/echo-cut', { ok: true, status: 200, url: '/echo-cut' }, ['authorization: Basic ***\n']],
+    [
+      '/to-echo',
+      { ok: true, status: 200, url: '/echo?auth=***' },
+      ['authorization: Basic ***\n', 'url: /echo?auth=***\n'],
+    ],
+  ])('scrubs the body, the content type and the final URL (%s)', async (path, expected, lines) => {
+    // Act
+    const result = await fetchEcho(path);
+    // Assess
+    expect(result).toMatchObject({ ...expected, url: `${echo.origin}${expected.url}` });
+    for (const line of lines) expect(result.ok && result.body).toContain(line);
+  });
+
+  it.each([
+    [
+      '/echo-500',
+      'http-status',
+      (h: string) => `HTTP 500 Internal Server Error from ${h} - the server failed - check its error log`,
+    ],
+    [
+      '/echo-401',
+      'http-status',
+      (h: string) => `HTTP 401 Unauthorized from ${h} - check the status page's credentials`,
+    ],
+    [
+      '/away',
+      'redirect',
+      (h: string) =>
+        `HTTP 302 from ${h} redirects to http://localhost:${h.split(':')[1]}/echo?auth=*** - only same-host redirects without https->http are followed; point the target at the final URL`,
+    ],
+  ])('scrubs the failure detail (%s)', async (path, reason, detail) => {
+    // Act
+    const result = await fetchEcho(path);
+    // Assess
+    expect(result).toMatchObject({ ok: false, reason, detail: detail(new URL(echo.origin).host) });
+  });
+});
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const MiB = 1024 * 1024;
+
+/** One fetch in a fresh child (`test/support/fetchPeak.ts`): its outcome and the peak RSS it added. */
+async function fetchInChild(url: string, maxBytes: number): Promise<{ reason: string | null; peakAddedMB: number }> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', 'test/support/fetchPeak.ts', url, String(maxBytes), '20000'],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
+  return JSON.parse(stdout);
+}
+
+describe('fetchStatusPage against a server that sends tiny chunks', () => {
+  const servers: TinyChunkServer[] = [];
+  const serve = async (...args: Parameters<typeof startTinyChunkServer>) => {
+    const server = await startTinyChunkServer(...args);
+    servers.push(server);
+    return server;
+  };
+
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+  });
+
+  // Every byte value, in an order that does not repeat within a chunk.
+  const page = Buffer.from(Array.from({ length: 50_000 }, (_, i) => (i * 7 + (i >> 8)) & 0xff));
+
+  it.each([
+    [1, 1000],
+    [3, 3000],
+    [7, page.length],
+    [1000, page.length],
+  ])('returns a page of %i-byte chunks (%i bytes) byte for byte', async (chunkBytes, bytes) => {
+    // Prepare
+    const body = page.subarray(0, bytes);
+    const server = await serve({ body, chunkBytes });
+    // Act
+    const result = await fetchStatusPage({ name: 'chunks', url: server.url, timeoutMs: 10_000, allowLoopback: true });
+    // Assess
+    expect(result).toMatchObject({ ok: true, status: 200 });
+    expect(result.ok && Buffer.from(result.body, 'latin1').equals(body)).toBe(true);
+  });
+
+  it('refuses 20 MiB offered as 1-byte chunks after maxBytes / 64 pieces, not maxBytes', async () => {
+    // Prepare
+    const server = await serve({ body: Buffer.alloc(64 * 1024, 'W'), chunkBytes: 1, repeat: 320 });
+    // Act
+    const result = await fetchStatusPage({
+      name: 'trickle',
+      url: server.url,
+      maxBytes: MiB,
+      timeoutMs: 10_000,
+      allowLoopback: true,
+    });
+    // Assess
+    const host = new URL(server.url).host;
+    expect(result).toMatchObject({
+      ok: false,
+      reason: 'too-large',
+      detail: `response from ${host} came in more than 16384 pieces (16385 bytes so far, under 64 bytes a piece) - is this really a status page?`,
+    });
+  });
+
+  // The peak is read in a fresh child: a list of chunks kept 400 bytes and more per 1-byte chunk
+  // (about 400 MB at a 1 MiB cap); one buffer doubled up to the cap keeps a small multiple of it.
+  it.each([
+    ['1-byte chunks, 1 MiB cap', 1, MiB, 24],
+    ['128-byte chunks, 4 MiB cap', 128, 4 * MiB, 40],
+  ])('keeps the memory of a fetch of 20 MiB offered as %s bounded', async (_case, chunkBytes, maxBytes, boundMB) => {
+    // Prepare
+    const server = await serve({ body: Buffer.alloc(64 * 1024, 'W'), chunkBytes, repeat: 320 });
+    // Act
+    const { reason, peakAddedMB } = await fetchInChild(server.url, maxBytes);
+    // Assess
+    expect(reason).toBe('too-large');
+    expect(peakAddedMB).toBeLessThan(boundMB);
   });
 });
 
@@ -307,7 +489,12 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
     const apache = mpm === 'prefork' ? prefork : event;
     const auth = apache.statusAuth ?? undefined;
     // Act
-    const result = await fetchStatusPage({ name: mpm, url: `${apache.httpUrl}/server-status${query}`, auth });
+    const result = await fetchStatusPage({
+      name: mpm,
+      url: `${apache.httpUrl}/server-status${query}`,
+      auth,
+      allowLoopback: true,
+    });
     // Assess
     expect(result).toMatchObject({ ok: true, status: 200, contentType });
     for (const marker of markers) expect(result.ok && result.body).toContain(marker);
@@ -318,7 +505,12 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
     ['a wrong password', { username: 'ops', password: 'wrong' }],
   ])('gets 401 with %s', async (_case, auth) => {
     // Act
-    const result = await fetchStatusPage({ name: 'event', url: `${event.httpUrl}/server-status?auto`, auth });
+    const result = await fetchStatusPage({
+      name: 'event',
+      url: `${event.httpUrl}/server-status?auto`,
+      auth,
+      allowLoopback: true,
+    });
     // Assess
     expect(result).toMatchObject({
       ok: false,
@@ -337,6 +529,7 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
       name: 'event-tls',
       url: `${event.httpsUrl}/server-status?auto`,
       auth: credentials,
+      allowLoopback: true,
       ...(withCa ? { ca: event.caPem } : {}),
     });
     // Assess
@@ -368,7 +561,11 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
     // Act: poll ?auto until every load shows up (bounded: 25 polls, 200 ms apart).
     let seen = { W: 0, K: 0, C: 0, R: 0 };
     for (let i = 0; i < 25; i++) {
-      const result = await fetchStatusPage({ name: 'prefork', url: `${prefork.httpUrl}/server-status?auto` });
+      const result = await fetchStatusPage({
+        name: 'prefork',
+        url: `${prefork.httpUrl}/server-status?auto`,
+        allowLoopback: true,
+      });
       seen = counts(result.ok ? (/^Scoreboard: (.*)$/m.exec(result.body)?.[1] ?? '') : '');
       if (seen.W >= 4 && seen.K >= 3 && seen.C >= 3 && seen.R >= 2) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -398,7 +595,11 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
       session: foreign.session,
       attempts: 3,
     });
-    const result = await fetchStatusPage({ name: 'prefork', url: `${prefork.httpUrl}/server-status?auto` });
+    const result = await fetchStatusPage({
+      name: 'prefork',
+      url: `${prefork.httpUrl}/server-status?auto`,
+      allowLoopback: true,
+    });
     // Assess
     expect({ hitsResumed: hits.resumed, missesResumed: misses.resumed }).toEqual({ hitsResumed: 5, missesResumed: 0 });
     const counter = (key: string) => Number(result.ok && new RegExp(`^${key}: (\\d+)$`, 'm').exec(result.body)?.[1]);

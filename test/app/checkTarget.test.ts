@@ -1,6 +1,6 @@
 /** The decisions of one target's check: what to evaluate from, what to write, what to remember warm. */
 import { describe, expect, it } from 'vitest';
-import type { CommitOutcome } from '../../src/app/accounting/commit.ts';
+import type { CommitOutcome } from '../../src/app/accounting/targetItems.ts';
 import {
   changed,
   evaluateFrom,
@@ -47,7 +47,7 @@ const item = (version: number, s: TargetState = state(), generation = 'g1'): Sto
 const outcome = (over: Partial<CommitOutcome>): CommitOutcome => ({
   sent: [],
   failed: [],
-  conflict: false,
+  status: 'committed',
   stored: null,
   writes: 0,
   ...over,
@@ -152,7 +152,7 @@ describe('warmAfter', () => {
   const written = state({ consecutiveFailures: 9 });
   it.each<[string, StoredState | null, CommitOutcome, WarmEntry | null]>([
     ['a new target not written', null, outcome({}), { version: 0, state: evaluated, firstSeenMs: 7 }],
-    ['another run moved the item on', item(1), outcome({ conflict: true }), null],
+    ['another run moved the item on', item(1), outcome({ status: 'raced' }), null],
     ['the item is gone', item(1), outcome({ stored: null, writes: 1 }), null],
     [
       'written: what the table holds',

@@ -243,6 +243,7 @@ describe('fetchAll with fetchStatusPage, two targets hanging', () => {
       name: `t${i}`,
       url: `http://127.0.0.1:${port}/${i < 2 ? 'hang' : `ok/${i}`}`,
       timeoutMs: i < 2 ? 1500 : 5000,
+      allowLoopback: true,
     }));
     const completed: string[] = [];
     // Act

@@ -23,6 +23,7 @@ function container(table: StateTable, pages: Notification[]): CycleDeps {
       }),
       getSecret: async () => '',
     },
+    secretScope: { prefix: '/m', sharedSecretParameters: [] },
     table,
     notifier: { publish: async (n) => void pages.push(n) },
     fetch: async (t) => ({ ok: false, reason: 'timeout', detail: 'no answer', latencyMs: 1, url: t.url }),

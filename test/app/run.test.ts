@@ -5,15 +5,19 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gunzipSync } from 'node:zlib';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDynamoStateTable } from '../../src/adapters/dynamoStateStore.ts';
 import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
+import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
+import { buildPublishInput } from '../../src/adapters/snsMessage.ts';
 import { createSnsNotifier } from '../../src/adapters/snsNotifier.ts';
 import type { ConfigSource, CycleDeps, Notifier, StateTable } from '../../src/app/ports.ts';
-import { PublishFailedError, runCycle, runFailure, TargetsFailedError } from '../../src/app/run.ts';
-import type { RawConfig } from '../../src/core/monitorConfig.ts';
+import { checkTargets, PublishFailedError, runCycle, runFailure, TargetsFailedError } from '../../src/app/run.ts';
+import type { Notification } from '../../src/core/alerts/types.ts';
+import { buildMonitorConfig, type RawConfig } from '../../src/core/monitorConfig.ts';
+import { EVENTS_PER, pagerDutyEvents } from '../../src/core/notify/pagerDuty.ts';
+import { ECHO_ROUTES, type EchoServer, leaksIn, startEchoServer } from '../support/echoServer.ts';
 import {
   type LocalDynamo,
   type LocalSns,
@@ -34,7 +38,7 @@ const T0 = Date.parse('2026-11-22T12:00:00Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 
 // prefork-busy has 3 slots in C, prefork-idle none. One page per alert (`groupBy: []`): these
-// tests follow one alert's lifecycle; grouping has its own (test/app/accounting/groups.test.ts).
+// tests follow one alert's lifecycle; grouping has its own (test/app/accounting/groupItems.test.ts).
 const CLOSING_RULES = JSON.stringify({
   rules: [
     {
@@ -120,12 +124,15 @@ describe('runCycle with dynalite and fauxqs', () => {
 
   function deps(overrides: Partial<CycleDeps> & { raw?: RawConfig } = {}): CycleDeps {
     const raw = overrides.raw ?? {
-      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, timeoutMs: 500, maxBytes: 100_000 }) },
+      targets: {
+        '/hsa/targets/web-1': JSON.stringify({ url: page.url, timeoutMs: 500, maxBytes: 100_000, allowLoopback: true }),
+      },
       rules: { '/hsa/rules/closing': CLOSING_RULES },
       silences: {},
     };
     return {
       config: fakeConfig(raw),
+      secretScope: { prefix: '/hsa', sharedSecretParameters: [] },
       table,
       notifier: createSnsNotifier(sns.sns, sns.topicArn, { sleep: async () => {} }),
       fetch: (t) => fetchStatusPage(t),
@@ -188,7 +195,10 @@ describe('runCycle with dynalite and fauxqs', () => {
     // Prepare
     const raw = {
       targets: Object.fromEntries(
-        ['web-1', 'web-2', 'web-3'].map((name) => [`/hsa/targets/${name}`, JSON.stringify({ url: page.url })]),
+        ['web-1', 'web-2', 'web-3'].map((name) => [
+          `/hsa/targets/${name}`,
+          JSON.stringify({ url: page.url, allowLoopback: true }),
+        ]),
       ),
       rules: { '/hsa/rules/closing': CLOSING_RULES },
       silences: {},
@@ -212,7 +222,10 @@ describe('runCycle with dynalite and fauxqs', () => {
     // Prepare: one slot; web-2 starts first and answers once both others were fetched, or after 2 s.
     const raw = {
       targets: Object.fromEntries(
-        ['web-1', 'web-2', 'web-3'].map((name) => [`/hsa/targets/${name}`, JSON.stringify({ url: page.url })]),
+        ['web-1', 'web-2', 'web-3'].map((name) => [
+          `/hsa/targets/${name}`,
+          JSON.stringify({ url: page.url, allowLoopback: true }),
+        ]),
       ),
       rules: { '/hsa/rules/closing': CLOSING_RULES },
       silences: {},
@@ -280,7 +293,7 @@ describe('runCycle with dynalite and fauxqs', () => {
     // prefork-busy: 256 positions printed, 28 in use; with 29 declared workers only 1 is free.
     const rule = { name: 'free-low', metric: 'slots_free_ratio', op: '<', threshold: 0.05, severity: 'critical' };
     const raw = (target: object) => ({
-      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, ...target }) },
+      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, allowLoopback: true, ...target }) },
       rules: { '/hsa/rules/free': JSON.stringify({ rules: [rule] }) },
       silences: {},
     });
@@ -295,7 +308,14 @@ describe('runCycle with dynalite and fauxqs', () => {
     // Prepare: prefork-busy has 28 positions in use; 30 declared workers leave 2 free (6.7 %).
     const d = deps({
       raw: {
-        targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, timeoutMs: 300, maxRequestWorkers: 30 }) },
+        targets: {
+          '/hsa/targets/web-1': JSON.stringify({
+            url: page.url,
+            timeoutMs: 300,
+            maxRequestWorkers: 30,
+            allowLoopback: true,
+          }),
+        },
         rules: { '/hsa/rules/closing': CLOSING_RULES.replace('"threshold":3', '"threshold":100') },
         silences: {},
       },
@@ -447,9 +467,48 @@ describe('runCycle with dynalite and fauxqs', () => {
     expect(JSON.parse(down?.body as string).down.detail).toMatch(/connection refused by 127\.0\.0\.1:\d+/);
   });
 
+  it('refused addresses: the targets under the policy are down (address refused), the other one is checked', async () => {
+    // Prepare: web-2 is the same loopback page without the opt-in; web-3 names the instance metadata address
+    const raw: RawConfig = {
+      targets: {
+        '/hsa/targets/web-1': JSON.stringify({ url: page.url, allowLoopback: true }),
+        '/hsa/targets/web-2': JSON.stringify({ url: page.url }),
+        '/hsa/targets/web-3': JSON.stringify({ url: 'http://0xA9FEA9FE/latest/meta-data/' }),
+      },
+      rules: { '/hsa/rules/closing': CLOSING_RULES },
+      silences: {},
+    };
+    const warnings: Array<Record<string, unknown>> = [];
+    const logger = { ...quietLogger, warn: (_message: string, extra: Record<string, unknown>) => warnings.push(extra) };
+    const d = deps({ raw, logger });
+    // Act
+    const first = await runCycle(d, at(0));
+    const second = await runCycle(d, at(1));
+    // Assess
+    expect([first.targets, first.down, second.targets, second.down]).toEqual([3, 2, 3, 2]);
+    const pages = await sns.drain();
+    expect(subjects(pages)).toEqual([
+      '[FIRING critical] web-1: closing-seen (3 >= 3)',
+      '[FIRING critical] target-down on 2 targets: web-2, web-3',
+    ]);
+    expect(warnings.slice(0, 2).sort((a, b) => String(a.target).localeCompare(String(b.target)))).toEqual([
+      {
+        target: 'web-2',
+        reason: 'refused-address',
+        detail: `refused to connect to 127.0.0.1 (loopback: the monitor's own host) for web-2 - set "allowLoopback": true on the target if the server is a sidecar of the monitor`,
+      },
+      {
+        target: 'web-3',
+        reason: 'refused-address',
+        detail:
+          'refused to connect to 169.254.169.254 (link-local: instance metadata) for web-3 - never fetched, whatever the target says: point the target at the server itself',
+      },
+    ]);
+  });
+
   it('invalid rules: the last valid rules stay in force and one configuration alert is sent', async () => {
     const raw: RawConfig = {
-      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url }) },
+      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, allowLoopback: true }) },
       rules: { '/hsa/rules/closing': CLOSING_RULES },
       silences: {},
     };
@@ -498,37 +557,78 @@ describe('runCycle with dynalite and fauxqs', () => {
     expect(await sns.drain()).toEqual([]);
   });
 
-  it('no state item holds URL credentials; a cold start on invalid configuration gets them back from SSM', async () => {
-    const secretUrl = page.url.replace('http://', 'http://ops:s3cret@');
+  it('credentials in a target URL are invalid configuration: the last valid one is checked, nothing stores or fetches them', async () => {
     const good: RawConfig = {
-      targets: { '/hsa/targets/web-1': JSON.stringify({ url: secretUrl }) },
+      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, allowLoopback: true }) },
       rules: { '/hsa/rules/closing': CLOSING_RULES },
       silences: {},
     };
-    await runCycle(deps({ raw: good }), at(0));
+    const d = deps({ raw: good });
+    await runCycle(d, at(0));
     await sns.drain();
-    const items = await dynamo.doc.send(new ScanCommand({ TableName: tableName }));
-    const stored = JSON.stringify(items.Items);
-    expect(stored).not.toContain('s3cret');
-    const chunk = items.Items?.find((i) => String(i.pk).startsWith('meta#config#'));
-    expect(gunzipSync(Buffer.from(String(chunk?.value.data), 'base64')).toString()).toContain('ops:***@127.0.0.1');
-
     const fetched: string[] = [];
-    const cold = deps({ raw: { ...good, rules: { '/hsa/rules/closing': '{"rules": 1}' } } });
-    cold.fetch = (t) => {
+    d.fetch = (t) => {
       fetched.push(t.url);
       return fetchStatusPage(t);
     };
-    const summary = await runCycle(cold, at(1));
-    expect(summary.configError).toMatch(/\/hsa\/rules\/closing/);
-    expect(fetched).toEqual([secretUrl]); // unchanged target parameter: its current value, credentials included
+    const secretUrl = page.url.replace('http://', 'http://ops:s3cret@');
+    (d.config as ReturnType<typeof fakeConfig>).raw.targets['/hsa/targets/web-1'] = JSON.stringify({ url: secretUrl });
+
+    const summary = await runCycle(d, at(1));
+
+    expect(summary.configError).toBe(
+      `/hsa/targets/web-1 (field url): expected a URL without credentials (put "user:password" in a SecureString named by authParameter), found "${secretUrl.replace('s3cret', '***')}"`,
+    );
+    expect(fetched).toEqual([page.url]);
+    expect(subjects(await sns.drain())).toEqual(['[FIRING warning] httpd-status-alerts: invalid configuration']);
+    const items = await dynamo.doc.send(new ScanCommand({ TableName: tableName }));
+    expect(JSON.stringify(items.Items)).not.toContain('s3cret');
+  });
+
+  it("checks a target's secrets against the scope again before reading them: out of scope, nothing read or fetched", async () => {
+    // Prepare: a configuration validated with a wider scope than the run's (as a shard's message could be)
+    const targets = {
+      '/hsa/targets/web-1': JSON.stringify({ url: page.url, authParameter: '/hsa/secrets/fleet' }),
+    };
+    const wider = { prefix: '/hsa', sharedSecretParameters: ['/hsa/secrets/fleet'] };
+    const config = buildMonitorConfig({ targets, rules: { '/hsa/rules/closing': CLOSING_RULES }, silences: {} }, wider);
+    const read: string[] = [];
+    const fetched: string[] = [];
+    const warnings: unknown[] = [];
+    const d = deps({
+      config: {
+        loadRaw: async () => ({ targets, rules: {}, silences: {} }),
+        getSecret: async (name) => {
+          read.push(name);
+          return 'ops:pw';
+        },
+      },
+      fetch: (t) => {
+        fetched.push(t.url);
+        return fetchStatusPage(t);
+      },
+      logger: { ...quietLogger, warn: (message, attributes) => warnings.push({ message, ...attributes }) },
+    });
+    // Act
+    const summary = await checkTargets(d, config, at(0));
+    // Assess
+    expect([summary.targets, summary.down, read, fetched]).toEqual([1, 1, [], []]);
+    expect(warnings).toEqual([
+      {
+        message: 'target down',
+        target: 'web-1',
+        reason: 'config',
+        detail:
+          'invalid configuration: target web-1 field authParameter: expected /hsa/secrets/web-1 or a parameter below it, or a shared secret (sharedSecretParameters: none), found "/hsa/secrets/fleet"',
+      },
+    ]);
   });
 
   const throttled = () => Object.assign(new Error('throughput exceeded'), { name: 'ThrottlingException' });
   const twoTargets = (): RawConfig => ({
     targets: {
-      '/hsa/targets/web-1': JSON.stringify({ url: page.url }),
-      '/hsa/targets/web-2': JSON.stringify({ url: page.url }),
+      '/hsa/targets/web-1': JSON.stringify({ url: page.url, allowLoopback: true }),
+      '/hsa/targets/web-2': JSON.stringify({ url: page.url, allowLoopback: true }),
     },
     rules: { '/hsa/rules/closing': CLOSING_RULES },
     silences: {},
@@ -572,7 +672,7 @@ describe('runCycle with dynalite and fauxqs', () => {
 
   it('a cold start with invalid configuration uses the last valid one kept in the table', async () => {
     const good: RawConfig = {
-      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url }) },
+      targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, allowLoopback: true }) },
       rules: { '/hsa/rules/closing': CLOSING_RULES },
       silences: {},
     };
@@ -596,5 +696,102 @@ describe('runFailure', () => {
     const error = runFailure(publish, state);
     expect(error?.name ?? null).toBe(name);
     expect((error?.cause as AggregateError | undefined)?.errors ?? []).toEqual(causes);
+  });
+});
+
+describe('runCycle against servers that echo the request (memory table)', () => {
+  const credentials = { username: 'ops', password: 'pa55:w@rd/correct horse battery' };
+  let echo: EchoServer;
+
+  beforeAll(async () => {
+    echo = await startEchoServer();
+  });
+  afterAll(async () => {
+    await echo.stop();
+  });
+
+  it('puts no form of the credentials in any page variant, PagerDuty event, log line or state item', async () => {
+    // Prepare: one target per echo route, all with the same secret
+    const pages: Notification[] = [];
+    const logged: string[] = [];
+    const written: string[] = [];
+    const memory = createMemoryStateTable();
+    const table: StateTable = {
+      ...memory,
+      put: (key, item, expected, now) => {
+        written.push(JSON.stringify([key, item]));
+        return memory.put(key, item, expected, now);
+      },
+      putMeta: (key, value, expected) => {
+        written.push(JSON.stringify([key, value]));
+        return memory.putMeta(key, value, expected);
+      },
+    };
+    const targets = Object.fromEntries(
+      ECHO_ROUTES.map((path) => [
+        `/hsa/targets/echo${path.replaceAll('/', '-')}`,
+        JSON.stringify({
+          url: `${echo.origin}${path}`,
+          authParameter: '/hsa/secrets/echo',
+          timeoutMs: 2000,
+          allowLoopback: true,
+        }),
+      ]),
+    );
+    const log = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+      void logged.push(JSON.stringify({ level, message, ...fields }));
+    const deps: CycleDeps = {
+      config: {
+        loadRaw: async () => ({ targets, rules: {}, silences: {} }),
+        getSecret: async (name) => {
+          if (name !== '/hsa/secrets/echo') throw new Error(`no secret ${name} in this test`);
+          return `${credentials.username}:${credentials.password}`;
+        },
+      },
+      table,
+      notifier: { publish: async (n) => void pages.push(n) },
+      fetch: (t) => fetchStatusPage(t),
+      metrics: noMetrics,
+      logger: { info: log('info'), warn: log('warn'), error: log('error') },
+      concurrency: 4,
+      evaluate: { repeatIntervalMs: 4 * 3600_000, downAfterFailures: 2 },
+      claimLeaseMs: 60_000,
+      warm: new Map(),
+      // One secret for every echo target: listed as shared, as a deploy would list it.
+      secretScope: { prefix: '/hsa', sharedSecretParameters: ['/hsa/secrets/echo'] },
+    };
+
+    // Act: two runs a minute apart, so target-down fires
+    await runCycle(deps, at(0));
+    await runCycle(deps, at(1));
+
+    // Assess: every target is down for its own reason, named in the log line
+    const down = logged.filter((line) => JSON.parse(line).message === 'target down').map((line) => JSON.parse(line));
+    expect(down.map((d) => `${d.target} ${d.reason}`).sort()).toEqual(
+      [
+        'echo-away redirect',
+        'echo-echo not-a-report',
+        'echo-echo-401 http-status',
+        'echo-echo-500 http-status',
+        'echo-echo-cut not-a-report',
+        'echo-to-echo not-a-report',
+      ].flatMap((line) => [line, line]),
+    );
+    expect(down.find((d) => d.target === 'echo-echo')?.detail).toContain('found "authorization: Basic ***\\n');
+    expect(pages.map((p) => p.rule)).toContain('target-down');
+    // Every variant of every page as SNS would publish it, and the PagerDuty events made from it.
+    const variants = pages.flatMap((n) => {
+      const message = JSON.parse(
+        buildPublishInput(n, 'arn:aws:sns:eu-west-1:1:t', { chatbotFormat: true }).Message as string,
+      );
+      return [n.subject, ...Object.values(message as Record<string, string>)];
+    });
+    const events = pages.flatMap((n) =>
+      Object.values(EVENTS_PER).flatMap((per) => pagerDutyEvents(JSON.stringify(n.payload), 'routing-key', per)),
+    );
+    expect(events.length).toBeGreaterThan(0);
+    const everything = [...variants, JSON.stringify(events), ...logged, ...written].join('\n');
+    expect(everything).toContain('Basic ***');
+    expect(leaksIn(everything, credentials)).toEqual([]);
   });
 });

@@ -18,6 +18,8 @@ import type { Notification } from '../../src/core/alerts/types.ts';
 import { buildMonitorConfig, type RawConfig } from '../../src/core/monitorConfig.ts';
 import { credentials, type LocalDynamo, type LocalSns, region, startDynalite, startSns } from '../support/emulators.ts';
 
+/** The scope of the targets under `/p` (none names a secret). */
+const SCOPE = { prefix: '/p', sharedSecretParameters: [] };
 const BUSY = readFileSync(new URL('../fixtures/apache-2.4.71/prefork-busy/report.html', import.meta.url), 'latin1');
 const IDLE = readFileSync(new URL('../fixtures/apache-2.4.71/prefork-idle/report.html', import.meta.url), 'latin1');
 const RULES = JSON.stringify({
@@ -34,7 +36,7 @@ function rawWith(count: number, url: string, extra: Record<string, unknown> = {}
 describe('planShards', () => {
   it('splits the targets by name into shards, each with every rule', () => {
     const raw = rawWith(23, 'http://127.0.0.1:1/');
-    const shards = planShards(raw, buildMonitorConfig(raw), 10, 'run-1', '2026-11-22T12:00:00Z', 'g1');
+    const shards = planShards(raw, buildMonitorConfig(raw, SCOPE), 10, 'run-1', '2026-11-22T12:00:00Z', 'g1');
     expect(shards.map((s) => [s.shard, Object.keys(s.raw.targets).length])).toEqual([
       [{ index: 0, count: 3 }, 10],
       [{ index: 1, count: 3 }, 10],
@@ -58,7 +60,7 @@ describe('planShards', () => {
         ' ',
       );
     }
-    const shards = planShards(raw, buildMonitorConfig(raw), 500, 'run-2', '2026-11-22T12:00:00Z', 'g1');
+    const shards = planShards(raw, buildMonitorConfig(raw, SCOPE), 500, 'run-2', '2026-11-22T12:00:00Z', 'g1');
     expect(shards.map((s) => Object.keys(s.raw.targets).length)).toEqual([2, 2, 2, 2]);
     expect(shards.every((s) => Buffer.byteLength(JSON.stringify(s)) < 256 * 1024)).toBe(true);
   });
@@ -92,6 +94,7 @@ describe('dispatch and consume through SQS', () => {
   function deps(raw: RawConfig): CycleDeps {
     return {
       config: { loadRaw: async () => raw, getSecret: async () => '' },
+      secretScope: SCOPE,
       table: createDynamoStateTable(dynamo.doc, 'shards'),
       notifier: createSnsNotifier(sns.sns, sns.topicArn, { sleep: async () => {} }),
       fetch: (t) => fetchStatusPage(t),
@@ -116,7 +119,7 @@ describe('dispatch and consume through SQS', () => {
   }
 
   it('the scheduled run sends one message per shard; shards group their pages across shards', async () => {
-    const raw = rawWith(25, url);
+    const raw = rawWith(25, url, { allowLoopback: true });
     const d = deps(raw);
     const now = new Date('2026-11-22T12:00:00Z');
     const dispatched = await dispatchShards(d, createSqsShardQueue(sqs, queueUrl), now, {
@@ -159,7 +162,7 @@ describe('dispatch and consume through SQS', () => {
   });
 
   it('10,000 targets: validated, stored in chunks under the item limit, dispatched in 20 shards; a shard runs', async () => {
-    const raw = rawWith(10_000, `${url}/idle`, { labels: { env: 'prod', team: 'web' } });
+    const raw = rawWith(10_000, `${url}/idle`, { labels: { env: 'prod', team: 'web' }, allowLoopback: true });
     for (const [i, key] of Object.keys(raw.targets).entries())
       raw.targets[key.replace(/web-\d+$/, `fleet-${String(i).padStart(5, '0')}`)] = raw.targets[key] as string;
     for (const key of Object.keys(raw.targets)) if (/web-\d+$/.test(key)) delete raw.targets[key];
@@ -195,8 +198,8 @@ describe('dispatch and consume through SQS', () => {
   }, 300_000);
 
   it('drops a stale shard and returns an unreadable one for a retry', async () => {
-    const raw = rawWith(2, url);
-    const stale = planShards(raw, buildMonitorConfig(raw), 10, 'run-old', '2026-11-22T11:00:00Z', 'g1')[0];
+    const raw = rawWith(2, url, { allowLoopback: true });
+    const stale = planShards(raw, buildMonitorConfig(raw, SCOPE), 10, 'run-old', '2026-11-22T11:00:00Z', 'g1')[0];
     const result = await consumeShards(
       [
         { messageId: 'stale', body: JSON.stringify(stale) },
@@ -240,6 +243,7 @@ describe('a shard message delivered after the configuration moved on', () => {
     let raw: RawConfig = configOf(['a0', 'a1']);
     const deps = (): CycleDeps => ({
       config: { loadRaw: async () => structuredClone(raw), getSecret: async () => '' },
+      secretScope: SCOPE,
       table,
       notifier: { publish: async (n) => void pages.push(n) },
       // Two closing slots (every rule fires) except at a moved status page (none close).

@@ -2,9 +2,12 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import { main } from '../../src/cli/main.ts';
+import { cleanReportText, TEXT_USES } from '../../src/core/notify/sanitize.ts';
 import { cleanTerminalText } from '../../src/core/notify/terminalText.ts';
+import { ECHO_ROUTES, type EchoServer, leaksIn, startEchoServer } from '../support/echoServer.ts';
 import { fakeIo, okPage } from './fakeIo.ts';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url);
@@ -327,7 +330,7 @@ describe('check', () => {
 
   it('names the fetch failure in target-down (refused), as the Lambda does', async () => {
     const state = join(dir, 'state.json');
-    const url = 'http://ops:s3cret@web-3.example/server-status';
+    const url = 'http://web-3.example/server-status';
     const at = (now: string) => check(['--url', url, '--state', state, '--now', now]);
 
     const first = await at('2026-11-22T12:00:00Z');
@@ -337,13 +340,31 @@ describe('check', () => {
     expect(second.err).toBe(
       'check: web-3.example: refused: connection refused by web-3.example - Apache may be down or saturated\n',
     );
-    const down = 'refused: connection refused by web-3.example - Apache may be down or saturated';
+    // The plugin line shows the detail as a page does (host names defanged), the terminal as it is.
+    const down = 'refused: connection refused by web-3[.]example - Apache may be down or saturated';
     const perf =
       'idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0';
     expect(first.out.split('\n')[0]).toBe(`UNKNOWN - web-3.example: report not read (${down}) | ${perf}`);
     expect(second.out.split('\n')[0]).toBe(`CRITICAL - web-3.example: target-down (${down}) | ${perf}`);
     expect(second.out).toContain('Subject: [FIRING critical] web-3.example: target-down (refused)\n');
-    expect(`${first.out}${first.err}${second.out}${second.err}`).not.toContain('s3cret');
+  });
+
+  it('shows a hostile body quoted in the failure as a page does on the plugin line: no markup, no second perfdata', async () => {
+    // Prepare: a server answering Slack and Markdown markup, a bidi override and a "|" instead of a report.
+    const url = 'http://web-4.example/server-status';
+    const body = '<!channel> [x](https://evil.example) \u202Eevil | x=1';
+    const { io, out, err } = fakeIo({ files: FILES, pages: { [url]: okPage(url, body) }, now: '2026-11-22T12:00:00Z' });
+
+    // Act
+    const code = await main(['check', '--url', url], io);
+
+    // Assess
+    const found = '"<!channel> [x](https://evil.example) \\u202eevil | x=1" (48 characters)';
+    expect([code, out().split('\n')[0], err()]).toEqual([
+      2,
+      'CRITICAL - web-4.example: target-down (not a report: HTTP 200 from hxxp://web-4[.]example/server-status is not a server-status report: expected an Apache server-status report %28the HTML page, the ?auto page or a text dump of the HTML page%29, found %22%3C%21channel%3E %5Bx%5D%28hxxps://evil[.]example%29 %5Cu202eevil %7C x=1%22 %2848 characters%29) | idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0',
+      `check: web-4.example: not-a-report: HTTP 200 from http://web-4.example/server-status is not a server-status report: expected an Apache server-status report (the HTML page, the ?auto page or a text dump of the HTML page), found ${found}\n`,
+    ]);
   });
 
   it('re-sends a still-firing alert after --repeat-interval', async () => {
@@ -382,7 +403,7 @@ describe('check', () => {
       'a refused fetch: target-down at once, the cause on the first line',
       ['--url', 'http://web-3.example/server-status'],
       2,
-      'CRITICAL - web-3.example: target-down (refused: connection refused by web-3.example - Apache may be down or saturated) | idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0',
+      'CRITICAL - web-3.example: target-down (refused: connection refused by web-3[.]example - Apache may be down or saturated) | idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0',
     ],
   ])('without --state is a stateless plugin: %s', async (_, args, code, first) => {
     const result = await check(args);
@@ -426,4 +447,70 @@ describe('check', () => {
     expect(runs[0]?.out()).toContain('version       xApache/2.4.71 (Debian)');
     expect(runs[1]?.out().split('\n')[0]).toMatch(/^WARNING - xy: /);
   });
+});
+
+describe('check --url --auth-file of a server that echoes the request', () => {
+  const credentials = { username: 'ops', password: 'pa55:w@rd/correct horse battery' };
+  let echo: EchoServer;
+
+  beforeAll(async () => {
+    echo = await startEchoServer();
+  });
+  afterAll(async () => {
+    await echo.stop();
+  });
+
+  /** The command with the real fetcher, the credentials from a file. */
+  async function checkEcho(args: string[]) {
+    const { io, out, err } = fakeIo({ files: { auth: `${credentials.username}:${credentials.password}\n` } });
+    io.fetch = (target) => fetchStatusPage(target);
+    const code = await main(['check', '--auth-file', 'auth', ...args], io);
+    return { code, out: out(), err: err() };
+  }
+
+  it.each<[string, string, string]>([
+    ['/echo', 'not-a-report', 'HTTP 200 from http://HOST/echo is not a server-status report'],
+    ['/echo-cut', 'not-a-report', 'HTTP 200 from http://HOST/echo-cut is not a server-status report'],
+    ['/to-echo', 'not-a-report', 'HTTP 200 from http://HOST/echo?auth=*** is not a server-status report'],
+    ['/echo-500', 'http-status', 'HTTP 500 Internal Server Error from HOST'],
+    ['/echo-401', 'http-status', "HTTP 401 Unauthorized from HOST - check the status page's credentials"],
+    ['/away', 'redirect', 'HTTP 302 from HOST redirects to http://localhost:PORT/echo?auth=*** - only same-host'],
+  ])(
+    '%s: no form of the credentials in the plugin line, the human output, --json or the --state file',
+    async (path, reason, detail) => {
+      // Prepare
+      expect(ECHO_ROUTES).toContain(path);
+      const url = `${echo.origin}${path}`;
+      const host = new URL(echo.origin).host;
+      const state = join(dir, 'state.json');
+      // Act: stateless, human and --json; then two runs on a state file (target-down fires on the second)
+      const runs = [
+        await checkEcho(['--url', url]),
+        await checkEcho(['--url', url, '--json']),
+        await checkEcho(['--url', url, '--state', state, '--now', '2026-11-22T12:00:00Z']),
+        await checkEcho(['--url', url, '--state', state, '--now', '2026-11-22T12:01:00Z', '--json']),
+      ];
+      // Assess: each output says why, and none holds the credentials
+      const [plugin, json, first, second] = runs as [
+        (typeof runs)[0],
+        (typeof runs)[0],
+        (typeof runs)[0],
+        (typeof runs)[0],
+      ];
+      const shown = detail.replaceAll('HOST', host).replace('PORT', host.split(':')[1] as string);
+      expect(plugin.out.split('\n')[0]).toMatch(new RegExp(`^CRITICAL - ${host}: target-down \\(`));
+      // The plugin line shows the detail as a page does (defanged, markup percent-encoded).
+      expect(plugin.out.split('\n')[0]).toContain(cleanReportText(shown, { use: TEXT_USES.page, max: 1000 }));
+      expect(plugin.err).toContain(`check: ${host}: ${reason}: ${shown}`);
+      expect(first.err).toContain(`check: ${host}: ${reason}: ${shown}`);
+      for (const out of [json.out, second.out]) {
+        const notification = JSON.parse(out).notifications[0];
+        expect(notification.subject).toMatch(/^\[FIRING critical\] 127\.0\.0\.1:\d+: target-down \(/);
+        expect(notification.message).toContain(`Failure: ${reason}: `);
+      }
+      if (reason === 'not-a-report') expect(plugin.out).toContain('authorization: Basic %2A%2A%2A');
+      const everything = [...runs.flatMap((r) => [r.out, r.err]), readFileSync(state, 'utf8')].join('\n');
+      expect(leaksIn(everything, credentials)).toEqual([]);
+    },
+  );
 });

@@ -114,14 +114,30 @@ describe('cli parse', () => {
     ]);
   });
 
-  it('redacts credentials in a URL from everything it writes', async () => {
-    const url = 'https://ops:s3cret@web-1.example/server-status';
-    const { code, err } = await run(['parse', url]);
-    expect(code).toBe(1);
-    expect(err).toBe(
-      'parse: https://ops:***@web-1.example/server-status: refused: connection refused by web-1.example - Apache may be down or saturated\n',
-    );
-  });
+  it.each([
+    ['parse', 'https://ops:s3cret@web-1.example/server-status', 'https://ops:***@web-1.example/server-status', 2, ''],
+    // check: exit 3 and the plugin's UNKNOWN line, as for every usage error
+    [
+      'check',
+      'https://ops%3As3cret@web-1.example/server-status',
+      'https://***@web-1.example/server-status',
+      3,
+      'UNKNOWN - ',
+    ],
+  ])(
+    '%s refuses credentials in the URL %s, pointing to --auth-file, fetching nothing',
+    async (command, url, shown, exit, plugin) => {
+      const { io, out, err, fetched } = fakeIo();
+      const code = await main(command === 'parse' ? ['parse', url] : ['check', '--url', url], io);
+      const line = `${command}: expected a URL without credentials (put "user:password" in a file named by --auth-file), found ${shown}`;
+      expect({ code, fetched, out: out(), err: err().split('\n')[0] }).toEqual({
+        code: exit,
+        fetched: [],
+        out: plugin === '' ? '' : `${plugin}${line}\n`,
+        err: line,
+      });
+    },
+  );
 
   it('fetches with the settings of its options', async () => {
     const url = 'http://web-1/server-status?auto';
@@ -144,7 +160,16 @@ describe('cli parse', () => {
     ];
     expect(await main(args, io)).toBe(0);
     expect(fetched).toEqual([
-      { name: 'web-1', url, timeoutMs: 1500, maxBytes: 65536, ca: 'PEM', auth: { username: 'ops', password: 'pw' } },
+      {
+        name: 'web-1',
+        url,
+        timeoutMs: 1500,
+        maxBytes: 65536,
+        ca: 'PEM',
+        auth: { username: 'ops', password: 'pw' },
+        // The CLI checks the server it runs on (localhost) as Nagios does: loopback allowed.
+        allowLoopback: true,
+      },
     ]);
   });
 });

@@ -97,12 +97,14 @@ describe('the CLI against a loopback HTTPS server with a self-signed certificate
     expect(JSON.parse(out).server.busyWorkers).toBe(29);
   });
 
-  it('parse takes user:password from the URL, and never shows the password', async () => {
+  it('parse refuses user:password in the URL, pointing to --auth-file, never showing the password', async () => {
     const withUser = url().replace('https://', `https://ops:${PASSWORD}@`);
-    expect((await run(['parse', withUser, ...ca()])).code).toBe(0);
-    const { code, err } = await run(['parse', withUser.replace('/server-status', '/nope'), ...ca()]);
-    expect(code).toBe(1);
-    expect(err.startsWith(`parse: https://ops:***@127.0.0.1:`)).toBe(true);
+    const { code, out, err } = await run(['parse', withUser, ...ca()]);
+    expect([code, out]).toEqual([2, '']);
+    expect(err.split('\n')[0]).toBe(
+      `parse: expected a URL without credentials (put "user:password" in a file named by --auth-file), found ${withUser.replace(PASSWORD, '***')}`,
+    );
+    expect(err).not.toContain(PASSWORD);
   });
 
   it.each([
@@ -136,6 +138,18 @@ describe('the CLI against a loopback HTTPS server with a self-signed certificate
     expect([code, out]).toEqual([1, '']);
     expect(err.split('\n')).toHaveLength(2);
     expect(err.trimEnd()).toMatch(message);
+  });
+
+  // The CLI's target name is the URL's host when --target is not given.
+  it.each([
+    ['http://169.254.169.254/latest/meta-data/', '169.254.169.254 (link-local: instance metadata) for 169.254.169.254'],
+    ['http://[::ffff:a9fe:a9fe]/', '::ffff:a9fe:a9fe (link-local: instance metadata) for [::ffff:a9fe:a9fe]'],
+  ])('parse refuses %s (loopback is allowed, link-local is not): exit 1', async (target, refusal) => {
+    const { code, out, err } = await run(['parse', target]);
+    expect([code, out]).toEqual([1, '']);
+    expect(err).toBe(
+      `parse: ${target}: refused-address: refused to connect to ${refusal} - never fetched, whatever the target says: point the target at the server itself\n`,
+    );
   });
 
   it('parse gives up after --timeout', async () => {

@@ -63,7 +63,7 @@ describe('silence add/expire as the Lambda sees them (fake SSM, dynalite, fauxqs
   });
   beforeEach(async () => {
     for (const name of [...ssm.parameters.keys()]) (ssm.parameters as Map<string, unknown>).delete(name);
-    ssm.put(`${PREFIX}/targets/web-1`, JSON.stringify({ url: pageUrl, timeoutMs: 2000 }));
+    ssm.put(`${PREFIX}/targets/web-1`, JSON.stringify({ url: pageUrl, timeoutMs: 2000, allowLoopback: true }));
     ssm.put(`${PREFIX}/rules/closing`, JSON.stringify(RULES));
     const tableName = `silence-${++tables}`;
     await dynamo.createTable(tableName);
@@ -74,6 +74,7 @@ describe('silence add/expire as the Lambda sees them (fake SSM, dynalite, fauxqs
     const warm = new Map();
     deps = () => ({
       config: createSsmConfigSource(new SSMProvider(), PREFIX, 0),
+      secretScope: { prefix: PREFIX, sharedSecretParameters: [] },
       table,
       notifier,
       fetch: (t) => fetchStatusPage(t),

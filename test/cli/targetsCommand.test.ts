@@ -4,6 +4,11 @@ import { type FakeSsm, startFakeSsm } from '../support/fakeSsm.ts';
 import { runCli } from './fakeIo.ts';
 
 const PREFIX = '/hsa-targets';
+/** The one target validation's messages, in the CLI's words (options for fields). */
+const NO_CREDENTIALS =
+  'expected a URL without credentials (put "user:password" in a SecureString named by --auth-parameter)';
+const WEB_1_SECRETS =
+  '/hsa-targets/secrets/web-1 or a parameter below it, or a shared secret ($SHARED_SECRET_PARAMETERS: none)';
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   return runCli(args, { now: '2026-11-22T12:00:00Z' });
@@ -55,7 +60,10 @@ describe('cli targets (fake SSM over HTTP)', () => {
       out: 'target web-1 added (/hsa-targets/targets/web-1): https://web-1.internal/server-status?auto, timeout 3000 ms, auth /hsa-targets/secrets/web-1, labels env=prod,dc=eu-1\n',
       err: '',
     });
-    const config = buildMonitorConfig({ targets: folder(), rules: {}, silences: {} });
+    const config = buildMonitorConfig(
+      { targets: folder(), rules: {}, silences: {} },
+      { prefix: PREFIX, sharedSecretParameters: [] },
+    );
     expect(config.targets).toEqual([
       {
         name: 'web-1',
@@ -64,6 +72,59 @@ describe('cli targets (fake SSM over HTTP)', () => {
         authParameter: '/hsa-targets/secrets/web-1',
         labels: { env: 'prod', dc: 'eu-1' },
       },
+    ]);
+  });
+
+  it('accepts a secret below its own, and a shared one listed in $SHARED_SECRET_PARAMETERS; list agrees', async () => {
+    // Prepare
+    vi.stubEnv('SHARED_SECRET_PARAMETERS', `${PREFIX}/secrets/fleet-status, ${PREFIX}/secrets/eu-status`);
+    const add = (name: string, auth: string) =>
+      cli(['targets', 'add', name, '--url', `http://${name}/`, '--auth-parameter', auth, '--prefix', PREFIX]);
+    // Act
+    const own = await add('web-1', `${PREFIX}/secrets/web-1/ops`);
+    const shared = await add('web-2', `${PREFIX}/secrets/fleet-status`);
+    const listed = await cli(['targets', 'list', '--prefix', PREFIX]);
+    vi.stubEnv('SHARED_SECRET_PARAMETERS', '');
+    const unlisted = await cli(['targets', 'list', '--prefix', PREFIX]);
+    // Assess
+    expect([own.code, shared.code]).toEqual([0, 0]);
+    expect(listed).toEqual({
+      code: 0,
+      out: 'web-1  http://web-1/, auth /hsa-targets/secrets/web-1/ops\nweb-2  http://web-2/, auth /hsa-targets/secrets/fleet-status\n',
+      err: '',
+    });
+    expect(unlisted.out.split('\n')[1]).toBe(
+      'web-2  INVALID, the Lambda rejects it: field authParameter: expected /hsa-targets/secrets/web-2 or a parameter below it, or a shared secret (sharedSecretParameters: none), found "/hsa-targets/secrets/fleet-status"',
+    );
+  });
+
+  it('opts a sidecar target into loopback with --allow-loopback', async () => {
+    // Act
+    const result = await cli([
+      'targets',
+      'add',
+      'sidecar',
+      '--url',
+      'http://127.0.0.1:8080/server-status?auto',
+      '--allow-loopback',
+      '--prefix',
+      PREFIX,
+    ]);
+    // Assess
+    expect(result).toEqual({
+      code: 0,
+      out: 'target sidecar added (/hsa-targets/targets/sidecar): http://127.0.0.1:8080/server-status?auto, loopback allowed\n',
+      err: '',
+    });
+    expect(folder()).toEqual({
+      '/hsa-targets/targets/sidecar': '{"url":"http://127.0.0.1:8080/server-status?auto","allowLoopback":true}',
+    });
+    const config = buildMonitorConfig(
+      { targets: folder(), rules: {}, silences: {} },
+      { prefix: PREFIX, sharedSecretParameters: [] },
+    );
+    expect(config.targets).toEqual([
+      { name: 'sidecar', url: 'http://127.0.0.1:8080/server-status?auto', allowLoopback: true, labels: {} },
     ]);
   });
 
@@ -139,20 +200,21 @@ describe('cli targets (fake SSM over HTTP)', () => {
     ],
     [
       ['add', 'web-1', '--url', 'https://ops:s3cret@web-1/server-status'],
-      '--url: expected no credentials in the URL (use --auth-parameter), found https://ops:***@web-1/server-status',
+      `--url: ${NO_CREDENTIALS}, found "https://ops:***@web-1/server-status"`,
     ],
     [
       ['add', 'web-1', '--url', 'https://ops:s3/c#ret@web-1/server-status'],
-      '--url: expected no credentials in the URL (use --auth-parameter), found https://ops:***@web-1/server-status',
+      `--url: ${NO_CREDENTIALS}, found "https://ops:***@web-1/server-status"`,
     ],
     [
       ['add', 'web-1', '--url', 'https:/ops:s3cret@web-1/server-status'],
-      '--url: expected no credentials in the URL (use --auth-parameter), found https:/ops:***@web-1/server-status',
+      `--url: ${NO_CREDENTIALS}, found "https:/ops:***@web-1/server-status"`,
     ],
     [
       ['add', 'web-1', '--url', 'https://tok3n@web-1/server-status'],
-      '--url: expected no credentials in the URL (use --auth-parameter), found https://***@web-1/server-status',
+      `--url: ${NO_CREDENTIALS}, found "https://***@web-1/server-status"`,
     ],
+    [['add', 'web-1', '--url', 'http://u%3Ap%40ss@web-1/'], `--url: ${NO_CREDENTIALS}, found "http://***@web-1/"`],
     [
       ['add', 'web-1', '--url', 'http://x/', '--timeout', '3 seconds'],
       '--timeout expects a duration such as 5s or 1500ms, found "3 seconds"',
@@ -163,11 +225,27 @@ describe('cli targets (fake SSM over HTTP)', () => {
     ],
     [
       ['add', 'web-1', '--url', 'http://x/', '--auth-parameter', 'secret'],
-      '--auth-parameter: expected a SecureString under /hsa-targets/secrets/ (the only place the function may decrypt), found "secret"',
+      '--auth-parameter: expected an SSM parameter name starting with /, found "secret"',
+    ],
+    [
+      ['add', 'web-1', '--url', 'http://x/', '--auth-parameter', '/hsa-targets/secrets/web-2'],
+      `--auth-parameter: expected ${WEB_1_SECRETS}, found "/hsa-targets/secrets/web-2"`,
+    ],
+    [
+      ['add', 'web-1', '--url', 'http://x/', '--auth-parameter', '/hsa-targets/secrets/fleet-status'],
+      `--auth-parameter: expected ${WEB_1_SECRETS}, found "/hsa-targets/secrets/fleet-status"`,
+    ],
+    [
+      ['add', 'web-1', '--url', 'http://x/', '--auth-parameter', '/elsewhere/secrets/web-1'],
+      `--auth-parameter: expected ${WEB_1_SECRETS}, found "/elsewhere/secrets/web-1"`,
     ],
     [
       ['add', 'web-1', '--url', 'http://x/', '--ca-bundle-parameter', '/elsewhere/ca'],
       '--ca-bundle-parameter: expected a parameter under /hsa-targets/ (the function reads only there), found "/elsewhere/ca"',
+    ],
+    [
+      ['add', 'web-1', '--url', 'http://x/', '--ca-bundle-parameter', '/hsa-targets/secrets/web-2'],
+      `--ca-bundle-parameter: expected a parameter under /hsa-targets/ and, under /hsa-targets/secrets/, only ${WEB_1_SECRETS}, found "/hsa-targets/secrets/web-2"`,
     ],
     [['add', 'web-1', '--url', 'http://x/', '--label', 'env'], '--label expects key=value, found "env"'],
     [

@@ -1,25 +1,50 @@
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../../infra/config.ts';
 import { resolvePrefix } from '../../src/cli/commandSupport.ts';
-import { buildMonitorConfig, ConfigurationError, SSM_PREFIX } from '../../src/core/monitorConfig.ts';
+import {
+  buildMonitorConfig,
+  type ConfigProblem,
+  ConfigurationError,
+  SSM_PREFIX,
+} from '../../src/core/monitorConfig.ts';
 import { DEFAULT_RULES } from '../../src/core/rules/document.ts';
 import { readRuntimeConfig } from '../../src/lambda/environment.ts';
 
 const target = (value: unknown) => ({ '/p/targets/web-1': JSON.stringify(value) });
+/** Targets under `/p`, one secret shared by the fleet. */
+const SCOPE = { prefix: '/p', sharedSecretParameters: ['/p/secrets/fleet-status'] };
+const NO_CREDENTIALS =
+  'expected a URL without credentials (put "user:password" in a SecureString named by authParameter)';
+const WEB_1_SECRETS =
+  '/p/secrets/web-1 or a parameter below it, or a shared secret (sharedSecretParameters: /p/secrets/fleet-status)';
+
+/** The problems of a configuration of `targets` alone (none: an empty list). */
+function problemsOf(targets: Record<string, string>, scope = SCOPE): ConfigProblem[] {
+  try {
+    buildMonitorConfig({ targets, rules: {}, silences: {} }, scope);
+    return [];
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    return error.problems;
+  }
+}
 
 describe('buildMonitorConfig', () => {
   it('reads targets and falls back to the default rules', () => {
-    const config = buildMonitorConfig({
-      targets: target({
-        url: 'https://web-1:8443/server-status',
-        timeoutMs: 2000,
-        labels: { env: 'prod' },
-        authParameter: '/p/secrets/web-1',
-        maxRequestWorkers: 150,
-      }),
-      rules: {},
-      silences: {},
-    });
+    const config = buildMonitorConfig(
+      {
+        targets: target({
+          url: 'https://web-1:8443/server-status',
+          timeoutMs: 2000,
+          labels: { env: 'prod' },
+          authParameter: '/p/secrets/web-1',
+          maxRequestWorkers: 150,
+        }),
+        rules: {},
+        silences: {},
+      },
+      SCOPE,
+    );
     expect(config.targets).toEqual([
       {
         name: 'web-1',
@@ -78,6 +103,13 @@ describe('buildMonitorConfig', () => {
       'maxBytes',
       /^expected a number, found "big"$/,
     ],
+    [
+      'a loopback opt-in that is not a boolean',
+      target({ url: 'http://127.0.0.1/', allowLoopback: 'yes' }),
+      '/p/targets/web-1',
+      'allowLoopback',
+      /^expected a boolean, found "yes"$/,
+    ],
     ['a bad name', { '/p/targets/web 1': '{"url":"http://x/"}' }, '/p/targets/web 1', null, /expected a target name/],
     [
       'a name used twice in two folders',
@@ -86,13 +118,13 @@ describe('buildMonitorConfig', () => {
       null,
       /expected a unique target name, found "web-1" again \(also http:\/\/a\/\)/,
     ],
-    // Credentials in URLs are redacted in every message (issue 11).
+    // Credentials in URLs are redacted in every message.
     [
-      'a name used twice, with credentials',
+      'a name used twice in two folders, the first with credentials',
       { '/p/targets/eu/web-1': '{"url":"http://ops:s3cret@a/"}', '/p/targets/us/web-1': '{"url":"http://b/"}' },
-      '/p/targets/us/web-1',
-      null,
-      /^expected a unique target name, found "web-1" again \(also http:\/\/ops:\*\*\*@a\/\)$/,
+      '/p/targets/eu/web-1',
+      'url',
+      /^expected a URL without credentials .*, found "http:\/\/ops:\*\*\*@a\/"$/,
     ],
     [
       'not JSON, with credentials past the shown length',
@@ -102,21 +134,15 @@ describe('buildMonitorConfig', () => {
       /^expected JSON, found "url=http:\/\/ops:\*\*\*@web-1\/"/,
     ],
     [
-      'a URL that is not http, with credentials',
+      'a URL that is not http, with credentials: the credentials are the problem shown',
       target({ url: 'ftp://ops:s3cret@x/status' }),
       '/p/targets/web-1',
       'url',
-      /found "ftp:\/\/ops:\*\*\*@x\/status"$/,
+      /^expected a URL without credentials .*, found "ftp:\/\/ops:\*\*\*@x\/status"$/,
     ],
   ])('rejects a target with %s, naming parameter and field', (_name, targets, parameter, field, message) => {
-    let error: unknown;
-    try {
-      buildMonitorConfig({ targets, rules: {}, silences: {} });
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ConfigurationError);
-    const [problem, ...rest] = (error as ConfigurationError).problems;
+    const [problem, ...rest] = problemsOf(targets);
+    expect(problem).toBeDefined();
     expect(rest).toEqual([]);
     expect(problem?.parameter).toBe(parameter);
     expect(problem?.field).toBe(field);
@@ -126,11 +152,14 @@ describe('buildMonitorConfig', () => {
   it('lists every problem of every parameter at once', () => {
     let error: unknown;
     try {
-      buildMonitorConfig({
-        targets: { ...target({ url: 'nope' }), '/p/targets/web-2': '{' },
-        rules: { '/p/rules/a': '{"rules":[{"name":"x","metric":"slots_idle","op":"<","threshold":"five"}]}' },
-        silences: { '/p/silences/s': '{"silences":[{"target":"web-*"}]}' },
-      });
+      buildMonitorConfig(
+        {
+          targets: { ...target({ url: 'nope' }), '/p/targets/web-2': '{' },
+          rules: { '/p/rules/a': '{"rules":[{"name":"x","metric":"slots_idle","op":"<","threshold":"five"}]}' },
+          silences: { '/p/silences/s': '{"silences":[{"target":"web-*"}]}' },
+        },
+        SCOPE,
+      );
     } catch (e) {
       error = e;
     }
@@ -141,6 +170,129 @@ describe('buildMonitorConfig', () => {
       ['/p/rules/a', 'x.threshold'],
       ['/p/silences/s', '#1.until'],
     ]);
+  });
+});
+
+describe('buildMonitorConfig: credentials in a target URL, in any spelling', () => {
+  it.each([
+    { spelling: 'user and password', url: 'http://u:p@h/', shown: '"http://u:***@h/"' },
+    { spelling: 'a user (a token) alone', url: 'http://u@h/', shown: '"http://***@h/"' },
+    { spelling: 'the https:/ typo', url: 'https:/u:p@h', shown: '"https:/u:***@h"' },
+    { spelling: 'percent-encoded', url: 'http://u%3Ap%40ss@h/', shown: '"http://***@h/"' },
+    { spelling: 'a password with / and #', url: 'https://ops:a/b#c@web-1/s', shown: '"https://ops:***@web-1/s"' },
+    { spelling: 'upper-case scheme', url: 'HTTP://U:P@H/', shown: '"HTTP://U:***@H/"' },
+  ])('refuses $spelling, pointing to authParameter, the password not shown', ({ url, shown }) => {
+    expect(problemsOf(target({ url }))).toEqual([
+      { parameter: '/p/targets/web-1', field: 'url', message: `${NO_CREDENTIALS}, found ${shown}` },
+    ]);
+  });
+
+  it('accepts the same target with its credentials in an auth parameter', () => {
+    expect(problemsOf(target({ url: 'http://h/', authParameter: '/p/secrets/web-1' }))).toEqual([]);
+  });
+});
+
+describe('buildMonitorConfig: the secrets a target may name', () => {
+  it.each([
+    { what: 'its own secret', authParameter: '/p/secrets/web-1' },
+    { what: 'a secret below its own', authParameter: '/p/secrets/web-1/ops' },
+    { what: 'a shared secret', authParameter: '/p/secrets/fleet-status' },
+  ])('accepts $what as authParameter', ({ authParameter }) => {
+    const config = buildMonitorConfig(
+      { targets: target({ url: 'http://h/', authParameter }), rules: {}, silences: {} },
+      SCOPE,
+    );
+    expect(config.targets[0]?.authParameter).toBe(authParameter);
+  });
+
+  it.each([
+    { what: 'its own secrets folder', caBundleParameter: '/p/secrets/web-1/ca' },
+    { what: 'a shared secret', caBundleParameter: '/p/secrets/fleet-status' },
+    {
+      what: 'a parameter under the prefix, outside secrets (one bundle for the fleet)',
+      caBundleParameter: '/p/ca/internal',
+    },
+  ])('accepts $what as caBundleParameter', ({ caBundleParameter }) => {
+    const config = buildMonitorConfig(
+      { targets: target({ url: 'https://h/', caBundleParameter }), rules: {}, silences: {} },
+      SCOPE,
+    );
+    expect(config.targets[0]?.caBundleParameter).toBe(caBundleParameter);
+  });
+
+  it.each([
+    {
+      what: "another target's secret",
+      fields: { authParameter: '/p/secrets/web-2' },
+      message: `expected ${WEB_1_SECRETS}, found "/p/secrets/web-2"`,
+    },
+    {
+      what: 'a secret whose name starts with its own',
+      fields: { authParameter: '/p/secrets/web-10' },
+      message: `expected ${WEB_1_SECRETS}, found "/p/secrets/web-10"`,
+    },
+    {
+      what: 'a secret below another target',
+      fields: { authParameter: '/p/secrets/web-2/web-1' },
+      message: `expected ${WEB_1_SECRETS}, found "/p/secrets/web-2/web-1"`,
+    },
+    {
+      what: 'the secrets folder itself',
+      fields: { authParameter: '/p/secrets/' },
+      message: `expected ${WEB_1_SECRETS}, found "/p/secrets/"`,
+    },
+    {
+      what: 'a parameter under the prefix, outside secrets',
+      fields: { authParameter: '/p/targets/web-1' },
+      message: `expected ${WEB_1_SECRETS}, found "/p/targets/web-1"`,
+    },
+    {
+      what: 'a secret outside the prefix',
+      fields: { authParameter: '/other/secrets/web-1' },
+      message: `expected ${WEB_1_SECRETS}, found "/other/secrets/web-1"`,
+    },
+    {
+      what: "another target's secret as CA bundle",
+      fields: { caBundleParameter: '/p/secrets/web-2' },
+      message: `expected a parameter under /p/ and, under /p/secrets/, only ${WEB_1_SECRETS}, found "/p/secrets/web-2"`,
+    },
+    {
+      what: 'a CA bundle outside the prefix',
+      fields: { caBundleParameter: '/elsewhere/ca' },
+      message: 'expected a parameter under /p/ (the function reads only there), found "/elsewhere/ca"',
+    },
+  ])('refuses $what, naming what it may name', ({ fields, message }) => {
+    const [field] = Object.keys(fields);
+    expect(problemsOf(target({ url: 'https://h/', ...fields }))).toEqual([
+      { parameter: '/p/targets/web-1', field, message },
+    ]);
+  });
+
+  it('says when no secret is shared, and lists both fields of one target', () => {
+    const scope = { prefix: '/p', sharedSecretParameters: [] };
+    const targets = target({
+      url: 'https://h/',
+      authParameter: '/p/secrets/fleet-status',
+      caBundleParameter: '/p/secrets/fleet-status',
+    });
+    const mine = '/p/secrets/web-1 or a parameter below it, or a shared secret (sharedSecretParameters: none)';
+    expect(problemsOf(targets, scope)).toEqual([
+      {
+        parameter: '/p/targets/web-1',
+        field: 'authParameter',
+        message: `expected ${mine}, found "/p/secrets/fleet-status"`,
+      },
+      {
+        parameter: '/p/targets/web-1',
+        field: 'caBundleParameter',
+        message: `expected a parameter under /p/ and, under /p/secrets/, only ${mine}, found "/p/secrets/fleet-status"`,
+      },
+    ]);
+  });
+
+  it('scopes a target in a subfolder by its name', () => {
+    const targets = { '/p/targets/eu/web-3': JSON.stringify({ url: 'http://h/', authParameter: '/p/secrets/web-3' }) };
+    expect(problemsOf(targets)).toEqual([]);
   });
 });
 

@@ -17,6 +17,7 @@ describe('readConfig', () => {
       targets: {},
       dashboardTargets: [],
       secretsKeyArn: null,
+      sharedSecretParameters: [],
       vpc: null,
       repeatInterval: '4h',
       downAfterFailures: 2,
@@ -36,7 +37,9 @@ describe('readConfig', () => {
       reserveConcurrency: 'false',
       emails: 'oncall@example.com, web@example.com',
       httpsEndpoints: '["https://pager.example/hook"]',
-      targets: '{"web-1":{"url":"https://web-1.internal/server-status?auto","timeoutMs":3000}}',
+      targets:
+        '{"web-1":{"url":"https://web-1.internal/server-status?auto","timeoutMs":3000},"web-3":{"url":"http://web-3/","authParameter":"/ops/apache/secrets/fleet-status"}}',
+      sharedSecretParameters: '/ops/apache/secrets/fleet-status',
       dashboardTargets: 'web-2,web-1',
       secretsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
       vpcId: 'vpc-0123456789abcdef0',
@@ -59,8 +62,12 @@ describe('readConfig', () => {
       reserveConcurrency: false,
       emails: ['oncall@example.com', 'web@example.com'],
       httpsEndpoints: ['https://pager.example/hook'],
-      targets: { 'web-1': { url: 'https://web-1.internal/server-status?auto', timeoutMs: 3000 } },
-      dashboardTargets: ['web-1', 'web-2'],
+      targets: {
+        'web-1': { url: 'https://web-1.internal/server-status?auto', timeoutMs: 3000 },
+        'web-3': { url: 'http://web-3/', authParameter: '/ops/apache/secrets/fleet-status' },
+      },
+      sharedSecretParameters: ['/ops/apache/secrets/fleet-status'],
+      dashboardTargets: ['web-1', 'web-3', 'web-2'],
       secretsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
       vpc: {
         vpcId: 'vpc-0123456789abcdef0',
@@ -69,7 +76,7 @@ describe('readConfig', () => {
       },
       repeatInterval: '30m',
       chatbotFormat: true,
-      targetMetrics: ['web-1', 'web-2'],
+      targetMetrics: ['web-1', 'web-3', 'web-2'],
     });
     expect(DEFAULT_CONFIG.targets).toEqual({});
   });
@@ -83,6 +90,14 @@ describe('readConfig', () => {
     expect(config).toMatchObject({ scheduleMinutes: 2, emails: ['a@example.com'], dashboardTargets: ['w'] });
   });
 
+  it('seeds a sidecar target opted into loopback; an opt-in that is not a boolean is refused with its key', () => {
+    const sidecar = { url: 'http://127.0.0.1:8080/server-status?auto', allowLoopback: true };
+    expect(from({ targets: { sidecar } }).targets).toEqual({ sidecar });
+    expect(() => from({ targets: { sidecar: { ...sidecar, allowLoopback: 'yes' } } })).toThrow(
+      'targets.sidecar.allowLoopback: expected a boolean, found "yes"',
+    );
+  });
+
   it('rejects a bad context listing every problem with its key', () => {
     // Prepare
     const context = {
@@ -92,7 +107,9 @@ describe('readConfig', () => {
       logRetentionDays: '10',
       emails: 'not-an-address',
       httpsEndpoints: 'http://insecure.example/',
-      targets: '{"web 1":{"url":"http://x"},"web-2":{},"web-3":{"url":"https:/ops:pw/x@web-3/s"}}',
+      targets:
+        '{"web 1":{"url":"http://x"},"web-2":{},"web-3":{"url":"https:/ops:pw/x@web-3/s"},"web-4":{"url":"http://w4/","authParameter":"/httpd-status-alerts/secrets/web-1"}}',
+      sharedSecretParameters: '/elsewhere/fleet-status,/httpd-status-alerts/secrets/fleet-status,not a name',
       secretsKeyArn: 'alias/aws/ssm',
       subnetIds: 'subnet-01234567',
       repeatInterval: '4 hours',
@@ -114,9 +131,12 @@ describe('readConfig', () => {
       'reserveConcurrency: expected true or false, found "no"',
       'emails: "not-an-address" is not an e-mail address',
       'httpsEndpoints: "http://insecure.example/" is not an https:// URL',
+      'sharedSecretParameters: "not a name" is not an SSM parameter name',
+      'sharedSecretParameters: expected parameter names under /httpd-status-alerts/secrets/ (the only place the function may decrypt), found "/elsewhere/fleet-status"',
       'targets.web 1: expected a target name of letters, digits, _ . -, found "web 1"',
       'targets.web-2.url: expected a string, found nothing (the field is required)',
-      'targets.web-3.url: expected no credentials in the URL (seed the target without them and give it an authParameter), found https:/ops:***@web-3/s',
+      'targets.web-3.url: expected a URL without credentials (put "user:password" in a SecureString named by authParameter), found "https:/ops:***@web-3/s"',
+      'targets.web-4.authParameter: expected /httpd-status-alerts/secrets/web-4 or a parameter below it, or a shared secret (sharedSecretParameters: /httpd-status-alerts/secrets/fleet-status), found "/httpd-status-alerts/secrets/web-1"',
       'targetMetrics: "every target" is not a target name (or all, none, dashboard)',
       'targetMetrics: expected all, none, dashboard or names of targets (seeded or in dashboardTargets), found "web-1"',
       'secretsKeyArn: expected a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), found "alias/aws/ssm"',

@@ -10,7 +10,7 @@ import { synth } from './synth.ts';
 const partition = { Ref: 'AWS::Partition' };
 const region = { Ref: 'AWS::Region' };
 const account = { Ref: 'AWS::AccountId' };
-const PARAMETER = '/httpd-status-alerts/secrets/pagerduty';
+const PARAMETER = '/pagerduty/routing-key';
 const parameterArn = (path: string) => ({
   'Fn::Join': ['', ['arn:', partition, ':ssm:', region, ':', account, `:parameter${path}`]],
 });
@@ -290,7 +290,17 @@ describe('Function: readPagerDutySettings', () => {
     {
       context: { pagerDutyRoutingKeyParameter: 'has space' },
       problem:
-        'pagerDutyRoutingKeyParameter: expected an SSM parameter name like /httpd-status-alerts/secrets/pagerduty, found "has space"',
+        'pagerDutyRoutingKeyParameter: expected an SSM parameter name like /pagerduty/routing-key, found "has space"',
+    },
+    {
+      context: { pagerDutyRoutingKeyParameter: '/httpd-status-alerts/secrets/pagerduty' },
+      problem:
+        'pagerDutyRoutingKeyParameter: expected a parameter outside /httpd-status-alerts/secrets/ (the monitor function may decrypt every SecureString there, and a target may name one as its authParameter), found "/httpd-status-alerts/secrets/pagerduty"',
+    },
+    {
+      context: { prefix: '/team/apache', pagerDutyRoutingKeyParameter: 'team/apache/secrets/pd/key' },
+      problem:
+        'pagerDutyRoutingKeyParameter: expected a parameter outside /team/apache/secrets/ (the monitor function may decrypt every SecureString there, and a target may name one as its authParameter), found "team/apache/secrets/pd/key"',
     },
     {
       context: { pagerDutyEventsUrl: 'http://events.pagerduty.com/v2/enqueue' },
@@ -310,6 +320,19 @@ describe('Function: readPagerDutySettings', () => {
     const get = (key: string) => (context as Record<string, unknown>)[key];
     expect(() => readPagerDutySettings(get)).toThrow(`invalid PagerDuty context:\n- ${problem}`);
   });
+});
+
+describe('a routing key under the secrets prefix', () => {
+  it('is refused at synth with the reason; beside the prefix, or under another prefix, it is not', () => {
+    expect(() => synth({ pagerDutyRoutingKeyParameter: '/httpd-status-alerts/secrets/pagerduty' })).toThrow(
+      'pagerDutyRoutingKeyParameter: expected a parameter outside /httpd-status-alerts/secrets/ (the monitor function may decrypt every SecureString there, and a target may name one as its authParameter), found "/httpd-status-alerts/secrets/pagerduty"',
+    );
+    for (const context of [
+      { pagerDutyRoutingKeyParameter: '/httpd-status-alerts/pagerduty' },
+      { prefix: '/team/apache', pagerDutyRoutingKeyParameter: '/httpd-status-alerts/secrets/pagerduty' },
+    ])
+      synth(context).template.resourceCountIs('AWS::SNS::Subscription', 1);
+  }, 120_000);
 });
 
 describe('bundled PagerDuty forwarder', () => {

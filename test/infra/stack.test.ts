@@ -1,4 +1,5 @@
 import { Annotations, Capture, Match } from 'aws-cdk-lib/assertions';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { fleetQueries, targetQueries } from '../../infra/constructs/dashboard.ts';
 import { STATE_TABLE_ACTIONS } from '../../infra/constructs/permissions.ts';
@@ -90,6 +91,9 @@ describe('HttpdStatusAlertsStack with default context', () => {
           FETCH_CONCURRENCY: '16',
           CHATBOT_FORMAT: 'false',
           TARGET_METRICS: 'none',
+          SHARED_SECRET_PARAMETERS: '',
+          FUNCTION_TIMEOUT_SECONDS: '60',
+          CLAIM_LEASE_SECONDS: '300',
           NODE_OPTIONS: '--enable-source-maps',
         },
       },
@@ -123,6 +127,8 @@ describe('HttpdStatusAlertsStack with default context', () => {
       targetsPerShard: 500,
       shardMaxAgeSeconds: 60,
       targetMetrics: 'none',
+      sharedSecretParameters: [],
+      claimLeaseMs: 300_000,
     });
   });
 
@@ -541,6 +547,37 @@ describe('HttpdStatusAlertsStack in sharded mode (-c shardMode=sqs)', () => {
   });
 });
 
+describe('the claim lease at the longest timeout the stack accepts (900 s, a 15-minute schedule)', () => {
+  const { stack, template } = synth({ scheduleMinutes: '15', timeoutSeconds: '900' });
+
+  it('sets a lease of twice the timeout, which the function reads back', () => {
+    const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0] as {
+      Properties: { Timeout: number; Environment: { Variables: Record<string, unknown> } };
+    };
+    const variables = fn.Properties.Environment.Variables as Record<string, string>;
+    const resolved = { TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:alerts', STATE_TABLE: 'state-table' };
+    expect({
+      timeout: fn.Properties.Timeout,
+      lease: variables.CLAIM_LEASE_SECONDS,
+      read: readRuntimeConfig({ ...variables, ...resolved }).claimLeaseMs,
+    }).toEqual({ timeout: 900, lease: '1800', read: 1_800_000 });
+    expect(stack.monitor.fn.timeout?.toSeconds()).toBe(900);
+  });
+
+  it('refuses to synthesize a function whose timeout was raised past half its lease afterwards', () => {
+    expect(() =>
+      synth(
+        { scheduleMinutes: '15', timeoutSeconds: '600' },
+        {
+          extend: (s) => {
+            (s.monitor.fn.node.defaultChild as CfnFunction).timeout = 900;
+          },
+        },
+      ),
+    ).toThrow("CLAIM_LEASE_SECONDS expects at least 1800 (2 x the function's 900 s timeout), found 1200");
+  });
+});
+
 describe('per-target metrics from -c targetMetrics', () => {
   it.each([
     { context: {}, env: 'none', read: 'none' },
@@ -567,5 +604,28 @@ describe('per-target metrics from -c targetMetrics', () => {
     };
     expect(variables.TARGET_METRICS).toBe(env);
     expect(readRuntimeConfig(variables).targetMetrics).toEqual(read);
+  });
+});
+
+describe('shared secrets from -c sharedSecretParameters', () => {
+  it('reach the function as SHARED_SECRET_PARAMETERS, read back as the list', () => {
+    const { template } = synth({
+      sharedSecretParameters: '/httpd-status-alerts/secrets/fleet-status,/httpd-status-alerts/secrets/eu/status',
+    });
+    const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0] as {
+      Properties: { Environment: { Variables: Record<string, string> } };
+    };
+    const variables: Record<string, string> = {
+      ...fn.Properties.Environment.Variables,
+      TOPIC_ARN: 'arn:aws:sns:eu-west-1:1:t',
+      STATE_TABLE: 'state',
+    };
+    expect(variables.SHARED_SECRET_PARAMETERS).toBe(
+      '/httpd-status-alerts/secrets/fleet-status,/httpd-status-alerts/secrets/eu/status',
+    );
+    expect(readRuntimeConfig(variables).sharedSecretParameters).toEqual([
+      '/httpd-status-alerts/secrets/fleet-status',
+      '/httpd-status-alerts/secrets/eu/status',
+    ]);
   });
 });

@@ -68,7 +68,10 @@ describe('page accounting through the synthesized bundle', () => {
   const setTargets = (names: string[]) => {
     for (const key of [...ssm.parameters.keys()]) if (key.startsWith('/acc/targets/')) ssm.parameters.delete(key);
     for (const name of names)
-      ssm.parameters.set(`/acc/targets/${name}`, JSON.stringify({ url: `${pageUrl}/${name}`, timeoutMs: 2000 }));
+      ssm.parameters.set(
+        `/acc/targets/${name}`,
+        JSON.stringify({ url: `${pageUrl}/${name}`, timeoutMs: 2000, allowLoopback: true }),
+      );
   };
   const setRules = (...names: string[]) =>
     ssm.parameters.set('/acc/rules/main', JSON.stringify({ rules: names.map(rule) }));

@@ -96,7 +96,10 @@ describe.skipIf(skip !== null)(
       await dynamo.createTable(name);
       const prefix = `/${name}`;
       const setTarget = (target: string, url: string) =>
-        ssm.parameters.set(`${prefix}/targets/${target}`, JSON.stringify({ url, timeoutMs: 2000 }));
+        ssm.parameters.set(
+          `${prefix}/targets/${target}`,
+          JSON.stringify({ url, timeoutMs: 2000, allowLoopback: true }),
+        );
       for (const [target, url] of Object.entries(targets)) setTarget(target, url);
       ssm.parameters.set(`${prefix}/rules/main`, RULES);
       const env = monitorEnv({ ssm, sns, dynamoEndpoint: dynamo.endpoint }, prefix, name);

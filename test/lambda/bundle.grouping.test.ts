@@ -90,7 +90,10 @@ describe.skipIf(skip !== null)(`grouping through the synthesized bundle${skip ? 
     ]);
     await dynamo.createTable(TABLE);
     for (const name of TARGETS)
-      ssm.parameters.set(`/grp/targets/${name}`, JSON.stringify({ url: pages.urlOf(name), timeoutMs: 2000 }));
+      ssm.parameters.set(
+        `/grp/targets/${name}`,
+        JSON.stringify({ url: pages.urlOf(name), timeoutMs: 2000, allowLoopback: true }),
+      );
     ssm.parameters.set(
       '/grp/rules/closing',
       JSON.stringify({

@@ -37,7 +37,10 @@ describe('10,000 targets through the sharded bundle', () => {
     await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/server-status?auto`;
     for (let i = 0; i < 10_000; i++)
-      ssm.parameters.set(`/shd/targets/fleet-${String(i).padStart(5, '0')}`, JSON.stringify({ url }));
+      ssm.parameters.set(
+        `/shd/targets/fleet-${String(i).padStart(5, '0')}`,
+        JSON.stringify({ url, allowLoopback: true }),
+      );
     lambda = await startLambda(
       assetDir,
       {

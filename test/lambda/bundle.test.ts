@@ -63,7 +63,10 @@ describe.skipIf(skip !== null)(
       ]);
       await dynamo.createTable('alerts');
       pages.bodies.set('web-1', BUSY);
-      ssm.parameters.set('/hsa/targets/web-1', JSON.stringify({ url: pages.urlOf('web-1'), timeoutMs: 1000 }));
+      ssm.parameters.set(
+        '/hsa/targets/web-1',
+        JSON.stringify({ url: pages.urlOf('web-1'), timeoutMs: 1000, allowLoopback: true }),
+      );
       ssm.parameters.set(
         '/hsa/rules/closing',
         JSON.stringify({

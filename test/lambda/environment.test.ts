@@ -21,6 +21,9 @@ describe('readRuntimeConfig', () => {
       targetsPerShard: 500,
       shardMaxAgeSeconds: 60,
       targetMetrics: 'none',
+      sharedSecretParameters: [],
+      claimLeaseMs: 300_000,
+      runtimeApi: null,
     });
   });
 
@@ -35,6 +38,8 @@ describe('readRuntimeConfig', () => {
       CHATBOT_FORMAT: 'true',
       CHATBOT_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:chat',
       TARGET_METRICS: 'web-1, web-2',
+      SHARED_SECRET_PARAMETERS: '/team/apache/secrets/fleet-status, /team/apache/secrets/eu/status',
+      AWS_LAMBDA_RUNTIME_API: '127.0.0.1:9001',
     });
     expect(config).toMatchObject({
       ssmPrefix: '/team/apache',
@@ -45,6 +50,8 @@ describe('readRuntimeConfig', () => {
       chatbotFormat: true,
       chatbotTopicArn: 'arn:aws:sns:eu-west-1:123456789012:chat',
       targetMetrics: ['web-1', 'web-2'],
+      sharedSecretParameters: ['/team/apache/secrets/fleet-status', '/team/apache/secrets/eu/status'],
+      runtimeApi: { host: '127.0.0.1', port: 9001 },
     });
   });
 
@@ -70,6 +77,22 @@ describe('readRuntimeConfig', () => {
     ['FETCH_CONCURRENCY', '"16"', 'FETCH_CONCURRENCY expects a whole number from 1 to 1000, found "\\"16\\""'],
     ['SSM_PREFIX', 'team\r', 'SSM_PREFIX expects a path like /httpd-status-alerts, found "team\\r"'],
     ['CHATBOT_TOPIC_ARN', 'chat\n', 'CHATBOT_TOPIC_ARN expects an SNS topic ARN (arn:aws:sns:...), found "chat\\n"'],
+    // A shared secret is decrypted, which the function may only under <prefix>/secrets/.
+    [
+      'SHARED_SECRET_PARAMETERS',
+      '/httpd-status-alerts/secrets/fleet,/elsewhere/secrets/fleet',
+      'SHARED_SECRET_PARAMETERS expects parameter names under /httpd-status-alerts/secrets/, separated by commas, found "/elsewhere/secrets/fleet"',
+    ],
+    [
+      'SHARED_SECRET_PARAMETERS',
+      '/httpd-status-alerts/secrets/',
+      'SHARED_SECRET_PARAMETERS expects parameter names under /httpd-status-alerts/secrets/, separated by commas, found "/httpd-status-alerts/secrets/"',
+    ],
+    [
+      'AWS_LAMBDA_RUNTIME_API',
+      '127.0.0.1',
+      'AWS_LAMBDA_RUNTIME_API expects host:port such as 127.0.0.1:9001, found "127.0.0.1"',
+    ],
   ])('refuses %s=%j', (variable, value, problem) => {
     let error: unknown;
     try {
@@ -79,6 +102,39 @@ describe('readRuntimeConfig', () => {
     }
     expect(error).toBeInstanceOf(EnvironmentError);
     expect((error as EnvironmentError).problems).toEqual([problem]);
+  });
+
+  // The lease outlives the run that took the claim: twice the function's timeout at least.
+  it.each<[string, Record<string, string>, number | string]>([
+    ['neither set: the 5-minute lease of a 60 s timeout', {}, 300_000],
+    [
+      'the longest timeout, twice its lease',
+      { FUNCTION_TIMEOUT_SECONDS: '900', CLAIM_LEASE_SECONDS: '1800' },
+      1_800_000,
+    ],
+    [
+      'the longest timeout, a lease one second short',
+      { FUNCTION_TIMEOUT_SECONDS: '900', CLAIM_LEASE_SECONDS: '1799' },
+      "CLAIM_LEASE_SECONDS expects at least 1800 (2 x the function's 900 s timeout), found 1799: a run still publishing at its timeout would lose its claims to the next run",
+    ],
+    [
+      'a timeout past the default lease, no lease set',
+      { FUNCTION_TIMEOUT_SECONDS: '151' },
+      "CLAIM_LEASE_SECONDS expects at least 302 (2 x the function's 151 s timeout), found 300: a run still publishing at its timeout would lose its claims to the next run",
+    ],
+    [
+      'a lease that is no number: its own problem only',
+      { FUNCTION_TIMEOUT_SECONDS: '900', CLAIM_LEASE_SECONDS: 'long' },
+      'CLAIM_LEASE_SECONDS expects a whole number from 2 to 86400, found "long"',
+    ],
+  ])('the claim lease, %s', (_, variables, expected) => {
+    let found: number | string;
+    try {
+      found = readRuntimeConfig({ ...REQUIRED, ...variables }).claimLeaseMs;
+    } catch (error) {
+      found = (error as EnvironmentError).problems.join('; ');
+    }
+    expect(found).toBe(expected);
   });
 
   it('lists every problem at once', () => {

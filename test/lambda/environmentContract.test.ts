@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { readRuntimeConfig } from '../../src/lambda/environment.ts';
 import {
+  claimLeaseSecondsFor,
   FORWARDER_ENVIRONMENT,
   forwarderVariables,
+  MAX_FUNCTION_TIMEOUT_SECONDS,
   MONITOR_ENVIRONMENT,
   type MonitorValues,
   monitorVariables,
@@ -20,6 +22,8 @@ const VALUES: MonitorValues = {
   fetchConcurrency: 32,
   chatbotFormat: true,
   targetMetrics: ['web-1', 'web-2'],
+  sharedSecretParameters: ['/team/apache/secrets/fleet-status', '/team/apache/secrets/eu/status'],
+  timeoutSeconds: 120,
 };
 
 describe('the environment the stack sets is the one the Lambda reads', () => {
@@ -39,7 +43,25 @@ describe('the environment the stack sets is the one the Lambda reads', () => {
       targetsPerShard: MONITOR_ENVIRONMENT.targetsPerShard.default,
       shardMaxAgeSeconds: MONITOR_ENVIRONMENT.shardMaxAgeSeconds.default,
       targetMetrics: ['web-1', 'web-2'],
+      sharedSecretParameters: ['/team/apache/secrets/fleet-status', '/team/apache/secrets/eu/status'],
+      claimLeaseMs: 300_000,
+      runtimeApi: null,
     });
+  });
+
+  // Lambda's longest timeout (900 s, the stack's too) is the case that matters: a lease under 1800 s
+  // would let the next run take over claims of a run still publishing.
+  it.each([
+    [5, 300],
+    [60, 300],
+    [150, 300],
+    [151, 302],
+    [MAX_FUNCTION_TIMEOUT_SECONDS, 1800],
+  ])('a %i s timeout: the stack sets a %i s lease, and the Lambda accepts it', (timeoutSeconds, leaseSeconds) => {
+    const variables = monitorVariables({ ...VALUES, timeoutSeconds });
+    expect(variables[MONITOR_ENVIRONMENT.claimLeaseSeconds.name]).toBe(String(leaseSeconds));
+    expect(claimLeaseSecondsFor(timeoutSeconds)).toBe(leaseSeconds);
+    expect(readRuntimeConfig(variables).claimLeaseMs).toBe(leaseSeconds * 1000);
   });
 
   it.each([

@@ -27,7 +27,11 @@ const context = {
 } as unknown as Context;
 
 async function sendingSlots(apache: ApacheInstance): Promise<number> {
-  const page = await fetchStatusPage({ name: 'probe', url: `${apache.httpUrl}/server-status?auto` });
+  const page = await fetchStatusPage({
+    name: 'probe',
+    url: `${apache.httpUrl}/server-status?auto`,
+    allowLoopback: true,
+  });
   if (!page.ok) return -1;
   return ((/^Scoreboard: (.*)$/m.exec(page.body)?.[1] ?? '').match(/W/g) ?? []).length;
 }
@@ -53,7 +57,7 @@ describe.skipIf(skip !== null)(`handler end to end${skip ? ` (SKIPPED: ${skip})`
     const parameters = [
       {
         Name: `${PREFIX}/targets/web-1`,
-        Value: JSON.stringify({ url: `${apache.httpUrl}/server-status`, timeoutMs: 3000 }),
+        Value: JSON.stringify({ url: `${apache.httpUrl}/server-status`, timeoutMs: 3000, allowLoopback: true }),
       },
       {
         Name: `${PREFIX}/rules/sending`,

@@ -146,7 +146,11 @@ describe('PagerDuty forwarder entry', () => {
       summary: '[FIRING critical] web-1: closing-pileup (23 >= 20)',
       source: 'web-1',
       severity: 'critical',
-      custom_details: web1.firing.payload,
+      // As published, the report text shown as the text page shows it.
+      custom_details: {
+        ...web1.firing.payload,
+        offenders: expect.objectContaining({ vhosts: [{ name: 'api[.]example[.]test:18120', count: 3 }] }),
+      },
     });
     expect(ssm.commandCalls(GetParameterCommand).map((c) => c.args[0].input)).toEqual([
       { Name: KEY_PARAMETER, WithDecryption: true },

@@ -1,8 +1,8 @@
 /**
- * Credentials in target URLs and in auth parameters never leave the function: the unmodified
- * handler runs against loopback servers that use them, dynalite for its state and a recorded SNS,
- * and everything it writes (every log line on stdout/stderr, every variant of every page) is
- * searched for them.
+ * Credentials in auth parameters, and credentials in URLs (refused in a target, quoted back by a
+ * server), never leave the function: the unmodified handler runs against loopback servers, with
+ * dynalite for its state and a recorded SNS, and everything it writes (every log line on
+ * stdout/stderr, every variant of every page) is searched for them.
  */
 import { createServer } from 'node:http';
 import { PublishCommand, type PublishCommandInput, SNSClient } from '@aws-sdk/client-sns';
@@ -89,38 +89,40 @@ describe('handler: no credential in any log line or page', () => {
   });
 
   it('pages target-down and the configuration alert without the passwords they were given', async () => {
-    // Prepare: credentials in a URL (web-1, web-3, web-4) and in an auth parameter (web-2)
+    // Prepare: credentials in an auth parameter (web-2); web-3 and web-4 answer with a credentialed URL
     const target = (name: string, value: object) => ({
       Name: `${PREFIX}/targets/${name}`,
-      Value: JSON.stringify(value),
+      // The page server listens on loopback, which a target must opt into.
+      Value: JSON.stringify({ ...value, allowLoopback: true }),
     });
+    const plain = (path: string) => `http://127.0.0.1:${port()}${path}`;
     const inUrl = (path: string) => `http://ops:${URL_PASSWORD}@127.0.0.1:${port()}${path}`;
     parameters = [
-      target('web-1', { url: inUrl('/server-status'), timeoutMs: 2000 }),
       target('web-2', {
-        url: `http://127.0.0.1:${port()}/server-status`,
+        url: plain('/server-status'),
         authParameter: `${PREFIX}/secrets/web-2`,
         timeoutMs: 2000,
       }),
-      target('web-3', { url: inUrl('/moved'), timeoutMs: 2000 }),
-      target('web-4', { url: inUrl('/missing'), timeoutMs: 2000 }),
+      target('web-3', { url: plain('/moved'), timeoutMs: 2000 }),
+      target('web-4', { url: plain('/missing'), timeoutMs: 2000 }),
     ];
     const { handler } = await import('../../src/lambda/handler.ts');
 
-    // Act: two runs page target-down for all four; then a configuration naming web-1 twice
+    // Act: two runs page target-down for all three; then a target with credentials in its URL,
+    // which the configuration refuses (the last valid one stays in force)
     await handler({}, context);
     await handler({}, context);
-    parameters = [...parameters, target('eu/web-1', { url: inUrl('/other') })];
+    parameters = [...parameters, target('web-1', { url: inUrl('/server-status'), timeoutMs: 2000 })];
     await handler({}, context).catch(() => undefined);
 
-    // Assess: the credentials were used...
-    expect(seenAuthorization).toContain(`Basic ${Buffer.from(`ops:${URL_PASSWORD}`).toString('base64')}`);
+    // Assess: the auth parameter's credentials were used, the URL's never...
     expect(seenAuthorization).toContain(`Basic ${Buffer.from(`ops:${PARAMETER_PASSWORD}`).toString('base64')}`);
+    expect(seenAuthorization).not.toContain(`Basic ${Buffer.from(`ops:${URL_PASSWORD}`).toString('base64')}`);
     // ...the pages went out (every variant is in the publish input)...
     const published = sns.commandCalls(PublishCommand).map((c) => c.args[0].input as PublishCommandInput);
-    // (the four target-down alerts fire in one run: one page for their group, the newest in detail)
+    // (the three target-down alerts fire in one run: one page for their group, the newest in detail)
     expect(published.map((p) => p.Subject).sort()).toEqual([
-      '[FIRING critical] target-down on 4 targets: web-1, web-2, web-3, web-4',
+      '[FIRING critical] target-down on 3 targets: web-2, web-3, web-4',
       '[FIRING warning] httpd-status-alerts: invalid configuration',
     ]);
     const pages = JSON.stringify(published);

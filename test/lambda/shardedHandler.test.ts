@@ -90,7 +90,7 @@ describe('src/lambda/shardedHandler.ts through SQS, SNS and DynamoDB', () => {
     const parameters = [
       ...Array.from({ length: TARGETS }, (_, i) => ({
         Name: `${PREFIX}/targets/web-${String(i).padStart(2, '0')}`,
-        Value: JSON.stringify({ url }),
+        Value: JSON.stringify({ url, allowLoopback: true }),
       })),
       {
         Name: `${PREFIX}/rules/closing`,

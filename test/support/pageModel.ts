@@ -446,6 +446,7 @@ class World {
     const { source, warm } = this.containers[container] as Container;
     return {
       config: source,
+      secretScope: { prefix: '/m', sharedSecretParameters: [] },
       table,
       notifier,
       fetch: async (target) => {

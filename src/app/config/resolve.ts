@@ -23,9 +23,11 @@ import {
 } from '../../core/monitorConfig.ts';
 import { evaluateConfigAlert } from '../../core/notify/configAlert.ts';
 import { redactCredentials } from '../../core/notify/sanitize.ts';
-import { ContentionError, commitTarget, isClaimed, recoverClaim, targetKey } from '../accounting/commit.ts';
+import { CLAIM_OUTCOMES } from '../accounting/claim.ts';
+import { ContentionError } from '../accounting/conditionalUpdate.ts';
 import { STATE_KEYS } from '../accounting/stateKeys.ts';
-import type { CycleDeps, StoredState } from '../ports.ts';
+import { commitTarget, settleTarget, targetKey } from '../accounting/targetItems.ts';
+import type { CycleDeps } from '../ports.ts';
 import {
   LAST_VALID_KEY,
   type LastValidPointer,
@@ -99,7 +101,7 @@ async function fallbackConfig(
     if (raw.targets[name] !== undefined && redactCredentials(value) === raw.targets[name]) raw.targets[name] = value;
   try {
     const { hash, removing, generation } = stored.pointer;
-    return { hash, config: buildMonitorConfig(raw), raw, removing, generation };
+    return { hash, config: buildMonitorConfig(raw, deps.secretScope), raw, removing, generation };
   } catch {
     return null;
   }
@@ -125,16 +127,13 @@ async function removeTargets(
   for (const name of names) {
     deps.warm.delete(name);
     const key = targetKey(name);
-    let item: StoredState | null = items.get(key) ?? null;
-    if (isClaimed(item)) {
-      const recovered = await recoverClaim(deps.table, deps.notifier, key, item, now, options);
-      record(recovered);
-      if (recovered.conflict) {
-        owed.push(name);
-        continue;
-      }
-      item = recovered.stored;
+    const settled = await settleTarget(deps.table, deps.notifier, key, items.get(key) ?? null, now, options);
+    record(settled);
+    if (settled.status !== CLAIM_OUTCOMES.committed) {
+      owed.push(name);
+      continue;
     }
+    const item = settled.stored;
     if (item === null) continue;
     const { notifications, state } = evaluateRemovedTarget(item.state, rules, now, deps.evaluate);
     const next = state ?? { ...item.state, alerts: {} };
@@ -147,7 +146,7 @@ async function removeTargets(
       options,
     );
     record(outcome);
-    if (outcome.conflict || outcome.failed.length > 0 || state !== null) owed.push(name);
+    if (outcome.status !== CLAIM_OUTCOMES.committed || outcome.failed.length > 0 || state !== null) owed.push(name);
     else deps.logger.info('target removed from configuration', { target: name, resolved: outcome.sent.length });
   }
   return owed;
@@ -252,13 +251,11 @@ async function commitConfigAlert(
   record: RecordOutcome,
 ): Promise<void> {
   const options = { token, leaseMs: deps.claimLeaseMs };
-  let item = (await deps.table.loadMany([CONFIG_ALERT_KEY])).get(CONFIG_ALERT_KEY) ?? null;
-  if (isClaimed(item)) {
-    const recovered = await recoverClaim(deps.table, deps.notifier, CONFIG_ALERT_KEY, item, now, options);
-    record(recovered);
-    if (recovered.conflict) return;
-    item = recovered.stored;
-  }
+  const loaded = (await deps.table.loadMany([CONFIG_ALERT_KEY])).get(CONFIG_ALERT_KEY) ?? null;
+  const settled = await settleTarget(deps.table, deps.notifier, CONFIG_ALERT_KEY, loaded, now, options);
+  record(settled);
+  if (settled.status !== CLAIM_OUTCOMES.committed) return;
+  const item = settled.stored;
   const { state, notifications } = evaluateConfigAlert({
     previous: item?.state ?? null,
     problems,
@@ -324,7 +321,7 @@ async function resolveConfig(deps: CycleDeps, now: Date): Promise<ResolvedConfig
   let config: MonitorConfig;
   try {
     raw = await deps.config.loadRaw(fresh ? { fresh } : undefined);
-    config = buildMonitorConfig(raw);
+    config = buildMonitorConfig(raw, deps.secretScope);
   } catch (error) {
     const lines = problemLines(error).map(redactCredentials);
     const fallback = await guarded(

@@ -7,8 +7,10 @@
 import { resolvesAt } from '../alerts/elapsed.ts';
 import type { AlertRecord, HeldBy, Notification, NotifyReason } from '../alerts/types.ts';
 import {
+  MAX_FAILURE_DETAIL_CHARS,
   MAX_LABELS_SHOWN,
   MAX_PAYLOAD_BYTES,
+  MAX_REPORT_TEXT_CHARS,
   MAX_SUBJECT_CHARS,
   MAX_TEXT_MESSAGE_BYTES,
   ORDER_FIELD_BYTES,
@@ -54,7 +56,18 @@ const FAILURE_LABELS: Readonly<Record<Exclude<DownReason, 'http-status'>, string
   'too-large': 'too large',
   redirect: 'redirect',
   network: 'network',
+  'refused-address': 'address refused',
   'not-a-report': 'not a report',
+};
+
+/**
+ * The payload's fields that hold report or fetched text, each with the cap the text page shows it
+ * at: what a consumer showing the payload to people cleans for a page (`cleanJsonForPeople`; the
+ * PagerDuty forwarder's `custom_details`). A new field of report text is added here.
+ */
+const PAYLOAD_REPORT_TEXT: Readonly<Record<string, number>> = {
+  offenders: MAX_REPORT_TEXT_CHARS,
+  down: MAX_FAILURE_DETAIL_CHARS,
 };
 
 const pageText = (text: string, max?: number) => cleanReportText(text, { max, use: TEXT_USES.page });
@@ -129,14 +142,14 @@ function contextLines(input: NotificationInput, offenders: Offenders | null): st
     const saturation = input.saturation ?? null;
     if (saturation === null) {
       return [
-        `Failure: ${pageText(observation.reason, 40)}: ${pageText(observation.detail, 300)}`,
+        `Failure: ${pageText(observation.reason, 40)}: ${pageText(observation.detail, MAX_FAILURE_DETAIL_CHARS)}`,
         `Consecutive failures: ${input.consecutiveFailures}`,
       ];
     }
     return [
       `Failure: ${saturatedReason(observation.reason, saturation)}`,
       'The server was (nearly) full when last seen: the status page most likely waits for a free worker like every other request.',
-      `Fetch: ${pageText(observation.detail, 300)}`,
+      `Fetch: ${pageText(observation.detail, MAX_FAILURE_DETAIL_CHARS)}`,
       `Consecutive failures: ${input.consecutiveFailures}`,
     ];
   }
@@ -317,7 +330,7 @@ function buildPayload(input: NotificationInput, status: Status, offenders: Offen
       observation.kind === 'down'
         ? {
             reason: dataText(observation.reason, 40),
-            detail: dataText(observation.detail, 300),
+            detail: dataText(observation.detail, MAX_FAILURE_DETAIL_CHARS),
             consecutiveFailures: input.consecutiveFailures,
           }
         : null,
@@ -386,4 +399,4 @@ function withOrder(page: Notification, order: number): Notification {
   return { ...page, payload: { ...page.payload, order } };
 }
 
-export { buildNotification, failureLabel, withOrder };
+export { buildNotification, failureLabel, PAYLOAD_REPORT_TEXT, withOrder };

@@ -12,8 +12,9 @@
 
 import { describeInput } from '../errors.ts';
 import { SEVERITY_NAMES, type Severity } from '../rules/types.ts';
+import { PAYLOAD_REPORT_TEXT } from './build.ts';
 import { formatValue } from './format.ts';
-import { cleanSubjectText } from './sanitize.ts';
+import { cleanJsonForPeople, cleanSubjectText } from './sanitize.ts';
 
 /** https://developer.pagerduty.com/docs/events-api-v2/trigger-events/ */
 const PAGERDUTY_ACTIONS = { trigger: 'trigger', resolve: 'resolve' } as const;
@@ -37,7 +38,7 @@ interface AlertFacts {
   target: string;
   rule: string;
   severity: Severity;
-  /** The whole alert object as published (labels, offenders, runbook, down, ...). */
+  /** The whole alert object as published (labels, offenders, runbook, down, ...), cleaned for people (`detailsOf`). */
   details: Record<string, unknown>;
 }
 
@@ -51,6 +52,7 @@ interface GroupFacts {
   rule: string | null;
   counts: { firing: number; resolved: number };
   part: { index: number; count: number };
+  /** The whole page as published, cleaned for people (`detailsOf`). */
   details: Record<string, unknown>;
 }
 
@@ -133,6 +135,16 @@ function severityOf(object: Record<string, unknown>, where: string): Severity {
   return severity;
 }
 
+/**
+ * What an event's `custom_details` shows of a published object. People read these fields, in
+ * renderers the monitor does not control (PagerDuty's apps, what its chat and e-mail integrations
+ * carry), and the Events API has no way to mark a field untrusted; so the report text in them
+ * (offenders, a failure detail) is cleaned as the text page cleans it, the other values as data
+ * (`cleanJsonForPeople`). Cleaned once, where the message is read.
+ */
+const detailsOf = (published: Record<string, unknown>) =>
+  cleanJsonForPeople(published, PAYLOAD_REPORT_TEXT) as Record<string, unknown>;
+
 function readAlert(alert: unknown, where: string): AlertFacts {
   if (!isObject(alert)) throw new PagerDutyMessageError(`${where}: expected an object, found ${JSON.stringify(alert)}`);
   const fingerprint = dedupKeyText(alert, 'fingerprint', where);
@@ -144,7 +156,7 @@ function readAlert(alert: unknown, where: string): AlertFacts {
     target: text(alert, 'target', where),
     rule: text(alert, 'rule', where),
     severity,
-    details: alert,
+    details: detailsOf(alert),
   };
 }
 
@@ -178,7 +190,7 @@ function readGroupFacts(page: Record<string, unknown>): GroupFacts {
       index: wholeAtLeast(part.index, 1, 'message.part.index'),
       count: wholeAtLeast(part.count, 1, 'message.part.count'),
     },
-    details: page,
+    details: detailsOf(page),
   };
 }
 

@@ -184,6 +184,36 @@ function cleanReportText(text: string, options: { max?: number; use?: TextUse } 
   return joinCapped(pieces, complete, max);
 }
 
+/**
+ * A JSON value (a page's payload) as people may read it, for a consumer that shows every field
+ * (PagerDuty's `custom_details`), cleaned as the text page cleans each value:
+ * - strings inside a field named in `reportText`, at any depth (the payload's `offenders` and
+ *   `down`: report and fetched text), for a page (`use: 'page'`), capped at that field's number;
+ * - every other string (fingerprints, times, rule, target, labels: the monitor's own values or its
+ *   configuration) as data, not capped again (the builder capped it), so that it stays exact.
+ * Keys, numbers, booleans and null are kept; the input is not changed. Cleaned text is not
+ * cleaned again (`evil[.]example` would read `evil%5B.%5Dexample`): call this once, on what was
+ * published.
+ *
+ * @example
+ * cleanJsonForPeople({ at: '2026-11-22T12:00:00.000Z', down: { detail: 'see https://evil.example' } }, { down: 300 })
+ * // { at: '2026-11-22T12:00:00.000Z', down: { detail: 'see hxxps://evil[.]example' } }
+ */
+function cleanJsonForPeople(value: unknown, reportText: Readonly<Record<string, number>>, max?: number): unknown {
+  if (typeof value === 'string')
+    return max === undefined
+      ? cleanReportText(value, { use: TEXT_USES.data, max: Number.POSITIVE_INFINITY })
+      : cleanReportText(value, { use: TEXT_USES.page, max });
+  if (Array.isArray(value)) return value.map((v) => cleanJsonForPeople(v, reportText, max));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      cleanJsonForPeople(v, reportText, max ?? (Object.hasOwn(reportText, k) ? reportText[k] : undefined)),
+    ]),
+  );
+}
+
 /** Text for the subject: printable ASCII only (others become `?`), one line. */
 function cleanSubjectText(text: string): string {
   let out = '';
@@ -204,6 +234,7 @@ function cleanConfigText(text: string, max = 500): string {
 export type { TextUse };
 export {
   cleanConfigText,
+  cleanJsonForPeople,
   cleanReportText,
   cleanSubjectText,
   cleanTerminalText,

@@ -4,9 +4,11 @@ import {
   type ClaimState,
   claimAfterPublish,
   claimState,
+  leaseFor,
   RELEASED_AT_MS,
   takenOver,
 } from '../../../src/app/accounting/claim.ts';
+import { claimLeaseSecondsFor, MAX_FUNCTION_TIMEOUT_SECONDS } from '../../../src/lambda/environmentContract.ts';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 const ms = NOW.getTime();
@@ -21,6 +23,22 @@ describe('claimState', () => {
     ["another run's claim released", { token: 'other', expiresAtMs: RELEASED_AT_MS }, 'expired'],
   ])('%s: %s', (_, claim, expected) => {
     expect(claimState(claim, NOW, 'me')).toBe(expected);
+  });
+});
+
+describe('the lease the stack derives from the timeout outlives the run that took the claim', () => {
+  // A run that claimed at NOW may still be publishing one timeout later: the next run must find the claim held.
+  it.each<[number, number, ClaimState]>([
+    // [function timeout s, seconds after the claim the next run reads it, what it finds]
+    [60, 60, 'held'],
+    [60, 299, 'held'],
+    [60, 300, 'expired'],
+    [MAX_FUNCTION_TIMEOUT_SECONDS, MAX_FUNCTION_TIMEOUT_SECONDS, 'held'],
+    [MAX_FUNCTION_TIMEOUT_SECONDS, 2 * MAX_FUNCTION_TIMEOUT_SECONDS - 1, 'held'],
+    [MAX_FUNCTION_TIMEOUT_SECONDS, 2 * MAX_FUNCTION_TIMEOUT_SECONDS, 'expired'],
+  ])('a %i s timeout, read %i s after the claim: %s', (timeoutSeconds, afterSeconds, expected) => {
+    const claim = leaseFor('run-a', NOW, claimLeaseSecondsFor(timeoutSeconds) * 1000);
+    expect(claimState(claim, new Date(ms + afterSeconds * 1000), 'run-b')).toBe(expected);
   });
 });
 

@@ -40,6 +40,7 @@ const firing: AlertRecord = {
 function deps(table: StateTable, config: RawConfig, pages: Notification[]): CycleDeps {
   return {
     config: { loadRaw: async () => structuredClone(config), getSecret: async () => '' },
+    secretScope: { prefix: '/p', sharedSecretParameters: [] },
     table,
     notifier: { publish: async (n) => void pages.push(n) },
     fetch: async () => {
@@ -146,4 +147,47 @@ describe('a pointer another run moves on under every attempt', () => {
       'expected to write meta#last-valid-config within 5 attempts, found it changed by another run each time',
     );
   });
+});
+
+describe('a target written straight to SSM with what the one validation refuses', () => {
+  const NO_CREDENTIALS =
+    'expected a URL without credentials (put "user:password" in a SecureString named by authParameter)';
+  const B0_SECRETS = '/p/secrets/b0 or a parameter below it, or a shared secret (sharedSecretParameters: none)';
+  it.each([
+    {
+      what: 'credentials in its URL',
+      b0: { url: 'http://ops:pw@b0.test/s' },
+      problem: `/p/targets/b0 (field url): ${NO_CREDENTIALS}, found "http://ops:***@b0.test/s"`,
+    },
+    {
+      what: 'percent-encoded credentials in its URL',
+      b0: { url: 'http://ops%3Apw@b0.test/s' },
+      problem: `/p/targets/b0 (field url): ${NO_CREDENTIALS}, found "http://***@b0.test/s"`,
+    },
+    {
+      what: "another target's secret",
+      b0: { url: 'http://evil.test/s', authParameter: '/p/secrets/a0' },
+      problem: `/p/targets/b0 (field authParameter): expected ${B0_SECRETS}, found "/p/secrets/a0"`,
+    },
+  ])(
+    '$what: the last valid configuration stays in force and the configuration alert fires',
+    async ({ b0, problem }) => {
+      // Prepare: a0 and b0 applied
+      const table = createMemoryStateTable();
+      const pages: Notification[] = [];
+      const valid = raw('a0', 'b0');
+      await resolveConfig(deps(table, valid, pages), at(0));
+      const changed = { ...valid, targets: { ...valid.targets, '/p/targets/b0': JSON.stringify(b0) } };
+      // Act
+      const resolved = await resolveConfig(deps(table, changed, pages), at(1));
+      // Assess
+      expect(resolved.error).toBe(problem);
+      expect(resolved.config?.targets.map((t) => [t.name, t.url, t.authParameter])).toEqual([
+        ['a0', 'http://a0.test/s', undefined],
+        ['b0', 'http://b0.test/s', undefined],
+      ]);
+      expect(pages.map((p) => p.subject)).toEqual(['[FIRING warning] httpd-status-alerts: invalid configuration']);
+      expect(JSON.stringify(pages)).not.toContain('ops:pw');
+    },
+  );
 });

@@ -226,6 +226,11 @@ describe('Function: buildNotification', () => {
     ['too-large', 'response from web-1:80 is larger than the 4194304-byte cap', 'too large'],
     ['tls', 'TLS with web-1:443 failed', 'TLS'],
     ['dns', 'cannot resolve the host of web-1:80 (ENOTFOUND)', 'DNS'],
+    [
+      'refused-address',
+      'refused to connect to 169.254.169.254 (link-local: instance metadata) for web-1 - never fetched',
+      'address refused',
+    ],
     ['some-new-reason', 'x', 'some-new-reason'],
   ])('target-down subject names a %s failure (%s)', (reason, detail, label) => {
     const r = defaultRule('target-down');

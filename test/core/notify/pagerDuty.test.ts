@@ -72,6 +72,41 @@ describe('Function: pagerDutyEvents', () => {
       summary: '[FIRING critical] web-1: idle-slots-low (0.031 < 0.05): only 0.031 of the slots are free on web-1',
       timestamp: '2026-11-22T12:00:00.000Z',
       links: [{ href: 'https://wiki.example/apache-idle', text: 'Runbook' }],
+      shown: {
+        modes: 'SRWKDCLI',
+        slots: 28,
+        clients: [{ name: '127.0.0.1', count: 28 }],
+        vhosts: [
+          { name: 'www[.]example[.]test:18120', count: 10 },
+          { name: 'static[.]example[.]test:18120', count: 9 },
+          { name: 'api[.]example[.]test:18120', count: 6 },
+        ],
+        requests: [
+          { name: 'GET /page20k[.]html HTTP/1.1', count: 6 },
+          { name: 'GET /cgi-bin/sleep[.]cgi?12 HTTP/1.1', count: 5 },
+          { name: 'GET /cgi-bin/drip[.]cgi?12 HTTP/1.1', count: 2 },
+        ],
+        oldest: [
+          {
+            request: 'GET /cgi-bin/sleep[.]cgi?12 HTTP/1.1',
+            client: '127.0.0.1',
+            vhost: 'api[.]example[.]test:18120',
+            ss: 4,
+          },
+          {
+            request: 'GET /css/site[.]css?keepalive=1 HTTP/1.1',
+            client: '127.0.0.1',
+            vhost: 'static[.]example[.]test:18120',
+            ss: 4,
+          },
+          {
+            request: 'GET /cgi-bin/drip[.]cgi?12 HTTP/1.1',
+            client: '127.0.0.1',
+            vhost: 'static[.]example[.]test:18120',
+            ss: 4,
+          },
+        ],
+      },
     },
     {
       case: 'it resolves',
@@ -90,6 +125,19 @@ describe('Function: pagerDutyEvents', () => {
       summary: '[FIRING warning] web-1: closing-pileup (23 >= 20)',
       timestamp: '2026-11-22T12:00:00.000Z',
       links: undefined,
+      shown: {
+        modes: 'C',
+        slots: 3,
+        clients: [{ name: '127.0.0.1', count: 3 }],
+        vhosts: [{ name: 'api[.]example[.]test:18120', count: 3 }],
+        requests: [1, 2, 3].map((i) => ({ name: `GET /v1/health[.]json?linger=${i} HTTP/1.0`, count: 1 })),
+        oldest: [2, 3, 1].map((i) => ({
+          request: `GET /v1/health[.]json?linger=${i} HTTP/1.0`,
+          client: '127.0.0.1',
+          vhost: 'api[.]example[.]test:18120',
+          ss: 4,
+        })),
+      },
     },
     {
       case: 'an info rule fires',
@@ -109,7 +157,7 @@ describe('Function: pagerDutyEvents', () => {
       timestamp: '2026-11-22T12:00:00.000Z',
       links: undefined,
     },
-  ])('maps the message when $case', ({ n, action, severity, summary, timestamp, links }) => {
+  ])('maps the message when $case', ({ n, action, severity, summary, timestamp, links, shown }) => {
     // Act
     const events = pagerDutyEvents(jsonVariant(n), KEY, EVENTS_PER.alert);
 
@@ -127,7 +175,8 @@ describe('Function: pagerDutyEvents', () => {
           timestamp,
           component: 'web-1',
           class: n.rule,
-          custom_details: n.payload,
+          // As published, but for report text, shown as the text page shows it.
+          custom_details: shown === undefined ? n.payload : { ...n.payload, offenders: shown },
         },
         ...(links === undefined ? {} : { links }),
       },
@@ -449,5 +498,115 @@ describe('Function: resolvedSince', () => {
     { accepted: { order: 5, action: 'resolve' as const }, known: known(7, 'resolve'), expected: false },
   ])('$accepted.action $accepted.order against $known: $expected', ({ accepted, known, expected }) => {
     expect(resolvedSince(accepted, known)).toBe(expected);
+  });
+});
+
+describe('custom_details: report text as the text page shows it, in both mappings', () => {
+  // Every form a chat or incident client acts on: a Slack mention and link, a Markdown link, an
+  // @-mention, a bidi override and a zero-width space.
+  const CLIENT = '<!channel> @here';
+  const VHOST = '<https://evil.example|click>';
+  const REQUEST = 'GET [click](https://evil.example) \u202Eevil\u200B HTTP/1.1';
+  const HOSTILE_REPORT: Observation = {
+    kind: 'report',
+    report: {
+      ...loadReport('prefork-busy/report.html'),
+      slots: (loadReport('prefork-busy/report.html').slots ?? []).map((s) => ({
+        ...s,
+        client: CLIENT,
+        vhost: VHOST,
+        request: REQUEST,
+      })),
+    },
+  };
+  const DETAIL =
+    "TLS with web-1:443 failed: Hostname/IP does not match certificate's altnames: Host: web-1. is not cert's CN: @here <!channel> <https://evil.example|click> [click](https://evil.example) \u202Eevil\u200B (ERR_TLS_CERT_ALTNAME_INVALID)";
+  const HOSTILE_DOWN: Observation = { kind: 'down', reason: 'tls', detail: DETAIL };
+
+  const SHOWN_REQUEST = 'GET %5Bclick%5D%28hxxps://evil[.]example%29 evil HTTP/1.1';
+  const SHOWN_CLIENT = '%3C%21channel%3E %40here';
+  const SHOWN_VHOST = '%3Chxxps://evil[.]example%7Cclick%3E';
+  const SHOWN_OFFENDERS = {
+    modes: 'SRWKDCLI',
+    slots: 28,
+    clients: [{ name: SHOWN_CLIENT, count: 28 }],
+    vhosts: [{ name: SHOWN_VHOST, count: 28 }],
+    requests: [{ name: SHOWN_REQUEST, count: 28 }],
+    oldest: [1, 2, 3].map(() => ({ request: SHOWN_REQUEST, client: SHOWN_CLIENT, vhost: SHOWN_VHOST, ss: 4 })),
+  };
+  const SHOWN_DOWN = {
+    reason: 'tls',
+    detail:
+      "TLS with web-1:443 failed: Hostname/IP does not match certificate's altnames: Host: web-1[.] is not cert's CN: %40here %3C%21channel%3E %3Chxxps://evil[.]example%7Cclick%3E %5Bclick%5D%28hxxps://evil[.]example%29 evil %28ERR%5FTLS%5FCERT%5FALTNAME%5FINVALID%29",
+    consecutiveFailures: 2,
+  };
+
+  /** A group of one alert as the monitor pages it: its first page (the alert's own, with the group), then its resolve. */
+  function groupOfOne(n: { firing: Notification; resolved: Notification }) {
+    let group = handOver(null, [grouped(n.firing)], T0);
+    const [first] = buildGroupPages({ group, paged: pagedOf(group), reason: 'first', now: T0 });
+    group = markPaged(group, pagedOf(group), T0.toISOString());
+    group = handOver(group, [grouped(n.resolved)], T1);
+    const [resolve] = buildGroupPages({ group, paged: pagedOf(group), reason: 'resolved', now: T1 });
+    if (first === undefined || resolve === undefined) throw new Error('expected two pages');
+    return { first, resolve };
+  }
+
+  const slot = notifications(IDLE, 0.031, HOSTILE_REPORT);
+  const down = notifications(DOWN_RULE, 0, HOSTILE_DOWN);
+  const slotGroup = groupOfOne(slot);
+  const downGroup = groupOfOne(down);
+
+  it.each([
+    {
+      case: 'per alert: a slot rule triggers with hostile clients, vhosts and requests',
+      n: slot.firing,
+      per: EVENTS_PER.alert,
+      expected: { ...slot.firing.payload, offenders: SHOWN_OFFENDERS },
+    },
+    {
+      case: 'per alert: it resolves (no report text on a resolve)',
+      n: slot.resolved,
+      per: EVENTS_PER.alert,
+      expected: slot.resolved.payload,
+    },
+    {
+      case: 'per alert: target-down triggers on a TLS error quoting a hostile certificate',
+      n: down.firing,
+      per: EVENTS_PER.alert,
+      expected: { ...down.firing.payload, down: SHOWN_DOWN },
+    },
+    {
+      case: 'per group: the first page of a group of one slot alert',
+      n: slotGroup.first,
+      per: EVENTS_PER.group,
+      expected: { ...slotGroup.first.payload, offenders: SHOWN_OFFENDERS },
+    },
+    {
+      case: 'per group: the first page of a group of one target-down alert',
+      n: downGroup.first,
+      per: EVENTS_PER.group,
+      expected: { ...downGroup.first.payload, down: SHOWN_DOWN },
+    },
+    {
+      case: 'per group: the group resolves',
+      n: downGroup.resolve,
+      per: EVENTS_PER.group,
+      expected: downGroup.resolve.payload,
+    },
+  ])('$case', ({ n, per, expected }) => {
+    // Act
+    const events = pagerDutyEvents(jsonVariant(n), KEY, per);
+
+    // Assess
+    expect(events.map((e) => e.payload.custom_details)).toEqual([expected]);
+    expect(JSON.stringify(events)).not.toMatch(/<!channel>|<https:|\]\(https:|@here|\u202E|\u200B/);
+  });
+
+  it('keeps the published text as data in the JSON variant, for machines', () => {
+    // Assess: the monitor's own message is unchanged; only what PagerDuty shows is cleaned.
+    expect((down.firing.payload.down as { detail: string }).detail).toBe(
+      "TLS with web-1:443 failed: Hostname/IP does not match certificate's altnames: Host: web-1. is not cert's CN: @here <!channel> <https://evil.example|click> [click](https://evil.example) evil (ERR_TLS_CERT_ALTNAME_INVALID)",
+    );
   });
 });

@@ -253,6 +253,48 @@ describe('Function: perAlertEvents', () => {
     });
   });
 
+  it('lists the overflow alerts with their report text as the text page shows it, and resolves it alike', () => {
+    // Prepare: target-down alerts whose failure quotes a hostile certificate name.
+    const detail = "TLS with web-2:443 failed: ... cert's CN: @here <!channel> [x](https://evil.example) \u202Eevil";
+    const down = { reason: 'tls', detail, consecutiveFailures: 3 };
+    const shown = {
+      reason: 'tls',
+      detail:
+        "TLS with web-2:443 failed: ... cert's CN: %40here %3C%21channel%3E %5Bx%5D%28hxxps://evil[.]example%29 evil",
+      consecutiveFailures: 3,
+    };
+    const alerts = ['web-1', 'web-2', 'web-3'].map((t) => ({ ...alert(t, 'firing'), down }));
+
+    // Act
+    const trigger = perAlertEvents(page(alerts), GROUP, new Set(['fp-web-1']), KEY);
+    const resolve = perAlertEvents(
+      page(alerts.map((a) => ({ ...a, status: 'resolved' as const }))),
+      GROUP,
+      new Set(),
+      KEY,
+    );
+
+    // Assess
+    expect(trigger.map((e) => e.event.payload.custom_details)).toEqual([
+      { ...alerts[0], down: shown },
+      {
+        group: { id: GROUP.slice(6), key: '{"rule":"closing-pileup"}', labels: {} },
+        counts: { firing: 3, resolved: 0 },
+        part: { index: 1, count: 1 },
+        overflow: { alerts: 2, targets: 2 },
+        alerts: [alerts[1], alerts[2]].map((a) => ({ ...a, down: shown })),
+      },
+    ]);
+    expect(resolve.map((e) => e.event.payload.custom_details)).toEqual([
+      ...alerts.map((a) => ({ ...a, status: 'resolved', down: shown })),
+      {
+        group: { id: GROUP.slice(6), key: '{"rule":"closing-pileup"}', labels: {} },
+        counts: { firing: 0, resolved: 3 },
+        part: { index: 1, count: 1 },
+      },
+    ]);
+  });
+
   it('keys the overflow within the Events API 255 characters', () => {
     // Act
     const key = overflowKeyOf(`group-${'x'.repeat(249)}`);

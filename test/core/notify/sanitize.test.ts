@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   cleanConfigText,
+  cleanJsonForPeople,
   cleanReportText,
   cleanSubjectText,
   cleanTerminalText,
@@ -185,6 +186,74 @@ describe('Function: cleanConfigText', () => {
     ['capped', 'x'.repeat(20), 10, 'xxxxxxx...'],
   ])('%s', (_, input, max, expected) => {
     expect(cleanConfigText(input, max)).toBe(expected);
+  });
+});
+
+describe('Function: cleanJsonForPeople', () => {
+  const REPORT_TEXT = { offenders: 80, down: 300 };
+
+  it.each([
+    // Report text, at any depth, cleaned for a page.
+    [
+      'a Slack mention in a failure detail',
+      { down: { detail: '<!channel> now' } },
+      { down: { detail: '%3C%21channel%3E now' } },
+    ],
+    [
+      'a Slack link in a client name',
+      { offenders: { clients: [{ name: '<https://evil.example|click>', count: 3 }] } },
+      { offenders: { clients: [{ name: '%3Chxxps://evil[.]example%7Cclick%3E', count: 3 }] } },
+    ],
+    [
+      'a Markdown link in a request, in an alert of a list',
+      { alerts: [{ offenders: { oldest: [{ request: 'GET [x](https://evil.example)', ss: 4 }] } }] },
+      { alerts: [{ offenders: { oldest: [{ request: 'GET %5Bx%5D%28hxxps://evil[.]example%29', ss: 4 }] } }] },
+    ],
+    [
+      'bidi and zero-width characters',
+      { down: { detail: 'abc\u202Edef\u200Bghi' } },
+      { down: { detail: 'abcdefghi' } },
+    ],
+    [
+      'each field at its own cap',
+      { offenders: { modes: 'x'.repeat(100) } },
+      { offenders: { modes: `${'x'.repeat(77)}...` } },
+    ],
+    [
+      'numbers, booleans and null kept',
+      { down: { n: 2, ok: false, none: null } },
+      { down: { n: 2, ok: false, none: null } },
+    ],
+    // Every other string as data: exact but for invisible characters and credentials.
+    [
+      'times, fingerprints, targets and labels kept',
+      { firedAt: '2026-11-22T12:00:00.000Z', target: 'web-1.example', labels: { team: 'web_ops' } },
+      { firedAt: '2026-11-22T12:00:00.000Z', target: 'web-1.example', labels: { team: 'web_ops' } },
+    ],
+    [
+      'invisible characters and URL credentials removed outside report text',
+      { target: 'web\u202E-1', runbook: 'https://ops:pw@wiki.example/x' },
+      { target: 'web-1', runbook: 'https://ops:***@wiki.example/x' },
+    ],
+    ['a long value outside report text not capped again', { summary: 'y'.repeat(900) }, { summary: 'y'.repeat(900) }],
+    ['a key named like an inherited property', { constructor: 'a.b' }, { constructor: 'a.b' }],
+  ])('%s', (_, input, expected) => {
+    // Act
+    const cleaned = cleanJsonForPeople(input, REPORT_TEXT);
+
+    // Assess
+    expect(cleaned).toEqual(expected);
+  });
+
+  it('leaves its input as it was', () => {
+    // Prepare
+    const input = { down: { detail: '<!channel>' } };
+
+    // Act
+    cleanJsonForPeople(input, REPORT_TEXT);
+
+    // Assess
+    expect(input).toEqual({ down: { detail: '<!channel>' } });
   });
 });
 

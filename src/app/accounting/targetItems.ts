@@ -1,7 +1,8 @@
 /**
- * Claim, publish, commit: how one state item (a target, or the configuration alert) moves from
- * one evaluation to the next so that every page is accounted for, with one conditional write per
- * step and no transactions (docs/lambda.md, "Page accounting", states the invariants):
+ * The target items' kind of claim (also the configuration alert's), driven by `claim.ts`: how one
+ * state item moves from one evaluation to the next so that every page is accounted for, with one
+ * conditional write per step and no transactions (docs/lambda.md, "Page accounting", states the
+ * invariants):
  *
  * 1. Claim: one write, conditional on the version read, storing the new state with the pages NOT
  *    yet marked sent, plus the claim: the pages (whole), a token and an expiry. A run that read an
@@ -21,7 +22,17 @@ import type { AlertRecord, Notification, TargetState } from '../../core/alerts/t
 import { withOrder } from '../../core/notify/build.ts';
 import { fitText, payloadBytes } from '../../core/notify/limits.ts';
 import type { Claim, ClaimedPage, Delivery, Notifier, StateTable, StoredState } from '../ports.ts';
-import { type Attempt, CLAIM_STATES, claimAfterPublish, claimState, leaseFor, nextOrder, takenOver } from './claim.ts';
+import {
+  type Attempt,
+  CLAIM_OUTCOMES,
+  type ClaimKind,
+  type ClaimOutcome,
+  type ClaimRun,
+  claimPublishCommit,
+  leaseFor,
+  nextOrder,
+  settle,
+} from './claim.ts';
 import { STATE_KEYS } from './stateKeys.ts';
 
 /**
@@ -40,8 +51,8 @@ interface CommitOptions {
 interface CommitOutcome {
   sent: Notification[];
   failed: Array<{ notification: Notification; error: unknown }>;
-  /** Another run holds the item's claim or wrote it since it was read: this run did nothing more with it. */
-  conflict: boolean;
+  /** What the step came to: only after `committed` is the item as this run left it (`stored`). */
+  status: ClaimOutcome;
   /** The item after this step (null when absent or deleted); unchanged when nothing was written. */
   stored: StoredState | null;
   writes: number;
@@ -65,17 +76,6 @@ interface TargetCommit {
   onCreated?: () => Promise<number>;
 }
 
-/**
- * A conditional write kept losing: another run changed the item before each of `attempts` tries
- * (a group item, the stored configuration's pointer). The run reports it and does not act on it.
- */
-class ContentionError extends Error {
-  constructor(item: string, attempts: number) {
-    super(`expected to write ${item} within ${attempts} attempts, found it changed by another run each time`);
-    this.name = 'ContentionError';
-  }
-}
-
 /** The state item of a target. */
 const targetKey = STATE_KEYS.target;
 
@@ -85,7 +85,7 @@ const generationOf = (loaded: StoredState | null): string => loaded?.generation 
 const emptyOutcome = (stored: StoredState | null): CommitOutcome => ({
   sent: [],
   failed: [],
-  conflict: false,
+  status: CLAIM_OUTCOMES.committed,
   stored,
   writes: 0,
 });
@@ -117,7 +117,7 @@ async function publishPage(notifier: Notifier, page: Notification, attempt: Atte
 }
 
 /**
- * The page's record once accepted. A grouped page's record names where it was accepted (issue 21):
+ * The page's record once accepted. A grouped page's record names where it was accepted:
  * the continuation of its group that holds it, or no group when it went out alone (every item was
  * full), so the alert's resolve goes to the page that opened its incident.
  */
@@ -161,81 +161,95 @@ function storedPage(notification: Notification): Notification {
   return { ...notification, message, payload };
 }
 
-/** An item whose claim this run holds at `version`, with the pages the claim is about. */
+/** A target item as this run writes its claim: the state to claim, at the version read (null: absent). */
 interface ClaimedItem {
   table: StateTable;
   notifier: Notifier;
   key: string;
-  claimed: { state: TargetState; claim: Claim; generation: string };
-  pages: readonly ClaimedPage[];
-  version: number;
-  attempt: Attempt;
+  state: TargetState;
+  generation: string;
+  expected: number | null;
+  /** Called once a claim created the item, before its first page (`TargetCommit.onCreated`). */
+  onCreated?: () => Promise<number>;
 }
 
 /**
- * Steps 2 and 3 for an item whose claim this run holds: publish every page, then commit what was
- * accepted. Never throws for SNS failures (they are returned). A replayed page that fails stays in
- * doubt (the dead run may have sent it): it stays in the claim, released for the next run to try
- * again, so a resolve it may owe is never forgotten.
+ * The target items' `ClaimKind` (also the configuration alert's): the claim holds the pages
+ * themselves (their text bounded: `storedPage`); an accepted page's record enters the state;
+ * the commit writes the state at the claimed version, or deletes the item once every page of a
+ * `deleteAfter` claim was accepted. Counts its writes and leaves the item it wrote in `outcome`.
  */
-async function publishClaimed(item: ClaimedItem, now: Date): Promise<CommitOutcome> {
-  const { table, key, claimed, version } = item;
-  const outcome = emptyOutcome(null);
-  const final: TargetState = { ...claimed.state, alerts: { ...claimed.state.alerts } };
-  const leftover: ClaimedPage[] = [];
-  for (const [index, page] of item.pages.entries()) {
-    try {
-      const delivery = await publishPage(item.notifier, page.notification, item.attempt);
-      outcome.sent.push(page.notification);
-      accept(final, page, delivery);
-    } catch (error) {
-      outcome.failed.push({ notification: page.notification, error });
-      leftover.push(claimed.claim.pages[index] as ClaimedPage);
-    }
-  }
-  outcome.writes++;
-  if (claimed.claim.deleteAfter && outcome.failed.length === 0) {
-    outcome.conflict = !(await table.remove(key, version));
-    return outcome;
-  }
-  const claim = claimAfterPublish(claimed.claim, item.attempt, leftover.length > 0 ? { pages: leftover } : null);
-  const { generation } = claimed;
-  const ok = await table.put(key, { state: final, claim, generation }, version, now);
-  // Pages still in doubt: the item is not evaluated this run (the claim comes first).
-  outcome.conflict = !ok || claim !== null;
-  outcome.stored = ok ? { version: version + 1, state: final, claim, generation } : null;
-  return outcome;
+function targetKind(
+  item: ClaimedItem,
+  now: Date,
+  outcome: CommitOutcome,
+): ClaimKind<Claim, ClaimedPage, Delivery | null> {
+  const { table, key, state, generation, expected } = item;
+  const version = (expected ?? 0) + 1;
+  const final: TargetState = { ...state, alerts: { ...state.alerts } };
+  return {
+    pagesOf: (claim) => claim.pages,
+    async writeClaim(claim) {
+      outcome.writes++;
+      if (!(await table.put(key, { state, claim, generation }, expected, now))) return false;
+      // If it throws, no page went out: the claim stays for a run to replay once its lease ends.
+      if (expected === null && item.onCreated !== undefined) outcome.writes += await item.onCreated();
+      return true;
+    },
+    publish: (page, attempt) => publishPage(item.notifier, page.notification, attempt),
+    accepted: (page, delivery) => accept(final, page, delivery),
+    // The claim's own copy of each page (its text bounded), not the page as published.
+    release: (claim, refused) => ({ pages: refused.map(({ index }) => claim.pages[index] as ClaimedPage) }),
+    async write({ claim, kept, refused }) {
+      outcome.writes++;
+      if (claim.deleteAfter && refused.length === 0) {
+        outcome.stored = null;
+        return table.remove(key, version);
+      }
+      const ok = await table.put(key, { state: final, claim: kept, generation }, version, now);
+      outcome.stored = ok ? { version: version + 1, state: final, claim: kept, generation } : null;
+      return ok;
+    },
+  };
 }
 
-/** Whether a run left a claim on the item (its pages may have gone out): `recoverClaim` settles it first. */
-function isClaimed(item: StoredState | null): item is StoredState & { claim: Claim } {
-  return item?.claim != null;
+/** `outcome` with what a claim's pages came to. */
+function withRun(outcome: CommitOutcome, run: ClaimRun<ClaimedPage>): CommitOutcome {
+  return {
+    ...outcome,
+    status: run.outcome,
+    sent: run.sent.map((p) => p.notification),
+    failed: run.failed.map(({ page, error }) => ({ notification: page.notification, error })),
+    // Only an item this run committed is known; any other is another run's (or in doubt).
+    stored: run.outcome === CLAIM_OUTCOMES.committed || run.outcome === CLAIM_OUTCOMES.inDoubt ? outcome.stored : null,
+  };
 }
 
 /**
- * Finish what a run left in `loaded.claim` (expired: that run died or overran its lease): take
- * the claim over, publish its pages again, commit. A claim of another run still in force is left
- * alone (`conflict`), as is an item whose replayed pages SNS refused (they are retried first).
+ * Settle what a run left on `loaded` (`settle`): nothing (`committed`, the item as read); a
+ * claim in force (`held`); or an expired one taken over, its pages published again, committed.
+ * Only after `committed` is the item evaluated.
  */
-async function recoverClaim(
+async function settleTarget(
   table: StateTable,
   notifier: Notifier,
   key: string,
-  loaded: StoredState & { claim: Claim },
+  loaded: StoredState | null,
   now: Date,
   options: CommitOptions,
 ): Promise<CommitOutcome> {
-  if (claimState(loaded.claim, now, options.token) === CLAIM_STATES.held)
-    return { ...emptyOutcome(null), conflict: true };
-  const claim = takenOver(loaded.claim, options.token, now, options.leaseMs);
-  const takeover = { state: loaded.state, claim, generation: generationOf(loaded) };
-  if (!(await table.put(key, takeover, loaded.version, now)))
-    return { ...emptyOutcome(null), conflict: true, writes: 1 };
-  const outcome = await publishClaimed(
-    { table, notifier, key, claimed: takeover, pages: claim.pages, version: loaded.version + 1, attempt: 'replay' },
-    now,
-  );
-  return { ...outcome, writes: outcome.writes + 1 };
+  const outcome = emptyOutcome(loaded);
+  if (loaded?.claim == null) return outcome;
+  const item = {
+    table,
+    notifier,
+    key,
+    state: loaded.state,
+    generation: generationOf(loaded),
+    expected: loaded.version,
+  };
+  const run = await settle(targetKind(item, now, outcome), loaded.claim, now, options);
+  return withRun(outcome, run);
 }
 
 /** `state` keeping the item's `lastOrder` (the evaluation does not carry it). */
@@ -265,7 +279,7 @@ async function commitTarget(
     if (commit.deleteAfter) {
       if (loaded === null) return emptyOutcome(null);
       const ok = await table.remove(key, loaded.version);
-      return { ...emptyOutcome(null), conflict: !ok, writes: 1 };
+      return { ...emptyOutcome(null), status: ok ? CLAIM_OUTCOMES.committed : CLAIM_OUTCOMES.raced, writes: 1 };
     }
     if (!commit.write) return emptyOutcome(loaded);
     const written = {
@@ -276,11 +290,11 @@ async function commitTarget(
     const ok = await table.put(key, written, expected, now);
     return {
       ...emptyOutcome(ok ? { version: (expected ?? 0) + 1, ...written } : null),
-      conflict: !ok,
+      status: ok ? CLAIM_OUTCOMES.committed : CLAIM_OUTCOMES.raced,
       writes: 1,
     };
   }
-  // Each page's order, from its alert's record as the table holds it (issue 21's page order).
+  // Each page's order, from its alert's record as the table holds it (the page order, a hybrid logical clock).
   const ordered = notifications.map((notification) => {
     const record = loaded?.state.alerts[notification.fingerprint];
     const order = nextOrder(Math.max(record?.order ?? 0, loaded?.state.lastOrder ?? 0), now);
@@ -302,29 +316,26 @@ async function commitTarget(
     const record = unsent.alerts[page.fingerprint];
     if (record !== undefined) unsent.alerts[page.fingerprint] = { ...record, order: orderOf(page) };
   }
-  const claimed = {
+  const item = {
+    table,
+    notifier,
+    key,
     state: withLastOrder(unsent, Math.max(loaded?.state.lastOrder ?? 0, ...ordered.map(orderOf))),
-    claim,
     generation: generationOf(loaded),
+    expected,
+    ...(commit.onCreated === undefined ? {} : { onCreated: commit.onCreated }),
   };
-  if (!(await table.put(key, claimed, expected, now))) return { ...emptyOutcome(null), conflict: true, writes: 1 };
-  // If it throws, no page went out: the claim stays for a run to replay once its lease ends.
-  const created = expected === null && commit.onCreated !== undefined ? await commit.onCreated() : 0;
-  const outcome = await publishClaimed(
-    { table, notifier, key, claimed, pages, version: (expected ?? 0) + 1, attempt: 'first' },
-    now,
-  );
-  return { ...outcome, writes: outcome.writes + 1 + created };
+  const outcome = emptyOutcome(null);
+  const run = await claimPublishCommit(targetKind(item, now, outcome), { claim, attempt: 'first', pages });
+  return withRun(outcome, run);
 }
 
 export type { CommitOptions, CommitOutcome, TargetCommit };
 export {
-  ContentionError,
   commitTarget,
-  isClaimed,
   MAX_STORED_MESSAGE_BYTES,
   MAX_STORED_PAYLOAD_BYTES,
-  recoverClaim,
+  settleTarget,
   storedPage,
   targetKey,
   withPagesUnsent,

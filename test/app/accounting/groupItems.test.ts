@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createMemoryStateTable } from '../../../src/adapters/memoryStateStore.ts';
-import { flushGroups, GroupInbox, groupItemKey, openGroups } from '../../../src/app/accounting/groups.ts';
+import { GroupInbox } from '../../../src/app/accounting/groupInbox.ts';
+import { flushGroups, groupItemKey } from '../../../src/app/accounting/groupItems.ts';
+import { openGroups } from '../../../src/app/accounting/groupRegistry.ts';
 import type { CycleDeps, StateTable } from '../../../src/app/ports.ts';
 import { type CycleSummary, runCycle } from '../../../src/app/run.ts';
 import type { Notification } from '../../../src/core/alerts/types.ts';
@@ -52,7 +54,7 @@ class Fleet {
   readonly published: Notification[] = [];
   readonly warnings: string[] = [];
   readonly options: FleetOptions;
-  /** Each published page's `order` (issue 21), in publish order. */
+  /** Each published page's `order`, in publish order. */
   readonly orders: unknown[] = [];
   readonly warm = new Map();
   minute = 0;
@@ -95,6 +97,7 @@ class Fleet {
     const raw = { targets, rules: { '/g/rules/all': JSON.stringify({ rules: this.rules }) }, silences };
     return {
       config: { loadRaw: async () => structuredClone(raw), getSecret: async () => '' },
+      secretScope: { prefix: '/g', sharedSecretParameters: [] },
       table: this.runTable(),
       notifier: {
         publish: async (page) => {
@@ -353,7 +356,7 @@ describe('a target removed while its alert is firing in a group', () => {
   });
 });
 
-describe('group page order (issue 21)', () => {
+describe('group page order', () => {
   it("orders each group page at its claim's minute, strictly increasing, the single page at its alert's claim", async () => {
     const fleet = new Fleet({ 'web-1': {}, 'web-2': {} }, [rule('closing-seen', 1)]);
     await fleet.step(0, { 'web-1': 2 }); // the group's first page (its own page, ordered by the group)

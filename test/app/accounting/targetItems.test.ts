@@ -9,10 +9,10 @@ import {
   commitTarget,
   MAX_STORED_MESSAGE_BYTES,
   MAX_STORED_PAYLOAD_BYTES,
-  recoverClaim,
+  settleTarget,
   storedPage,
   type TargetCommit,
-} from '../../../src/app/accounting/commit.ts';
+} from '../../../src/app/accounting/targetItems.ts';
 import type { Notifier, StoredState } from '../../../src/app/ports.ts';
 import type { AlertRecord, Notification, TargetState } from '../../../src/core/alerts/types.ts';
 
@@ -102,8 +102,8 @@ describe('Function: commitTarget', () => {
       sent: outcome.sent.length,
       failed: outcome.failed.length,
       writes: outcome.writes,
-      conflict: outcome.conflict,
-    }).toEqual({ sent, failed, writes: 2, conflict: false });
+      status: outcome.status,
+    }).toEqual({ sent, failed, writes: 2, status: 'committed' });
     expect({ version: item.version, claim: item.claim, lastSentStatus: item.state.alerts.fp?.lastSentStatus }).toEqual({
       version: 2,
       claim: null,
@@ -118,7 +118,7 @@ describe('Function: commitTarget', () => {
     const sns = notifier(false);
     const stale: StoredState = { version: 1, state: state([]), claim: null };
     const outcome = await commitTarget(table, sns, firingCommit(stale), NOW, LEASE);
-    expect([outcome.conflict, sns.sent]).toEqual([true, []]);
+    expect([outcome.status, sns.sent]).toEqual(['raced', []]);
   });
 
   it.each([
@@ -187,11 +187,11 @@ describe('Function: commitTarget', () => {
       NOW,
       LEASE,
     );
-    expect([outcome.sent.length, outcome.conflict, (await table.loadMany([KEY])).size]).toEqual([1, false, 0]);
+    expect([outcome.sent.length, outcome.status, (await table.loadMany([KEY])).size]).toEqual([1, 'committed', 0]);
   });
 });
 
-describe('Function: recoverClaim', () => {
+describe('Function: settleTarget', () => {
   async function crashedAfterClaim(expiresAtMs: number) {
     const table = createMemoryStateTable();
     const claim = {
@@ -205,13 +205,13 @@ describe('Function: recoverClaim', () => {
   }
 
   it.each([
-    ['a claim still in force: left to its run', NOW.getTime() + 1, false, [], true, 'run-a', null],
+    ['a claim still in force: left to its run', NOW.getTime() + 1, false, [], 'held', 'run-a', null],
     [
       'an expired claim: its page sent again, then committed',
       NOW.getTime() - 1,
       false,
       [page.subject],
-      false,
+      'committed',
       null,
       'firing',
     ],
@@ -220,18 +220,18 @@ describe('Function: recoverClaim', () => {
       NOW.getTime() - 1,
       true,
       [],
-      true,
+      'inDoubt',
       'run-b',
       null,
     ],
-  ] as const)('%s', async (_, expiresAtMs, refuse, published, conflict, claimToken, lastSentStatus) => {
+  ] as const)('%s', async (_, expiresAtMs, refuse, published, status, claimToken, lastSentStatus) => {
     const { table, loaded } = await crashedAfterClaim(expiresAtMs);
     const sns = notifier(refuse);
-    const outcome = await recoverClaim(table, sns, KEY, loaded, NOW, LEASE);
+    const outcome = await settleTarget(table, sns, KEY, loaded, NOW, LEASE);
     const item = (await table.loadMany([KEY])).get(KEY) as StoredState;
-    expect([sns.sent, outcome.conflict, item.claim?.token ?? null, item.state.alerts.fp?.lastSentStatus]).toEqual([
+    expect([sns.sent, outcome.status, item.claim?.token ?? null, item.state.alerts.fp?.lastSentStatus]).toEqual([
       published,
-      conflict,
+      status,
       claimToken,
       lastSentStatus,
     ]);
@@ -265,7 +265,7 @@ describe('storedPage: what a claim and a group item keep of a page, bounded in b
   });
 });
 
-describe('page order (issue 21): a hybrid logical clock per alert, taken from the table at the claim', () => {
+describe('page order: a hybrid logical clock per alert, taken from the table at the claim', () => {
   /** Commit one page about `fp` at `at` on whatever the table holds; the orders published. */
   async function pageAt(table: ReturnType<typeof createMemoryStateTable>, at: Date, published: number[]) {
     const loaded = (await table.loadMany([KEY])).get(KEY) ?? null;
@@ -304,11 +304,11 @@ describe('page order (issue 21): a hybrid logical clock per alert, taken from th
     const claimed = (await table.loadMany([KEY])).get(KEY) as StoredState;
     expect(claimed.claim?.pages[0]?.notification.payload.order).toBe(later.getTime());
     const replayed: number[] = [];
-    await recoverClaim(
+    await settleTarget(
       table,
       { publish: async (n) => void replayed.push(n.payload.order as number) },
       KEY,
-      claimed as StoredState & { claim: NonNullable<StoredState['claim']> },
+      claimed,
       new Date(later.getTime() + 120_000),
       { token: 'run-c', leaseMs: 60_000 },
     );
