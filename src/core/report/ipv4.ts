@@ -4,9 +4,9 @@
  * and a number read from the page is cheaper to count by than a string sliced out of it. Two
  * canonical texts are equal exactly when their numbers are; any other text is counted as text.
  */
-const DOT = 0x2e;
-const ZERO = 0x30;
-const NINE = 0x39;
+import { CharCodes } from './charCodes.ts';
+
+const Char = CharCodes; // a module-local binding: see charCodes.ts
 
 /** `[start, end)` of `text` as an address number (0 to 2^32 - 1), or -1 when it is not a canonical IPv4 address. */
 function ipv4Key(text: string, start: number, end: number): number {
@@ -14,19 +14,19 @@ function ipv4Key(text: string, start: number, end: number): number {
   let i = start;
   for (let octet = 0; octet < 4; octet++) {
     if (octet > 0) {
-      if (i >= end || text.charCodeAt(i) !== DOT) return -1;
+      if (i >= end || text.charCodeAt(i) !== Char.Dot) return -1;
       i++;
     }
     const first = i;
     let value = 0;
     while (i < end && i - first < 3) {
       const c = text.charCodeAt(i);
-      if (c < ZERO || c > NINE) break;
-      value = value * 10 + (c - ZERO);
+      if (c < Char.Zero || c > Char.Nine) break;
+      value = value * 10 + (c - Char.Zero);
       i++;
     }
     const digits = i - first;
-    if (digits === 0 || value > 255 || (digits > 1 && text.charCodeAt(first) === ZERO)) return -1;
+    if (digits === 0 || value > 255 || (digits > 1 && text.charCodeAt(first) === Char.Zero)) return -1;
     key = key * 256 + value;
   }
   return i === end ? key : -1;

@@ -4,7 +4,8 @@
  * the slot table's rows and checks them (every warning is known when it returns), and
  * `report.slots` is an own enumerable accessor that builds the slots once and returns them after.
  * `JSON.stringify`, `structuredClone`, spread and `toEqual` all read it, so they see the report an
- * eager parse gives. Meanwhile the metrics read what they need through `slotBriefOf`.
+ * eager parse gives. Meanwhile the metrics read what they need through `slotBriefOf`. Both
+ * parsers' tables use it (`html/slotTable/pending.ts`, `slotColumns.ts` for the text dump).
  */
 import type { Slot, StatusReport } from './types.ts';
 
@@ -28,22 +29,32 @@ interface PendingSlots extends SlotBrief {
   build(): Slot[];
 }
 
-/** A constructor that returns the object it is given: a subclass then adds its private fields to that object. */
+/**
+ * The base of private-field stamping: its constructor returns the object it is given, so a
+ * subclass's private fields are installed on that object (here, a plain report) instead of on a
+ * new instance. Only `PendingOf` extends it, and only `withLazySlots` constructs one.
+ */
 class Given {
   constructor(object: object) {
-    // biome-ignore lint/correctness/noConstructorReturn: the point, see `PendingOf`
+    // biome-ignore lint/correctness/noConstructorReturn: private-field stamping, see `PendingOf`
     return object;
   }
 }
 
 /**
- * The pending state of a lazy report, kept in private fields of the report itself (added by
- * `new PendingOf(report, rows)`: `Given` hands the report to the field initialisers), so the
- * report stays a plain object that no consumer sees more of. Two earlier shapes held every
- * parse's rows past the young generation, to be copied to the old one and found dead only by a
- * full collection: a `WeakMap` from report to rows (V8's scavenger keeps a `WeakMap`'s entries),
- * and a getter closure per report (the accessor pair holding it is allocated in the old
- * generation). The accessor is now the same two functions for every report (`SLOTS_PROPERTY`).
+ * The pending state of a lazy report (its rows until the slots are read, then its slots), kept in
+ * private fields stamped onto the report itself: `new PendingOf(report, rows)` adds them and
+ * returns the report (`Given`). Private fields are the one place for per-report state that keeps
+ * every promise the report makes and dies young with it; each other place broke one, measured:
+ * - a `WeakMap` from report to rows: V8's scavenger keeps a `WeakMap`'s entries, so every parse's
+ *   rows were copied to the old generation and found dead only by a full collection (a loop of
+ *   400,000 short-lived entries ran 4x slower with the map; scavenges promoted everything);
+ * - a getter closure per report: its accessor pair is allocated in the old generation and holds
+ *   the closure (so the shared accessor `SLOTS_PROPERTY` below is the same two functions for all);
+ * - a symbol-keyed property, even non-enumerable: `Reflect.ownKeys` shows it, and the report must
+ *   show the eager report's keys and no more (test/core/report/lazySlots.test.ts);
+ * - an instance of a class: its prototype is not `Object.prototype`, so `isDeepStrictEqual` with
+ *   the eager report fails.
  */
 class PendingOf extends Given {
   #rows: PendingSlots | undefined;

@@ -7,26 +7,14 @@
  * (2.4.19+), 20 VHost. It scans character codes once, left to right, with no backtracking: the
  * text between the braces is written by clients, so no regex runs over it.
  */
+import { CharCodes, isWhitespace } from './charCodes.ts';
 import { isRequestTruncated, parseAprNumber } from './common.ts';
-import { isWhitespace } from './htmlScanner.ts';
 import type { Slot } from './types.ts';
+
+const Char = CharCodes; // a module-local binding: see charCodes.ts
 
 /** The fields of one entry, indexed as documented above; `undefined` for an absent Dur or Protocol. */
 type NotableFields = ReadonlyArray<string | undefined>;
-
-const Char = {
-  Pipe: 0x7c, // "|"
-  OpenParen: 0x28, // "("
-  CloseParen: 0x29, // ")"
-  Colon: 0x3a, // ":"
-  OpenBracket: 0x5b, // "["
-  CloseBracket: 0x5d, // "]"
-  OpenBrace: 0x7b, // "{"
-  CloseBrace: 0x7d, // "}"
-  Dash: 0x2d, // "-"
-  Zero: 0x30,
-  Nine: 0x39,
-} as const;
 
 const isDigit = (c: number): boolean => c >= Char.Zero && c <= Char.Nine;
 

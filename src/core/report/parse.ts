@@ -4,7 +4,7 @@
 import { describeInput, NotAStatusReportError } from '../errors.ts';
 import { parseAuto } from './auto.ts';
 import { checkReport } from './check.ts';
-import { parseHtml } from './html.ts';
+import { parseHtml } from './html/page.ts';
 import { parseText } from './text.ts';
 import type { ReportFormat, StatusReport } from './types.ts';
 

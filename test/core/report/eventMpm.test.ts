@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseHtml } from '../../../src/core/report/html.ts';
+import { parseHtml } from '../../../src/core/report/html/page.ts';
 import { parseReport } from '../../../src/core/report/parse.ts';
 import { parseText } from '../../../src/core/report/text.ts';
 import type { ConnectionTotals, ProcessRow } from '../../../src/core/report/types.ts';

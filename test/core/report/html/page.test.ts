@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { NotAStatusReportError } from '../../../src/core/errors.ts';
-import { parseHtml } from '../../../src/core/report/html.ts';
-import type { Slot, SslCache, StatusReport } from '../../../src/core/report/types.ts';
+import { NotAStatusReportError } from '../../../../src/core/errors.ts';
+import { parseHtml } from '../../../../src/core/report/html/page.ts';
+import type { Slot, SslCache, StatusReport } from '../../../../src/core/report/types.ts';
 
-const FIXTURES = new URL('../../fixtures/', import.meta.url);
+const FIXTURES = new URL('../../../fixtures/', import.meta.url);
 const fixture = (path: string): string => readFileSync(new URL(path, FIXTURES), 'latin1');
 
 /** The report without the two keys the reference parser's `*.expected.json` files lack or leave empty. */

@@ -1,20 +1,19 @@
 /**
- * The plain row reader (`src/core/report/htmlPlainRow.ts`) reads a slot table row whole from the
+ * The plain row reader (`src/core/report/html/slotTable/fastRow.ts`) reads a slot table row whole from the
  * page's bytes or says -1, leaving the row to the usual reader. Each case is one row as printed
  * from just after its `<tr>`: what it reads (the cells, the figures) or that it declines.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { cellKinds, mapColumns } from '../../../../../src/core/report/html/slotTable/columns.ts';
 import {
   asciiWindow,
-  cellKinds,
   nextPlainRow,
   PER_CELL,
   PlainRowFigures,
   readPlainRow,
-} from '../../../src/core/report/htmlPlainRow.ts';
-import { mapColumns } from '../../../src/core/report/htmlSlots.ts';
-import { SLOT_COLUMNS } from '../../../src/core/report/types.ts';
+} from '../../../../../src/core/report/html/slotTable/fastRow.ts';
+import { SLOT_COLUMNS } from '../../../../../src/core/report/types.ts';
 
 const WIDTH = SLOT_COLUMNS.length;
 const KINDS = cellKinds(mapColumns([...SLOT_COLUMNS], []) ?? expect.fail('expected the 2.4.71 header to map'), WIDTH);
@@ -170,7 +169,7 @@ describe('asciiWindow and nextPlainRow', () => {
 });
 
 describe('the 2.4.71 captures', () => {
-  const FIXTURES = new URL('../../fixtures/apache-2.4.71/', import.meta.url);
+  const FIXTURES = new URL('../../../../fixtures/apache-2.4.71/', import.meta.url);
   const pages = readdirSync(FIXTURES, { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.html') && !f.includes('notable') && !f.startsWith('noextended'))
     .sort();

@@ -1,11 +1,16 @@
 /**
- * The per-slot table of the HTML page: cells as index ranges, columns found by their header names,
- * and rows turned into `Slot`s. Numbers are read straight from the ranges (no slicing) because a
- * busy server prints a thousand rows of them.
+ * The reference reader of a slot table row, the definition of what a row means: its cells as the
+ * scanner's tokens give them (index ranges), checked (`checkRow`) and turned into a `Slot`
+ * (`readSlotRow`) with a warning for anything odd. Numbers are read straight from the ranges (no
+ * slicing) because a busy server prints a thousand rows of them. The fast reader (`fastRow.ts`)
+ * must agree with it wherever it answers.
  */
-import { decodeEntities, isRequestTruncated, parseAprNumber } from './common.ts';
-import { isWhitespace } from './htmlScanner.ts';
-import { MODE_SET, SLOT_COLUMN_SET, SLOT_COLUMNS, type Slot, type SlotColumn } from './types.ts';
+import { CharCodes, isWhitespace } from '../../charCodes.ts';
+import { decodeEntities, isRequestTruncated, modeIndexOf, parseAprNumber } from '../../common.ts';
+import { MODE_SET, type Slot } from '../../types.ts';
+import { type ColumnMap, NUMBER_COLUMNS } from './columns.ts';
+
+const Char = CharCodes; // a module-local binding: see charCodes.ts
 
 /** Cells kept per row: the tables read here have 2 to 15; a row of thousands is only counted. */
 const MAX_CELLS = 64;
@@ -94,7 +99,7 @@ class RowCells {
 function rangeNumber(text: string, start: number, end: number): number {
   if (start >= end) return Number.NaN;
   let i = start;
-  const negative = text.charCodeAt(i) === 0x2d;
+  const negative = text.charCodeAt(i) === Char.Dash;
   if (negative) i++;
   let mantissa = 0;
   let scale = 1;
@@ -102,11 +107,11 @@ function rangeNumber(text: string, start: number, end: number): number {
   let dot = false;
   for (; i < end; i++) {
     const c = text.charCodeAt(i);
-    if (c >= 0x30 && c <= 0x39) {
-      mantissa = mantissa * 10 + (c - 0x30);
+    if (c >= Char.Zero && c <= Char.Nine) {
+      mantissa = mantissa * 10 + (c - Char.Zero);
       digits++;
       if (dot) scale *= 10;
-    } else if (c === 0x2e && !dot) {
+    } else if (c === Char.Dot && !dot) {
       dot = true;
     } else {
       return parseAprNumber(text.slice(start, end)) ?? Number.NaN;
@@ -117,30 +122,6 @@ function rangeNumber(text: string, start: number, end: number): number {
   const value = scale === 1 ? mantissa : mantissa / scale;
   return negative && value !== 0 ? -value : value;
 }
-
-// Absent in some versions or builds: CPU (no times(), e.g. Windows), Protocol (< 2.4.19), Dur (< 2.4.35).
-const OPTIONAL_COLUMNS: ReadonlySet<SlotColumn> = new Set(['CPU', 'Protocol', 'Dur']);
-
-/** Cell index of each column in the table's rows, -1 where the header lacks it. */
-type ColumnMap = Record<SlotColumn, number>;
-
-/**
- * Map the header names (`Srv`, `PID`, ...) to cell positions. Unknown names are warned about and
- * ignored; a header that lacks a column every version prints gives `null` (rows unreadable).
- */
-function mapColumns(names: readonly string[], warnings: string[]): ColumnMap | null {
-  const map = Object.fromEntries(SLOT_COLUMNS.map((c) => [c, -1])) as ColumnMap;
-  names.forEach((name, i) => {
-    if (SLOT_COLUMN_SET.has(name)) map[name as SlotColumn] = i;
-    else warnings.push(`slot table column ${i + 1} "${name}" is not a known column; ignored`);
-  });
-  const missing = SLOT_COLUMNS.filter((c) => map[c] < 0 && !OPTIONAL_COLUMNS.has(c));
-  if (missing.length === 0) return map;
-  warnings.push(`slot table header lacks ${missing.join(', ')} (found ${names.join(' ')}); slots not reported`);
-  return null;
-}
-
-const NUMBER_COLUMNS = ['PID', 'CPU', 'SS', 'Req', 'Dur', 'Conn', 'Child', 'Slot'] as const;
 
 /** The first cell of a row that should hold a number and does not, described for a warning. */
 function badNumber(text: string, cells: RowCells, columns: ColumnMap): string {
@@ -157,7 +138,7 @@ function badNumber(text: string, cells: RowCells, columns: ColumnMap): string {
 
 /**
  * A row's numbers, read into reused fields: the eager build (`readSlotRow`) and the row check of
- * the lazy table (`htmlSlotRows.ts`) read them the same way. `acc` is overwritten by the next row.
+ * the lazy table (`pending.ts`) read them the same way. `acc` is overwritten by the next row.
  */
 class RowNumbers {
   pid: number | null = null;
@@ -169,6 +150,8 @@ class RowNumbers {
   connKB = 0;
   childMB = 0;
   slotMB = 0;
+  /** M's character code, once `checkRow` has read it (-1: none of the 11 modes). */
+  modeCode = -1;
 
   /** Read the row's numbers; false when one is not a number (`readSlotRow` warns and skips the row). */
   read(text: string, cells: RowCells, columns: ColumnMap): boolean {
@@ -198,8 +181,40 @@ class RowNumbers {
 }
 
 /**
+ * What the reference makes of a row: a slot with no warning (`Clean`), or the first thing it
+ * warns about. `Width` and `Number` skip the row; `Mode` keeps it with an unknown mode. The lazy
+ * table records only `Clean` rows, and the fast reader answers -1 for any other.
+ */
+const RowVerdict = { Clean: 0, Width: 1, Number: 2, Mode: 3 } as const;
+type RowVerdict = (typeof RowVerdict)[keyof typeof RowVerdict];
+
+/** The mode character code of the row's M cell, or -1 when it is none of the 11. */
+function modeCodeOf(text: string, cells: RowCells, i: number): number {
+  const start = cells.start[i] as number;
+  // The usual cell, one character in one run: no string sliced.
+  if (cells.runs[i] === 1 && cells.end[i] === start + 1) {
+    const code = text.charCodeAt(start);
+    return modeIndexOf(code) >= 0 ? code : -1;
+  }
+  const raw = cells.raw(text, i);
+  return MODE_SET.has(raw) ? raw.charCodeAt(0) : -1;
+}
+
+/**
+ * Check one row of a table `width` cells wide, reading its numbers into `numbers` (and its M's
+ * code into `numbers.modeCode` once the numbers read). The one definition of a good row: the
+ * eager build warns by it, the lazy table records by it, the fast reader is tested against it.
+ */
+function checkRow(text: string, cells: RowCells, columns: ColumnMap, width: number, numbers: RowNumbers): RowVerdict {
+  if (cells.count !== width) return RowVerdict.Width;
+  if (!numbers.read(text, cells, columns)) return RowVerdict.Number;
+  numbers.modeCode = modeCodeOf(text, cells, columns.M);
+  return numbers.modeCode < 0 ? RowVerdict.Mode : RowVerdict.Clean;
+}
+
+/**
  * One row of the slot table as a `Slot`, or `null` (with a warning naming the row) when a cell
- * cannot be read. `row` counts the table's data rows from 1.
+ * cannot be read (`checkRow`). `row` counts the table's data rows from 1.
  */
 function readSlotRow(
   text: string,
@@ -211,20 +226,21 @@ function readSlotRow(
   numbers = new RowNumbers(),
 ): Slot | null {
   const srv = cells.raw(text, columns.Srv);
-  if (cells.count !== width) {
+  const verdict = checkRow(text, cells, columns, width, numbers);
+  if (verdict === RowVerdict.Width) {
     warnings.push(
       `slot table row ${row} (Srv ${JSON.stringify(srv)}) has ${cells.count} cells, expected ${width}; row skipped`,
     );
     return null;
   }
-  if (!numbers.read(text, cells, columns)) {
+  if (verdict === RowVerdict.Number) {
     warnings.push(
       `slot table row ${row} (Srv ${JSON.stringify(srv)}): ${badNumber(text, cells, columns)}; row skipped`,
     );
     return null;
   }
   const mode = cells.raw(text, columns.M);
-  if (!MODE_SET.has(mode)) {
+  if (verdict === RowVerdict.Mode) {
     warnings.push(
       `slot table row ${row} (Srv ${JSON.stringify(srv)}): M is ${JSON.stringify(mode)}, not one of the 11 mode characters`,
     );
@@ -251,5 +267,4 @@ function readSlotRow(
   };
 }
 
-export type { ColumnMap };
-export { MAX_CELLS, mapColumns, RowCells, RowNumbers, readSlotRow };
+export { checkRow, MAX_CELLS, RowCells, RowNumbers, RowVerdict, readSlotRow };

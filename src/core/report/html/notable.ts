@@ -6,24 +6,24 @@
  * Each entry runs from its `<b>Server` to its `<br` (or the next entry); its tags are dropped and
  * the text is cut into fields by `readNotableFields`, in one pass.
  */
-import { decodeEntities } from './common.ts';
-import { readNotableFields, slotFromNotableEntry } from './notableEntry.ts';
-import type { Slot } from './types.ts';
+import { CharCodes } from '../charCodes.ts';
+import { decodeEntities } from '../common.ts';
+import { readNotableFields, slotFromNotableEntry } from '../notableEntry.ts';
+import type { Slot } from '../types.ts';
+
+const Char = CharCodes; // a module-local binding: see charCodes.ts
 
 // Linear: each match attempt starts at a literal "<b>", and "\s*" can only run over the whitespace
 // right after that "<b>" (giving it back cannot make "S" match), so every character is read O(1) times.
 const ENTRY_START = /<b>\s*Server\s/gi;
 
-const LT = 0x3c; // "<"
-const GT = 0x3e; // ">"
-
-const isLetter = (c: number): boolean => (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a;
+const isLetter = (c: number): boolean => (c | 0x20) >= Char.LowerA && (c | 0x20) <= Char.LowerZ;
 
 /** Whether `<br` (any case, then no letter) starts at `i`: the end of an entry. */
 function isBreak(html: string, i: number): boolean {
   return (
-    (html.charCodeAt(i + 1) | 0x20) === 0x62 &&
-    (html.charCodeAt(i + 2) | 0x20) === 0x72 &&
+    (html.charCodeAt(i + 1) | 0x20) === Char.LowerB &&
+    (html.charCodeAt(i + 2) | 0x20) === Char.LowerR &&
     !isLetter(html.charCodeAt(i + 3))
   );
 }
@@ -34,13 +34,13 @@ function entryText(html: string, start: number, end: number): string {
   let runStart = start;
   let i = start;
   while (i < end) {
-    if (html.charCodeAt(i) !== LT) {
+    if (html.charCodeAt(i) !== Char.Lt) {
       i++;
       continue;
     }
     out += html.slice(runStart, i);
     if (isBreak(html, i)) return out;
-    while (i < end && html.charCodeAt(i) !== GT) i++;
+    while (i < end && html.charCodeAt(i) !== Char.Gt) i++;
     runStart = ++i;
   }
   return runStart < end ? out + html.slice(runStart, end) : out;

@@ -5,7 +5,8 @@
  * legend (found by their header cells), the "Server Details" list and the SSL/TLS session cache
  * block. Everything is detected from the page itself, never from the version string.
  */
-import { describeInput, NotAStatusReportError } from '../errors.ts';
+import { describeInput, NotAStatusReportError } from '../../errors.ts';
+import { CharCodes } from '../charCodes.ts';
 import {
   checkModesAgainstScoreboard,
   countModes,
@@ -17,14 +18,17 @@ import {
   readHeaderSentence,
   readSslCacheText,
   SSL_HEADING,
-} from './common.ts';
-import { isProcessTableHeader, ProcessTableReader } from './eventProcesses.ts';
-import { readNotableSlots } from './htmlNotable.ts';
-import { type ScanHandler, scanHtml, tagId } from './htmlScanner.ts';
-import { SlotRows } from './htmlSlotRows.ts';
-import { type ColumnMap, mapColumns, RowCells, RowNumbers, readSlotRow } from './htmlSlots.ts';
-import { withLazySlots } from './lazySlots.ts';
-import type { LegendEntry, ModeCounts, ServerInfo, Slot, SslCache, StatusReport } from './types.ts';
+} from '../common.ts';
+import { isProcessTableHeader, ProcessTableReader } from '../eventProcesses.ts';
+import { withLazySlots } from '../lazySlots.ts';
+import type { LegendEntry, ModeCounts, ServerInfo, Slot, SslCache, StatusReport } from '../types.ts';
+import { readNotableSlots } from './notable.ts';
+import { type ScanHandler, scanHtml, tagId } from './scanner.ts';
+import { type ColumnMap, mapColumns } from './slotTable/columns.ts';
+import { SlotRows } from './slotTable/pending.ts';
+import { RowCells, RowNumbers, readSlotRow } from './slotTable/referenceRow.ts';
+
+const Char = CharCodes; // a module-local binding: see charCodes.ts
 
 const EXPECTED = 'an Apache server-status HTML page with a scoreboard of mode characters in a <pre> block';
 const EXPECTED_CLOSED = 'an Apache server-status HTML page whose scoreboard <pre> block is closed by </pre>';
@@ -55,7 +59,6 @@ function plainText(text: string, start: number, end: number): string {
   return decodeEntities(slice.includes('<') ? slice.replace(/<(br\b)?[^<>]*>/gi, (_, br) => (br ? '\n' : '')) : slice);
 }
 
-const Char = { Gt: 0x3e } as const;
 /** Whether the first `<pre>`'s characters are mostly mode characters (a code block is not). */
 function looksLikeScoreboard(chars: string): boolean {
   let known = 0;
@@ -200,13 +203,13 @@ class HtmlReportBuilder implements ScanHandler {
   private checkHeading(start: number, end: number): void {
     const text = this.text;
     let i = start;
-    while (i < end && text.charCodeAt(i) <= 0x20) i++;
+    while (i < end && text.charCodeAt(i) <= Char.Space) i++;
     const c = text.charCodeAt(i);
-    if (c === 0x53 && text.startsWith(SSL_HEADING, i)) {
+    if (c === Char.UpperS && text.startsWith(SSL_HEADING, i)) {
       if (this.sslStart >= 0) this.finishSsl(start);
       this.sslStart = i + SSL_HEADING.length;
       this.sslDepth = this.tableDepth;
-    } else if (c === 0x6d && text.startsWith(SOCACHE_HEADING, i)) {
+    } else if (c === Char.LowerM && text.startsWith(SOCACHE_HEADING, i)) {
       // mod_cache_socache prints the same prose: it must not reach sslCache.
       if (this.sslStart >= 0) this.finishSsl(start);
     }

@@ -4,6 +4,9 @@
  * Tolerant of what browsers and old servers write: any tag case, quoted or bare attributes,
  * `<br />`, comments (IE conditional ones too), declarations, and `</td</tr>` (a tag cut by `<`).
  */
+import { CharCodes } from '../charCodes.ts';
+
+const Char = CharCodes; // a module-local binding: see charCodes.ts
 
 /** Receives the tokens of `scanHtml`, as `[start, end)` indexes into the scanned text. */
 interface ScanHandler {
@@ -17,26 +20,6 @@ interface ScanHandler {
   /** `</name>`; `start` is at `<`, `end` just after `>`. */
   onCloseTag(tag: number, start: number, end: number): void;
 }
-
-const Char = {
-  Tab: 0x09,
-  Lf: 0x0a,
-  Ff: 0x0c,
-  Cr: 0x0d,
-  Space: 0x20,
-  Bang: 0x21, // "!"
-  Question: 0x3f, // "?"
-  DoubleQuote: 0x22,
-  SingleQuote: 0x27,
-  Dash: 0x2d,
-  Slash: 0x2f,
-  Zero: 0x30,
-  Nine: 0x39,
-  Lt: 0x3c, // "<"
-  Gt: 0x3e, // ">"
-  LowerA: 0x61,
-  LowerZ: 0x7a,
-} as const;
 
 // States of the scanner (plain constants: the hot loop compares them on every step).
 const TEXT = 0;
@@ -66,11 +49,6 @@ function nameCode(c: number): number {
 function isLetter(c: number): boolean {
   const lower = c | 0x20;
   return lower >= Char.LowerA && lower <= Char.LowerZ;
-}
-
-function isWhitespace(c: number): boolean {
-  // One comparison for the usual character; the five whitespace codes are all <= space.
-  return c <= Char.Space && (c === Char.Space || c === Char.Lf || c === Char.Tab || c === Char.Cr || c === Char.Ff);
 }
 
 /** The numeric id `scanHtml` reports for a tag name (case-insensitive): `tagId('td')`. */
@@ -249,4 +227,4 @@ function rawTextEnd(text: string, tag: number, from: number): number {
 }
 
 export type { ScanHandler };
-export { isWhitespace, scanHtml, tagId };
+export { scanHtml, tagId };

@@ -3,39 +3,21 @@
  * each row lies in the page (a row of the plain shape; its cells are read again from there when
  * the slots are built) or its cells' ranges (a row from the scanner's cells), and what the checks
  * and the metrics need (M, SS, the scoreboard position, the client's and vhost's ranges, whether
- * every number is possible). Only rows the eager build takes without a warning are recorded
+ * every number is possible). Only rows the reference finds clean (`checkRow`) are recorded
  * (`add` says false for any other: the parser then builds the slots as it reads them); a row of
  * the plain shape is read and recorded from the page's bytes (`readRow`) before the scanner sees
  * it, other rows reach `add` as cells; `fitsScoreboard` tells, once the page is read, whether the
  * table-wide checks would warn. The slots are built by the eager build's own `readSlotRow`, so
  * they are the same.
  */
-import { allGood, fitsScoreboard } from './check.ts';
-import { decodeEntities, modeIndexOf, positionIn, positionOf } from './common.ts';
-import {
-  asciiWindow,
-  cellKinds,
-  nextPlainRow,
-  PER_CELL,
-  PlainRowFigures,
-  ROW_ROOM,
-  readPlainRow,
-} from './htmlPlainRow.ts';
-import { type ColumnMap, MAX_CELLS, RowCells, RowNumbers, readSlotRow } from './htmlSlots.ts';
-import { ipv4Key } from './ipv4.ts';
-import type { PendingSlots } from './lazySlots.ts';
-import { MODE_SET, type Slot } from './types.ts';
-
-/** The mode character code of the row's M cell, or -1 when it is none of the 11. */
-function modeCodeOf(text: string, cells: RowCells, i: number): number {
-  const start = cells.start[i] as number;
-  if (cells.runs[i] === 1 && cells.end[i] === start + 1) {
-    const code = text.charCodeAt(start);
-    return modeIndexOf(code) >= 0 ? code : -1;
-  }
-  const raw = cells.raw(text, i);
-  return MODE_SET.has(raw) ? raw.charCodeAt(0) : -1;
-}
+import { allGood, fitsScoreboard } from '../../check.ts';
+import { decodeEntities, positionIn, positionOf } from '../../common.ts';
+import { ipv4Key } from '../../ipv4.ts';
+import type { PendingSlots } from '../../lazySlots.ts';
+import type { Slot } from '../../types.ts';
+import { type ColumnMap, cellKinds } from './columns.ts';
+import { asciiWindow, nextPlainRow, PER_CELL, PlainRowFigures, ROW_ROOM, readPlainRow } from './fastRow.ts';
+import { checkRow, MAX_CELLS, RowCells, RowNumbers, RowVerdict, readSlotRow } from './referenceRow.ts';
 
 /** The scoreboard position Srv names (`positionOf`), or -1 when it names none. */
 function srvPositionOf(text: string, cells: RowCells, i: number): number {
@@ -119,9 +101,9 @@ class SlotRows implements PendingSlots {
   /** Record the row when the eager build takes it without a warning; false (nothing recorded) otherwise. */
   add(cells: RowCells, numbers: RowNumbers): boolean {
     const { text, columns, width } = this;
-    if (this.count === this.maxRows || cells.count !== width || !numbers.read(text, cells, columns)) return false;
-    const mode = modeCodeOf(text, cells, columns.M);
-    if (mode < 0) return false;
+    if (this.count === this.maxRows) return false;
+    if (checkRow(text, cells, columns, width, numbers) !== RowVerdict.Clean) return false;
+    const mode = numbers.modeCode;
     const row = this.count++;
     if (row === this.modes.length) this.grow();
     const ranges = new Int32Array(width * PER_CELL);

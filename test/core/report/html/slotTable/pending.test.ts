@@ -5,12 +5,12 @@
  * different point, and the report must equal the one of the plain page, and what generated it.
  */
 import { describe, expect, it } from 'vitest';
-import { slotsPending } from '../../../src/core/report/lazySlots.ts';
-import { parseReport } from '../../../src/core/report/parse.ts';
-import type { StatusReport } from '../../../src/core/report/types.ts';
-import { computeMetrics } from '../../../src/core/rules/compute.ts';
-import { expectedReport, generateSlots, modelOf } from '../../support/generate.ts';
-import { renderHtml } from '../../support/generatePages.ts';
+import { slotsPending } from '../../../../../src/core/report/lazySlots.ts';
+import { parseReport } from '../../../../../src/core/report/parse.ts';
+import type { StatusReport } from '../../../../../src/core/report/types.ts';
+import { computeMetrics } from '../../../../../src/core/rules/compute.ts';
+import { expectedReport, generateSlots, modelOf } from '../../../../support/generate.ts';
+import { renderHtml } from '../../../../support/generatePages.ts';
 
 const model = modelOf(generateSlots(96, 'prefork'), { mpm: 'prefork' });
 const plain = renderHtml(model);
