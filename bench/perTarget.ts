@@ -101,6 +101,7 @@ function steadyDeps(body: string, targets: number, log: { bytes: number; lines: 
     evaluate: {},
     claimLeaseMs: 60_000,
     warm: new Map(),
+    warmConfig: { applied: null },
   };
 }
 

@@ -62,6 +62,7 @@ async function main() {
     evaluate: {},
     claimLeaseMs: 300_000,
     warm: new Map(),
+    warmConfig: { applied: null },
   };
   const queue = createSqsShardQueue(sqs, queueUrl);
   const rows: string[] = [];

@@ -10,7 +10,8 @@ import type { MonitorConfig, TargetConfig } from '../core/monitorConfig.ts';
 import type { Observation } from '../core/rules/types.ts';
 import { CLAIM_OUTCOMES } from './accounting/claim.ts';
 import { type CommitOutcome, commitTarget, settleTarget, targetKey } from './accounting/targetItems.ts';
-import type { CycleDeps, StoredState, WarmEntry } from './ports.ts';
+import type { PageRouter, StoredState, WarmEntry } from './ports.ts';
+import { leaseOf, type RunContext } from './runContext.ts';
 
 /**
  * Whether `next` differs from what the table holds in anything but the latest value, counters and
@@ -116,14 +117,12 @@ function warmAfter(
   };
 }
 
-/** One target's check: its observation, the item the run read (null: absent), the run's token. */
+/** One target's check: its observation, the item the run read (null: absent). */
 interface TargetCheck {
   config: MonitorConfig;
   target: TargetConfig;
   observation: Observation;
   loaded: StoredState | null;
-  now: Date;
-  token: string;
   /** Takes each commit's outcome into the run's figures. */
   report: (outcome: CommitOutcome) => void;
   /**
@@ -133,12 +132,20 @@ interface TargetCheck {
   onCreated?: () => Promise<number>;
 }
 
-/** Evaluate one target on its stored (or warm) state and claim, publish, commit; the metrics the rules saw. */
-async function checkTarget(deps: CycleDeps, check: TargetCheck): Promise<EvaluateResult['metrics'] | null> {
-  const { target, now, report } = check;
+/**
+ * Evaluate one target on its stored (or warm) state and claim, publish (through the run's
+ * `router`), commit; the metrics the rules saw.
+ */
+async function checkTarget(
+  ctx: RunContext,
+  router: PageRouter,
+  check: TargetCheck,
+): Promise<EvaluateResult['metrics'] | null> {
+  const { deps, now } = ctx;
+  const { target, report } = check;
   const key = targetKey(target.name);
-  const options = { token: check.token, leaseMs: deps.claimLeaseMs };
-  const settled = await settleTarget(deps.table, deps.notifier, key, check.loaded, now, options);
+  const options = leaseOf(ctx);
+  const settled = await settleTarget(deps.table, router, key, check.loaded, now, options);
   report(settled);
   if (settled.status !== CLAIM_OUTCOMES.committed) {
     deps.warm.delete(target.name);
@@ -180,7 +187,7 @@ async function checkTarget(deps: CycleDeps, check: TargetCheck): Promise<Evaluat
   });
   const outcome = await commitTarget(
     deps.table,
-    deps.notifier,
+    router,
     {
       key,
       loaded: item,

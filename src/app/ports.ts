@@ -5,7 +5,7 @@
  */
 import type { AlertRecord, EvaluateOptions, GroupRef, Notification, TargetState } from '../core/alerts/types.ts';
 import type { FetchFailureReason } from '../core/downReasons.ts';
-import type { RawConfig, SecretScope } from '../core/monitorConfig.ts';
+import type { MonitorConfig, RawConfig, SecretScope } from '../core/monitorConfig.ts';
 import type { MetricResult } from '../core/rules/compute.ts';
 
 /** One status page to fetch. */
@@ -56,11 +56,15 @@ interface Delivery {
 /** Delivers a notification (SNS in the Lambda); throws when it was not accepted. */
 interface Notifier {
   publish(notification: Notification): Promise<void>;
-  /**
-   * The run's grouping notifier (`groupingNotifier`) only: publishes like `publish` and answers
-   * where a grouped page was accepted (null: the page names no group).
-   */
-  deliver?(notification: Notification, options?: DeliverOptions): Promise<Delivery | null>;
+}
+
+/**
+ * Where a run's claimed pages go (the run's `groupingRouter`): a grouped page to its group, any
+ * other straight to the `Notifier`. Answers where a grouped page was accepted (null: the page
+ * names no group); throws when it was not accepted.
+ */
+interface PageRouter {
+  publish(notification: Notification, options?: DeliverOptions): Promise<Delivery | null>;
 }
 
 interface DeliverOptions {
@@ -151,6 +155,22 @@ interface WarmEntry {
 /** Per-container memory between invocations: target name -> what the last run of it left. */
 type WarmStates = Map<string, WarmEntry>;
 
+/** A configuration as this container applied it (stored as the last valid one), unredacted. */
+interface AppliedConfig {
+  hash: string;
+  config: MonitorConfig;
+  raw: RawConfig;
+  /** Removed targets whose removal had not finished when it was stored. */
+  removing: string[];
+  /** The stored pointer's generation when this container applied it: the table's word, not the hash. */
+  generation: string;
+}
+
+/** Per-container memory of the configuration between invocations (null: none applied yet, a cold start). */
+interface WarmConfig {
+  applied: AppliedConfig | null;
+}
+
 interface TargetMetrics {
   target: string;
   up: boolean;
@@ -210,6 +230,8 @@ interface CycleDeps {
   claimLeaseMs: number;
   /** Memory kept while the container is warm (counters, last evaluation); a new Map is a cold start. */
   warm: WarmStates;
+  /** The configuration this container applied last, kept while it is warm; `{ applied: null }` is a cold start. */
+  warmConfig: WarmConfig;
   /** A target's counters are written at least this often even when nothing changed (default 15 min). */
   checkpointIntervalMs?: number;
   /** Start order: higher first (`LatencyMemory.priority`); default name order. */
@@ -219,6 +241,7 @@ interface CycleDeps {
 }
 
 export type {
+  AppliedConfig,
   Claim,
   Claimed,
   ClaimedPage,
@@ -232,12 +255,14 @@ export type {
   Logger,
   MetricsSink,
   Notifier,
+  PageRouter,
   ShardMessage,
   ShardQueue,
   StateItem,
   StateTable,
   StoredState,
   TargetMetrics,
+  WarmConfig,
   WarmEntry,
   WarmStates,
 };

@@ -6,7 +6,6 @@
  * the end. A steady run (no alert changes) writes nothing per target: counters live in the warm
  * container and reach the table every `checkpointIntervalMs`.
  */
-import { randomUUID } from 'node:crypto';
 import type { Silence } from '../core/alerts/silences.ts';
 import { DEFAULT_REPEAT_INTERVAL_MS, FETCH_PATIENCE_MS } from '../core/constants.ts';
 import { downObservation } from '../core/downObservation.ts';
@@ -22,14 +21,16 @@ import {
 import { parseReport } from '../core/report/parse.ts';
 import type { Observation } from '../core/rules/types.ts';
 import { CLAIM_OUTCOMES } from './accounting/claim.ts';
-import { GroupInbox, groupingNotifier } from './accounting/groupInbox.ts';
+import { GroupInbox, groupingRouter } from './accounting/groupInbox.ts';
 import { flushGroups } from './accounting/groupItems.ts';
 import { openGroups } from './accounting/groupRegistry.ts';
-import { type CommitOutcome, targetKey } from './accounting/targetItems.ts';
+import { targetKey } from './accounting/targetItems.ts';
 import { checkTarget } from './checkTarget.ts';
 import { fetchAll, inStartOrder } from './concurrency.ts';
-import { oweRemovals, resolveConfig } from './config/resolve.ts';
-import type { ConfigSource, CycleDeps, FetchTarget, Notifier, StoredState } from './ports.ts';
+import { oweRemovals } from './config/removals.ts';
+import { resolveConfig } from './config/resolve.ts';
+import type { ConfigSource, CycleDeps, FetchTarget, PageRouter, StoredState } from './ports.ts';
+import { leaseOf, type RunContext, startRun } from './runContext.ts';
 
 interface CycleSummary {
   targets: number;
@@ -44,57 +45,6 @@ interface CycleSummary {
   writes: number;
   configError: string | null;
 }
-
-class PublishFailedError extends Error {
-  constructor(count: number, options?: ErrorOptions) {
-    super(`expected SNS to accept every page, found ${count} rejected; they are sent again on the next run`, options);
-    this.name = 'PublishFailedError';
-  }
-}
-
-/** Some targets could not be read or written in the state table; the others were checked. */
-class TargetsFailedError extends Error {
-  constructor(count: number, options?: ErrorOptions) {
-    super(`expected every target's state to be read and written, found ${count} failed; the next run retries`, options);
-    this.name = 'TargetsFailedError';
-  }
-}
-
-/**
- * The one way a run's failures become its error (null: none): a refused page first (SNS sends it
- * again next run), with every failure as its cause; else the state table's failures.
- */
-function runFailure(publishFailures: readonly unknown[], stateFailures: readonly unknown[]): Error | null {
-  if (publishFailures.length > 0)
-    return new PublishFailedError(publishFailures.length, {
-      cause: new AggregateError([...publishFailures, ...stateFailures]),
-    });
-  if (stateFailures.length > 0)
-    return new TargetsFailedError(stateFailures.length, { cause: new AggregateError(stateFailures) });
-  return null;
-}
-
-/** What the configuration step of a run left for its targets' step. */
-interface ConfigStep {
-  error: string | null;
-  publishFailures: unknown[];
-  stateFailures: unknown[];
-  writes: number;
-  /** False when the configuration could not be stored: targets are fetched, not evaluated. */
-  applied: boolean;
-  /** The stored configuration's generation it was applied at (null: none; a shard leaves that to its dispatch). */
-  generation: string | null;
-}
-
-/** A run without a configuration step (a shard): nothing failed, nothing written, applied by the dispatch. */
-const noConfigStep = (): ConfigStep => ({
-  error: null,
-  publishFailures: [],
-  stateFailures: [],
-  writes: 0,
-  applied: true,
-  generation: null,
-});
 
 /**
  * What to fetch for `target`, its secrets read. The parameters it names are checked against the
@@ -152,26 +102,70 @@ async function observe(
   }
 }
 
-/** What one target's commit adds to the run's summary; its refused pages join `failures`. */
-function addToSummary(
-  summary: CycleSummary,
-  outcome: CommitOutcome,
-  failures: unknown[],
-  deps: CycleDeps,
-  target: string,
-) {
-  // Pages sent are counted where they reach SNS (`groupingNotifier`, the groups' flush).
-  summary.failed += outcome.failed.length;
-  summary.writes += outcome.writes;
-  if (outcome.status !== CLAIM_OUTCOMES.committed) summary.conflicts++;
-  for (const { notification, error } of outcome.failed) {
-    failures.push(error);
-    deps.logger.error('publish failed', { target, rule: notification.rule, error: (error as Error).message });
-  }
+/** A run's grouping: the inbox its targets hand grouped pages to, and the router taking them there. */
+interface RunGroups {
+  inbox: GroupInbox;
+  router: PageRouter & { published: number };
+}
+
+function runGroups(ctx: RunContext): RunGroups {
+  const { deps, now } = ctx;
+  const inbox = new GroupInbox(deps.table, now, deps.groupLimits);
+  return { inbox, router: groupingRouter(deps.notifier, inbox, deps.logger) };
 }
 
 /**
- * Run one cycle at `now`.
+ * Page the groups this run handed pages to (and, with `all`, every open group: one may be due
+ * although nothing of it changed), with the silences in force. Adds to the run's ledger every page
+ * SNS accepted (straight from the run's router, and its groups' pages), the groups' writes,
+ * failures and conflicts; answers how many of the groups' pages and items failed.
+ */
+async function sendGroups(
+  ctx: RunContext,
+  groups: RunGroups,
+  sending: { all: boolean; silences: readonly Silence[] },
+): Promise<{ failed: number }> {
+  const { deps, now, ledger } = ctx;
+  let keys = [...groups.inbox.touched];
+  if (sending.all) {
+    try {
+      keys = [...keys, ...(await openGroups(deps.table))];
+    } catch (error) {
+      ledger.stateFailures.push(error);
+      deps.logger.error('open groups unreadable', { error: (error as Error).message });
+    }
+  }
+  const options = {
+    ...leaseOf(ctx),
+    repeatIntervalMs: deps.evaluate.repeatIntervalMs ?? DEFAULT_REPEAT_INTERVAL_MS,
+    silences: sending.silences,
+  };
+  const flushed = await flushGroups(deps.table, deps.notifier, keys, now, options, deps.logger);
+  ledger.stateFailures.push(...flushed.errors);
+  for (const { notification, error } of flushed.failed) {
+    ledger.publishFailures.push(error);
+    deps.logger.error('publish failed', { group: notification.subject, error: (error as Error).message });
+  }
+  ledger.sent += groups.router.published + flushed.sent.length;
+  ledger.writes += flushed.writes + groups.inbox.writes;
+  ledger.conflicts += flushed.conflicts;
+  return { failed: flushed.failed.length + flushed.errors.length };
+}
+
+/** What the configuration step left for the targets' step, and which groups it pages. */
+interface TargetStep {
+  /** The configuration's problems, when the last valid one is in force (null: none). */
+  configError: string | null;
+  /** False when the configuration could not be stored: targets are fetched, not evaluated. */
+  applied: boolean;
+  /** The stored configuration's generation the targets are checked at (null: none stored). */
+  generation: string | null;
+  /** Page every open group that is due, not only those this run handed pages to (the scheduled run's). */
+  flushAllGroups: boolean;
+}
+
+/**
+ * Run one scheduled cycle at `now`: the configuration step, then every target.
  *
  * @example
  * await runCycle(deps, new Date());
@@ -179,148 +173,59 @@ function addToSummary(
  *   could not be read or written (after every target was handled and the metrics sent)
  */
 async function runCycle(deps: CycleDeps, now: Date): Promise<CycleSummary> {
-  const groups = runGroups(deps, now);
-  const resolved = await resolveConfig({ ...deps, notifier: groups.notifier }, now);
-  const configStep: ConfigStep = {
-    error: resolved.error,
-    publishFailures: resolved.publishErrors,
-    stateFailures: resolved.stateErrors,
-    writes: resolved.writes,
-    applied: resolved.applied,
-    generation: resolved.generation,
-  };
+  const ctx = startRun(deps, now);
+  const groups = runGroups(ctx);
+  const resolved = await resolveConfig(ctx, groups.router);
   if (resolved.config === null) {
-    const paged = await sendGroups(deps, groups, now, {
-      all: true,
-      publishFailures: configStep.publishFailures,
-      stateFailures: configStep.stateFailures,
-      silences: [],
-    });
+    await sendGroups(ctx, groups, { all: true, silences: [] });
     deps.logger.error('no valid configuration yet: nothing checked', { configError: resolved.error });
-    deps.metrics.run({ alertsSent: paged.sent, targets: 0, targetsDown: 0 });
-    const failure = runFailure(configStep.publishFailures, configStep.stateFailures);
+    deps.metrics.run({ alertsSent: ctx.ledger.sent, targets: 0, targetsDown: 0 });
+    const failure = ctx.ledger.toError();
     if (failure !== null) throw failure;
-    return {
-      targets: 0,
-      down: 0,
-      sent: paged.sent,
-      skipped: 0,
-      failed: 0,
-      conflicts: 0,
-      writes: resolved.writes + paged.writes,
-      configError: resolved.error,
-    };
+    const { sent, writes } = ctx.ledger;
+    return { targets: 0, down: 0, sent, skipped: 0, failed: 0, conflicts: 0, writes, configError: resolved.error };
   }
-  return checkTargets(deps, resolved.config, now, { configStep, groups, flushAllGroups: true });
-}
-
-/** A run's grouping: the inbox its targets hand grouped pages to, the notifier routing them there. */
-interface RunGroups {
-  inbox: GroupInbox;
-  notifier: Notifier & { published: number };
-  token: string;
-}
-
-function runGroups(deps: CycleDeps, now: Date): RunGroups {
-  const inbox = new GroupInbox(deps.table, now, deps.groupLimits);
-  return { inbox, notifier: groupingNotifier(deps.notifier, inbox, deps.logger), token: randomUUID() };
-}
-
-/** What a run's group flush needs: which groups, the silences in force, and where failures go. */
-interface GroupSending {
-  /** Every open group, not only those this run handed pages to (one may be due although nothing of it changed). */
-  all: boolean;
-  /** The run's failures, appended to. */
-  publishFailures: unknown[];
-  stateFailures: unknown[];
-  silences: readonly Silence[];
+  const { error: configError, applied, generation } = resolved;
+  return checkTargets(ctx, groups, resolved.config, { configError, applied, generation, flushAllGroups: true });
 }
 
 /**
- * Page the groups this run handed pages to (and, with `all`, every open group). Failures join
- * the run's; answers what the run's pages came to: every page SNS accepted (straight from the
- * run's notifier, and its groups' pages), and the groups' writes, failures and conflicts.
- */
-async function sendGroups(
-  deps: CycleDeps,
-  groups: RunGroups,
-  now: Date,
-  sending: GroupSending,
-): Promise<{ sent: number; failed: number; writes: number; conflicts: number }> {
-  let keys = [...groups.inbox.touched];
-  if (sending.all) {
-    try {
-      keys = [...keys, ...(await openGroups(deps.table))];
-    } catch (error) {
-      sending.stateFailures.push(error);
-      deps.logger.error('open groups unreadable', { error: (error as Error).message });
-    }
-  }
-  const options = {
-    token: groups.token,
-    leaseMs: deps.claimLeaseMs,
-    repeatIntervalMs: deps.evaluate.repeatIntervalMs ?? DEFAULT_REPEAT_INTERVAL_MS,
-    silences: sending.silences,
-  };
-  const flushed = await flushGroups(deps.table, deps.notifier, keys, now, options, deps.logger);
-  sending.stateFailures.push(...flushed.errors);
-  for (const { notification, error } of flushed.failed) {
-    sending.publishFailures.push(error);
-    deps.logger.error('publish failed', { group: notification.subject, error: (error as Error).message });
-  }
-  return {
-    sent: groups.notifier.published + flushed.sent.length,
-    failed: flushed.failed.length + flushed.errors.length,
-    writes: flushed.writes + groups.inbox.writes,
-    conflicts: flushed.conflicts,
-  };
-}
-
-/**
- * The per-target half of a run: fetch, parse, evaluate, publish, commit, metrics. The sharded
- * mode calls it directly with one shard's configuration.
+ * One shard's targets (sharded mode): `config` checked at the stored configuration's
+ * `generation` its consumer found (`shards.ts`); no configuration step, and only the groups this
+ * shard handed pages to are paged (the dispatch pages every open group).
  *
  * @throws PublishFailedError when SNS rejected a page, TargetsFailedError when a target's state
  *   could not be read or written (after every target was handled and the metrics sent)
  */
-async function checkTargets(
+async function checkShard(
   deps: CycleDeps,
   config: MonitorConfig,
   now: Date,
-  options: {
-    /** What the run's configuration step left (default: none, as in a shard). */
-    configStep?: ConfigStep;
-    /** The run's grouping when the caller made it (its configuration step handed pages over too). */
-    groups?: RunGroups;
-    /** Page every open group that is due, not only those this run handed pages to (not in a shard). */
-    flushAllGroups?: boolean;
-  } = {},
+  generation: string | null,
 ): Promise<CycleSummary> {
-  const configStep = options.configStep ?? noConfigStep();
-  const token = randomUUID();
-  const groups = options.groups ?? runGroups(deps, now);
-  const targetDeps: CycleDeps = { ...deps, notifier: groups.notifier };
-  const summary: CycleSummary = {
-    targets: 0,
-    down: 0,
-    sent: 0,
-    skipped: 0,
-    failed: 0,
-    conflicts: 0,
-    writes: configStep.writes,
-    configError: configStep.error,
-  };
+  const ctx = startRun(deps, now);
+  const step = { configError: null, applied: true, generation, flushAllGroups: false };
+  return checkTargets(ctx, runGroups(ctx), config, step);
+}
+
+/** The per-target half of a run: fetch, parse, evaluate, publish, commit, metrics; the run's error last. */
+async function checkTargets(
+  ctx: RunContext,
+  groups: RunGroups,
+  config: MonitorConfig,
+  step: TargetStep,
+): Promise<CycleSummary> {
+  const { deps, ledger } = ctx;
+  const counts = { targets: 0, down: 0, skipped: 0, failed: 0 };
   /** Targets whose item this run created: owed a removal if the configuration moved on meanwhile. */
   const created: string[] = [];
-  const generation = configStep.generation;
-  const publishFailures = [...configStep.publishFailures];
-  const stateFailures = [...configStep.stateFailures];
+  const { generation } = step;
   // One batched read of every target's state, while the first fetches run (a fetch needs no state);
   // conditional writes guard against overlap. A failed read is the run's one state failure.
-  const loading: Promise<Map<string, StoredState> | null> = !configStep.applied
+  const loading: Promise<Map<string, StoredState> | null> = !step.applied
     ? Promise.resolve(null)
     : deps.table.loadMany(config.targets.map((t) => targetKey(t.name))).catch((error: unknown) => {
-        stateFailures.push(error);
+        ledger.stateFailures.push(error);
         deps.logger.error('state table unreadable: targets fetched, nothing evaluated', {
           error: (error as Error).message,
         });
@@ -331,9 +236,9 @@ async function checkTargets(
     deps.concurrency,
     async (target) => {
       const { observation, latencyMs } = await observe(target, deps);
-      summary.targets++;
+      counts.targets++;
       if (observation.kind === 'down') {
-        summary.down++;
+        counts.down++;
         deps.logger.warn('target down', {
           target: target.name,
           reason: observation.reason,
@@ -344,27 +249,36 @@ async function checkTargets(
       let metrics: EvaluateResult['metrics'] | null = null;
       if (stored !== null) {
         try {
-          metrics = await checkTarget(targetDeps, {
+          metrics = await checkTarget(ctx, groups.router, {
             config,
             target,
             observation,
             loaded: stored.get(targetKey(target.name)) ?? null,
-            now,
-            token,
             report: (outcome) => {
-              addToSummary(summary, outcome, publishFailures, deps, target.name);
-              if (outcome.status !== CLAIM_OUTCOMES.committed) summary.skipped++;
+              // Pages sent are counted where they reach SNS (`groupingRouter`, the groups' flush).
+              counts.failed += outcome.failed.length;
+              ledger.claimed(outcome);
+              for (const { notification, error } of outcome.failed)
+                deps.logger.error('publish failed', {
+                  target: target.name,
+                  rule: notification.rule,
+                  error: (error as Error).message,
+                });
+              if (outcome.status !== CLAIM_OUTCOMES.committed) {
+                ledger.conflicts++;
+                counts.skipped++;
+              }
               if (!stored.has(targetKey(target.name)) && outcome.writes > 0) created.push(target.name);
             },
             // Before a new item's pages go out, not only at the run's end: a run that dies between
             // would leave a page of a target the configuration dropped meanwhile never resolved.
-            ...(generation === null ? {} : { onCreated: () => oweRemovals(deps, [target.name], generation) }),
+            ...(generation === null ? {} : { onCreated: () => oweRemovals(ctx, [target.name], generation) }),
           });
         } catch (error) {
           // Why: one target's storage failure (throttling, a value DynamoDB refuses) must not stop the others.
           deps.warm.delete(target.name);
-          stateFailures.push(error);
-          summary.failed++;
+          ledger.stateFailures.push(error);
+          counts.failed++;
           deps.logger.error('target state failed', { target: target.name, error: (error as Error).message });
         }
       }
@@ -379,28 +293,29 @@ async function checkTargets(
   );
   if (generation !== null && created.length > 0) {
     try {
-      summary.writes += await oweRemovals(deps, created, generation);
+      ledger.writes += await oweRemovals(ctx, created, generation);
     } catch (error) {
-      stateFailures.push(error);
+      ledger.stateFailures.push(error);
       deps.logger.error('removals owed unrecorded', { targets: created, error: (error as Error).message });
     }
   }
-  const paged = await sendGroups(deps, groups, now, {
-    all: options.flushAllGroups === true,
-    publishFailures,
-    stateFailures,
-    silences: config.silences,
-  });
-  summary.sent += paged.sent;
-  summary.failed += paged.failed;
-  summary.writes += paged.writes;
-  summary.conflicts += paged.conflicts;
+  const paged = await sendGroups(ctx, groups, { all: step.flushAllGroups, silences: config.silences });
+  const summary: CycleSummary = {
+    targets: counts.targets,
+    down: counts.down,
+    sent: ledger.sent,
+    skipped: counts.skipped,
+    failed: counts.failed + paged.failed,
+    conflicts: ledger.conflicts,
+    writes: ledger.writes,
+    configError: step.configError,
+  };
   deps.metrics.run({ alertsSent: summary.sent, targets: summary.targets, targetsDown: summary.down });
   deps.logger.info('run complete', { ...summary });
-  const failure = runFailure(publishFailures, stateFailures);
+  const failure = ledger.toError();
   if (failure !== null) throw failure;
   return summary;
 }
 
-export type { ConfigStep, CycleSummary, RunGroups };
-export { checkTargets, PublishFailedError, runCycle, runFailure, runGroups, sendGroups, TargetsFailedError };
+export type { CycleSummary, RunGroups };
+export { checkShard, runCycle, runGroups, sendGroups };

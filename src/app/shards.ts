@@ -9,13 +9,13 @@
  * holds, with its rules and silences, so a late or repeated message never pages a target or rule
  * the operator removed (whose resolve would then never be owed).
  */
-import { randomUUID } from 'node:crypto';
 import { buildMonitorConfig, leaf, type MonitorConfig, type RawConfig } from '../core/monitorConfig.ts';
 import { redactCredentials } from '../core/notify/sanitize.ts';
 import { resolveConfig } from './config/resolve.ts';
 import { readConfigGeneration, readStoredConfig } from './config/stored.ts';
 import type { CycleDeps, ShardMessage, ShardQueue } from './ports.ts';
-import { type CycleSummary, checkTargets, runFailure, runGroups, sendGroups } from './run.ts';
+import { type CycleSummary, checkShard, runGroups, sendGroups } from './run.ts';
+import { startRun } from './runContext.ts';
 
 /** The stored configuration could not be read whole: the message is returned for a retry. */
 class StoredConfigUnreadableError extends Error {
@@ -74,23 +74,18 @@ async function dispatchShards(
   now: Date,
   options: { perShard: number; scheduledAt: string },
 ): Promise<{ mode: 'dispatch'; shards: number; targets: number; configError: string | null }> {
-  const groups = runGroups(deps, now);
-  const resolved = await resolveConfig({ ...deps, notifier: groups.notifier }, now);
-  const { config, raw, error, publishErrors, stateErrors, applied } = resolved;
+  const ctx = startRun(deps, now);
+  const groups = runGroups(ctx);
+  const { config, raw, error, applied, generation } = await resolveConfig(ctx, groups.router);
   // The dispatch pages every open group that is due (shards page only the groups they handed to).
-  await sendGroups(deps, groups, now, {
-    all: true,
-    publishFailures: publishErrors,
-    stateFailures: stateErrors,
-    silences: config?.silences ?? [],
-  });
-  const failure = runFailure(publishErrors, stateErrors);
+  await sendGroups(ctx, groups, { all: true, silences: config?.silences ?? [] });
+  const failure = ctx.ledger.toError();
   // A configuration that could not be stored is not dispatched: its removals would go unseen.
   if (config === null || raw === null || !applied) {
     if (failure !== null) throw failure;
     return { mode: 'dispatch', shards: 0, targets: 0, configError: error };
   }
-  const messages = planShards(raw, config, options.perShard, randomUUID(), options.scheduledAt, resolved.generation);
+  const messages = planShards(raw, config, options.perShard, ctx.runId, options.scheduledAt, generation);
   await queue.send(messages);
   deps.logger.info('shards dispatched', { shards: messages.length, targets: config.targets.length });
   if (failure !== null) throw failure;
@@ -177,15 +172,7 @@ async function consumeShards(
     }
     try {
       const { config, generation } = await shardConfig(deps, message);
-      const configStep = {
-        error: null,
-        publishFailures: [],
-        stateFailures: [],
-        writes: 0,
-        applied: true,
-        generation,
-      };
-      summaries.push(await checkTargets(deps, config, now, { configStep }));
+      summaries.push(await checkShard(deps, config, now, generation));
     } catch (error) {
       deps.logger.error('shard failed', {
         runId: message.runId,

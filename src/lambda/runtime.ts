@@ -80,6 +80,8 @@ const deps: CycleDeps = {
   claimLeaseMs: env.claimLeaseMs,
   // Counters and the last evaluation of each target, kept while the container is warm.
   warm: new Map(),
+  // The configuration last applied, kept while the container is warm (SSM is not asked again for it).
+  warmConfig: { applied: null },
 };
 
 interface SqsEvent {

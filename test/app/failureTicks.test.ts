@@ -33,6 +33,7 @@ function container(table: StateTable, pages: Notification[]): CycleDeps {
     evaluate: { downAfterFailures: 2 },
     claimLeaseMs: 90_000,
     warm: new Map(),
+    warmConfig: { applied: null },
   };
 }
 

@@ -13,7 +13,8 @@ import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
 import { buildPublishInput } from '../../src/adapters/snsMessage.ts';
 import { createSnsNotifier } from '../../src/adapters/snsNotifier.ts';
 import type { ConfigSource, CycleDeps, Notifier, StateTable } from '../../src/app/ports.ts';
-import { checkTargets, PublishFailedError, runCycle, runFailure, TargetsFailedError } from '../../src/app/run.ts';
+import { checkShard, runCycle } from '../../src/app/run.ts';
+import { PublishFailedError, TargetsFailedError } from '../../src/app/runContext.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import { buildMonitorConfig, type RawConfig } from '../../src/core/monitorConfig.ts';
 import { EVENTS_PER, pagerDutyEvents } from '../../src/core/notify/pagerDuty.ts';
@@ -142,6 +143,7 @@ describe('runCycle with dynalite and fauxqs', () => {
       evaluate: { repeatIntervalMs: 4 * 3600_000, downAfterFailures: 2 },
       claimLeaseMs: 60_000,
       warm: new Map(),
+      warmConfig: { applied: null },
       ...overrides,
     };
   }
@@ -610,7 +612,7 @@ describe('runCycle with dynalite and fauxqs', () => {
       logger: { ...quietLogger, warn: (message, attributes) => warnings.push({ message, ...attributes }) },
     });
     // Act
-    const summary = await checkTargets(d, config, at(0));
+    const summary = await checkShard(d, config, at(0), null);
     // Assess
     expect([summary.targets, summary.down, read, fetched]).toEqual([1, 1, [], []]);
     expect(warnings).toEqual([
@@ -685,20 +687,6 @@ describe('runCycle with dynalite and fauxqs', () => {
   });
 });
 
-describe('runFailure', () => {
-  const sns = new Error('SNS is down');
-  const table = new Error('throttled');
-  it.each<[string, unknown[], unknown[], string | null, unknown[]]>([
-    ['nothing failed', [], [], null, []],
-    ['a page refused and a state failure', [sns], [table], 'PublishFailedError', [sns, table]],
-    ['only state failures', [], [table, table], 'TargetsFailedError', [table, table]],
-  ])('%s: %s', (_, publish, state, name, causes) => {
-    const error = runFailure(publish, state);
-    expect(error?.name ?? null).toBe(name);
-    expect((error?.cause as AggregateError | undefined)?.errors ?? []).toEqual(causes);
-  });
-});
-
 describe('runCycle against servers that echo the request (memory table)', () => {
   const credentials = { username: 'ops', password: 'pa55:w@rd/correct horse battery' };
   let echo: EchoServer;
@@ -757,6 +745,7 @@ describe('runCycle against servers that echo the request (memory table)', () => 
       evaluate: { repeatIntervalMs: 4 * 3600_000, downAfterFailures: 2 },
       claimLeaseMs: 60_000,
       warm: new Map(),
+      warmConfig: { applied: null },
       // One secret for every echo target: listed as shared, as a deploy would list it.
       secretScope: { prefix: '/hsa', sharedSecretParameters: ['/hsa/secrets/echo'] },
     };

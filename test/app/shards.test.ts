@@ -104,6 +104,7 @@ describe('dispatch and consume through SQS', () => {
       evaluate: {},
       claimLeaseMs: 60_000,
       warm: new Map(),
+      warmConfig: { applied: null },
     };
   }
 
@@ -265,6 +266,7 @@ describe('a shard message delivered after the configuration moved on', () => {
       evaluate: {},
       claimLeaseMs: 60_000,
       warm: new Map(),
+      warmConfig: { applied: null },
     });
     const dispatch = async (now: Date) => {
       await dispatchShards(deps(), { send: async (m) => void queue.push(...m) }, now, {

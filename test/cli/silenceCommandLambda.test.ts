@@ -84,6 +84,7 @@ describe('silence add/expire as the Lambda sees them (fake SSM, dynalite, fauxqs
       evaluate: { repeatIntervalMs: 4 * 3600_000, downAfterFailures: 2 },
       claimLeaseMs: 60_000,
       warm,
+      warmConfig: { applied: null },
     });
   });
 

@@ -16,6 +16,7 @@ import type {
   ShardMessage,
   ShardQueue,
   StateTable,
+  WarmConfig,
   WarmStates,
 } from '../../src/app/ports.ts';
 import { runCycle } from '../../src/app/run.ts';
@@ -104,6 +105,7 @@ type ContainerId = number;
 /** A warm container: its memory of targets and its configuration cache (lost when it dies). */
 interface Container {
   warm: WarmStates;
+  warmConfig: WarmConfig;
   cache: { atMs: number; raw: RawConfig } | null;
   source: ConfigSource;
 }
@@ -250,6 +252,7 @@ class World {
   newContainer(): Container {
     const container: Container = {
       warm: new Map(),
+      warmConfig: { applied: null },
       cache: null,
       source: {
         loadRaw: async (options) => {
@@ -443,7 +446,7 @@ class World {
           this.forwarder.published(n);
         }),
     };
-    const { source, warm } = this.containers[container] as Container;
+    const { source, warm, warmConfig } = this.containers[container] as Container;
     return {
       config: source,
       secretScope: { prefix: '/m', sharedSecretParameters: [] },
@@ -465,6 +468,7 @@ class World {
       evaluate: { repeatIntervalMs: 1000 * 3600_000 },
       claimLeaseMs: LEASE_MS,
       warm,
+      warmConfig,
       checkpointIntervalMs: 5 * STEP_MS,
     };
   }

@@ -9,7 +9,7 @@
 import { addToGroup, type LatestPage, withContinuation } from '../../core/alerts/group.ts';
 import type { GroupRef, Notification } from '../../core/alerts/types.ts';
 import { MAX_GROUP_ITEMS, MAX_GROUP_MEMBERS } from '../../core/constants.ts';
-import type { DeliverOptions, Delivery, Logger, Notifier, StateTable } from '../ports.ts';
+import type { DeliverOptions, Delivery, Logger, Notifier, PageRouter, StateTable } from '../ports.ts';
 import { updateMeta } from './conditionalUpdate.ts';
 import { groupItemKey, type StoredGroup } from './groupItems.ts';
 import { openGroups, register } from './groupRegistry.ts';
@@ -173,22 +173,15 @@ class GroupInbox {
 }
 
 /**
- * The notifier a run's targets and configuration step publish through: a grouped page goes to its
- * group (answering which item holds it), any other (and one no item of its group can hold)
- * straight to `notifier`. `published` counts what `notifier` accepted: pages handed to a group
- * count when their group pages.
+ * The router a run's targets and configuration step publish their claimed pages through: a
+ * grouped page goes to its group (answering which item holds it), any other (and one no item of
+ * its group can hold) straight to `notifier`. `published` counts what `notifier` accepted: pages
+ * handed to a group count when their group pages.
  */
-function groupingNotifier(
-  notifier: Notifier,
-  inbox: GroupInbox,
-  logger: Logger,
-): Notifier & { published: number; deliver(page: Notification, options?: DeliverOptions): Promise<Delivery | null> } {
+function groupingRouter(notifier: Notifier, inbox: GroupInbox, logger: Logger): PageRouter & { published: number } {
   const routed = {
     published: 0,
-    async publish(page: Notification): Promise<void> {
-      await routed.deliver(page);
-    },
-    async deliver(page: Notification, options: DeliverOptions = {}): Promise<Delivery | null> {
+    async publish(page: Notification, options: DeliverOptions = {}): Promise<Delivery | null> {
       const group = page.group ?? null;
       if (group === null) {
         await notifier.publish(page);
@@ -207,4 +200,4 @@ function groupingNotifier(
   return routed;
 }
 
-export { GroupInbox, groupingNotifier };
+export { GroupInbox, groupingRouter };

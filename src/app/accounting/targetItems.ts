@@ -21,9 +21,8 @@ import { randomUUID } from 'node:crypto';
 import type { AlertRecord, Notification, TargetState } from '../../core/alerts/types.ts';
 import { withOrder } from '../../core/notify/build.ts';
 import { fitText, payloadBytes } from '../../core/notify/limits.ts';
-import type { Claim, ClaimedPage, Delivery, Notifier, StateTable, StoredState } from '../ports.ts';
+import type { Claim, ClaimedPage, Delivery, PageRouter, StateTable, StoredState } from '../ports.ts';
 import {
-  type Attempt,
   CLAIM_OUTCOMES,
   type ClaimKind,
   type ClaimOutcome,
@@ -109,13 +108,6 @@ function withPagesUnsent(next: TargetState, before: TargetState | null, pages: r
   return out;
 }
 
-/** Publish through `notifier`; answers where a grouped page went when the notifier tells (`deliver`). */
-async function publishPage(notifier: Notifier, page: Notification, attempt: Attempt): Promise<Delivery | null> {
-  if (notifier.deliver !== undefined) return notifier.deliver(page, { replay: attempt === 'replay' });
-  await notifier.publish(page);
-  return null;
-}
-
 /**
  * The page's record once accepted. A grouped page's record names where it was accepted:
  * the continuation of its group that holds it, or no group when it went out alone (every item was
@@ -164,7 +156,7 @@ function storedPage(notification: Notification): Notification {
 /** A target item as this run writes its claim: the state to claim, at the version read (null: absent). */
 interface ClaimedItem {
   table: StateTable;
-  notifier: Notifier;
+  router: PageRouter;
   key: string;
   state: TargetState;
   generation: string;
@@ -196,7 +188,7 @@ function targetKind(
       if (expected === null && item.onCreated !== undefined) outcome.writes += await item.onCreated();
       return true;
     },
-    publish: (page, attempt) => publishPage(item.notifier, page.notification, attempt),
+    publish: (page, attempt) => item.router.publish(page.notification, { replay: attempt === 'replay' }),
     accepted: (page, delivery) => accept(final, page, delivery),
     // The claim's own copy of each page (its text bounded), not the page as published.
     release: (claim, refused) => ({ pages: refused.map(({ index }) => claim.pages[index] as ClaimedPage) }),
@@ -232,7 +224,7 @@ function withRun(outcome: CommitOutcome, run: ClaimRun<ClaimedPage>): CommitOutc
  */
 async function settleTarget(
   table: StateTable,
-  notifier: Notifier,
+  router: PageRouter,
   key: string,
   loaded: StoredState | null,
   now: Date,
@@ -242,7 +234,7 @@ async function settleTarget(
   if (loaded?.claim == null) return outcome;
   const item = {
     table,
-    notifier,
+    router,
     key,
     state: loaded.state,
     generation: generationOf(loaded),
@@ -263,12 +255,12 @@ function withLastOrder(state: TargetState, lastOrder: number | undefined): Targe
  * publish and `write` says so).
  *
  * @example
- * await commitTarget(table, notifier, { key: 'target#web-1', loaded, next: result.state,
+ * await commitTarget(table, router, { key: 'target#web-1', loaded, next: result.state,
  *   notifications: result.notifications, deleteAfter: false, write: true }, now, { token, leaseMs: 300_000 });
  */
 async function commitTarget(
   table: StateTable,
-  notifier: Notifier,
+  router: PageRouter,
   commit: TargetCommit,
   now: Date,
   options: CommitOptions,
@@ -318,7 +310,7 @@ async function commitTarget(
   }
   const item = {
     table,
-    notifier,
+    router,
     key,
     state: withLastOrder(unsent, Math.max(loaded?.state.lastOrder ?? 0, ...ordered.map(orderOf))),
     generation: generationOf(loaded),

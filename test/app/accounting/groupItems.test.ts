@@ -117,6 +117,7 @@ class Fleet {
       evaluate: {},
       claimLeaseMs: 90_000,
       warm: this.warm,
+      warmConfig: { applied: null },
       ...(this.options.groupLimits === undefined ? {} : { groupLimits: this.options.groupLimits }),
     };
   }

@@ -13,7 +13,7 @@ import {
   storedPage,
   type TargetCommit,
 } from '../../../src/app/accounting/targetItems.ts';
-import type { Notifier, StoredState } from '../../../src/app/ports.ts';
+import type { PageRouter, StoredState } from '../../../src/app/ports.ts';
 import type { AlertRecord, Notification, TargetState } from '../../../src/core/alerts/types.ts';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
@@ -66,13 +66,15 @@ const firingCommit = (loaded: StoredState | null): TargetCommit => ({
   write: true,
 });
 
-function notifier(refuse: boolean): Notifier & { sent: string[] } {
+/** Where the claimed pages go: straight to SNS, none grouped (null: no group holds it). */
+function notifier(refuse: boolean): PageRouter & { sent: string[] } {
   const sent: string[] = [];
   return {
     sent,
     publish: async (n) => {
       if (refuse) throw new Error('SNS is down');
       sent.push(n.subject);
+      return null;
     },
   };
 }
@@ -269,7 +271,12 @@ describe('page order: a hybrid logical clock per alert, taken from the table at 
   /** Commit one page about `fp` at `at` on whatever the table holds; the orders published. */
   async function pageAt(table: ReturnType<typeof createMemoryStateTable>, at: Date, published: number[]) {
     const loaded = (await table.loadMany([KEY])).get(KEY) ?? null;
-    const sns: Notifier = { publish: async (n) => void published.push(n.payload.order as number) };
+    const sns: PageRouter = {
+      publish: async (n) => {
+        published.push(n.payload.order as number);
+        return null;
+      },
+    };
     const next = state([record('firing')]);
     await commitTarget(
       table,
@@ -294,19 +301,24 @@ describe('page order: a hybrid logical clock per alert, taken from the table at 
 
   it("a replay of a dead run's claim carries that claim's order (a duplicate, dropped by the forwarder)", async () => {
     const table = createMemoryStateTable();
-    await commitTarget(table, { publish: async () => {} }, firingCommit(null), NOW, LEASE);
+    await commitTarget(table, { publish: async () => null }, firingCommit(null), NOW, LEASE);
     const first = (await table.loadMany([KEY])).get(KEY) as StoredState;
     // A second page claimed, its publish lost with the run (the claim stays, as a dead run leaves it).
     const later = new Date(NOW.getTime() + 60_000);
     // Why not awaited: the publish never returns, as in a run that died after its claim.
-    void commitTarget(table, { publish: () => new Promise<void>(() => {}) }, firingCommit(first), later, LEASE);
+    void commitTarget(table, { publish: () => new Promise<null>(() => {}) }, firingCommit(first), later, LEASE);
     await new Promise((resolve) => setImmediate(resolve));
     const claimed = (await table.loadMany([KEY])).get(KEY) as StoredState;
     expect(claimed.claim?.pages[0]?.notification.payload.order).toBe(later.getTime());
     const replayed: number[] = [];
     await settleTarget(
       table,
-      { publish: async (n) => void replayed.push(n.payload.order as number) },
+      {
+        publish: async (n) => {
+          replayed.push(n.payload.order as number);
+          return null;
+        },
+      },
       KEY,
       claimed,
       new Date(later.getTime() + 120_000),

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryStateTable } from '../../../src/adapters/memoryStateStore.ts';
 import { resolveConfig } from '../../../src/app/config/resolve.ts';
 import { readStoredConfig } from '../../../src/app/config/stored.ts';
-import type { CycleDeps, StateTable } from '../../../src/app/ports.ts';
+import type { CycleDeps, PageRouter, StateTable } from '../../../src/app/ports.ts';
+import { startRun } from '../../../src/app/runContext.ts';
 import type { AlertRecord, Notification } from '../../../src/core/alerts/types.ts';
 import type { RawConfig } from '../../../src/core/monitorConfig.ts';
 
@@ -52,14 +53,30 @@ function deps(table: StateTable, config: RawConfig, pages: Notification[]): Cycl
     evaluate: {},
     claimLeaseMs: LEASE_MS,
     warm: new Map(),
+    warmConfig: { applied: null },
   };
+}
+
+/** Pages straight to the notifier (no run's groups hold them here): null, no group holds it. */
+const alone = (notifier: CycleDeps['notifier']): PageRouter => ({
+  publish: async (page) => {
+    await notifier.publish(page);
+    return null;
+  },
+});
+
+/** The configuration step of one run at `now`, with the state failures its ledger kept. */
+async function resolve(d: CycleDeps, now: Date) {
+  const ctx = startRun(d, now);
+  const resolved = await resolveConfig(ctx, alone(d.notifier));
+  return { ...resolved, stateFailures: ctx.ledger.stateFailures };
 }
 
 describe('two runs applying a configuration that removes a target whose item another run holds', () => {
   it('both leave the removal owed in the pointer; a run after the lease sends its resolve once', async () => {
     const table = createMemoryStateTable();
     const pages: Notification[] = [];
-    await resolveConfig(deps(table, raw('a0', 'b0'), pages), at(0));
+    await resolve(deps(table, raw('a0', 'b0'), pages), at(0));
     // a0 fired, and a run that died holds its item until minute 1.5.
     const state = { target: 'a0', evaluatedAt: at(0).toISOString(), consecutiveFailures: 0, counters: null };
     const claim = { token: 'dead', expiresAtMs: at(0).getTime() + LEASE_MS, pages: [], deleteAfter: false };
@@ -75,21 +92,21 @@ describe('two runs applying a configuration that removes a target whose item ano
       getMeta: async (key) => {
         if (key.startsWith('config#') && !raced) {
           raced = true;
-          const b = await resolveConfig(deps(table, raw('b0'), pages), at(1));
+          const b = await resolve(deps(table, raw('b0'), pages), at(1));
           expect(b.applied).toBe(true);
           expect((await readStoredConfig(table))?.pointer.removing).toEqual(['a0']);
         }
         return table.getMeta(key);
       },
     };
-    const a = await resolveConfig(deps(racing, raw('b0'), pages), at(1));
+    const a = await resolve(deps(racing, raw('b0'), pages), at(1));
     expect(raced).toBe(true);
     expect(a.applied).toBe(true);
     expect((await readStoredConfig(table))?.pointer.removing).toEqual(['a0']);
     expect(pages).toEqual([]);
 
     // Past the dead run's lease: the resolve goes out once, the item and the owed removal go.
-    await resolveConfig(deps(table, raw('b0'), pages), at(2));
+    await resolve(deps(table, raw('b0'), pages), at(2));
     expect(pages.map((p) => p.subject)).toEqual(['[RESOLVED warning] a0: closing (target removed from configuration)']);
     expect((await readStoredConfig(table))?.pointer.removing).toEqual([]);
     expect(await table.loadMany(['target#a0'])).toEqual(new Map());
@@ -103,20 +120,20 @@ describe('a target removed while its grouped alert is firing', () => {
   ])('%s', async (_, minute, removing, itemKept) => {
     const table = createMemoryStateTable();
     const pages: Notification[] = [];
-    await resolveConfig(deps(table, raw('a0', 'b0'), pages), at(0));
+    await resolve(deps(table, raw('a0', 'b0'), pages), at(0));
     const state = { target: 'a0', evaluatedAt: at(0).toISOString(), consecutiveFailures: 0, counters: null };
     const grouped = { ...firing, group: '{"rule":"closing"}' };
     expect(
       await table.put('target#a0', { state: { ...state, alerts: { 'fp-a0': grouped } }, claim: null }, null, at(0)),
     ).toBe(true);
 
-    await resolveConfig(deps(table, raw('b0'), pages), at(1));
+    await resolve(deps(table, raw('b0'), pages), at(1));
     expect(pages.map((p) => [p.subject, p.group?.key])).toEqual([
       ['[RESOLVED warning] a0: closing (target removed from configuration)', '{"rule":"closing"}'],
     ]);
     expect((await readStoredConfig(table))?.pointer.removing).toEqual(['a0']);
 
-    await resolveConfig(deps(table, raw('b0'), pages), at(minute));
+    await resolve(deps(table, raw('b0'), pages), at(minute));
     expect(pages).toHaveLength(1);
     expect((await readStoredConfig(table))?.pointer.removing).toEqual(removing);
     expect((await table.loadMany(['target#a0'])).has('target#a0')).toBe(itemKept);
@@ -126,7 +143,7 @@ describe('a target removed while its grouped alert is firing', () => {
 describe('a pointer another run moves on under every attempt', () => {
   it('the configuration is not applied this run: ContentionError, after five attempts', async () => {
     const table = createMemoryStateTable();
-    await resolveConfig(deps(table, raw('a0', 'b0'), []), at(0));
+    await resolve(deps(table, raw('a0', 'b0'), []), at(0));
     let attempts = 0;
     const busy: StateTable = {
       ...table,
@@ -139,11 +156,11 @@ describe('a pointer another run moves on under every attempt', () => {
         return table.putMeta(key, value, version);
       },
     };
-    const result = await resolveConfig(deps(busy, raw('b0'), []), at(1));
+    const result = await resolve(deps(busy, raw('b0'), []), at(1));
     expect(attempts).toBe(5);
     expect(result.applied).toBe(false);
-    expect(result.stateErrors.map((e) => (e as Error).name)).toEqual(['ContentionError']);
-    expect((result.stateErrors[0] as Error).message).toBe(
+    expect(result.stateFailures.map((e) => (e as Error).name)).toEqual(['ContentionError']);
+    expect((result.stateFailures[0] as Error).message).toBe(
       'expected to write meta#last-valid-config within 5 attempts, found it changed by another run each time',
     );
   });
@@ -176,10 +193,10 @@ describe('a target written straight to SSM with what the one validation refuses'
       const table = createMemoryStateTable();
       const pages: Notification[] = [];
       const valid = raw('a0', 'b0');
-      await resolveConfig(deps(table, valid, pages), at(0));
+      await resolve(deps(table, valid, pages), at(0));
       const changed = { ...valid, targets: { ...valid.targets, '/p/targets/b0': JSON.stringify(b0) } };
       // Act
-      const resolved = await resolveConfig(deps(table, changed, pages), at(1));
+      const resolved = await resolve(deps(table, changed, pages), at(1));
       // Assess
       expect(resolved.error).toBe(problem);
       expect(resolved.config?.targets.map((t) => [t.name, t.url, t.authParameter])).toEqual([

@@ -1,0 +1,95 @@
+/**
+ * Targets removed from the configuration: found by comparing the configuration applied with the
+ * last one stored (so this works across cold starts and changes made while no run was going);
+ * each alert whose firing page went out is resolved ("target removed from configuration"), then
+ * the target's item is deleted, through the one claim machine (`targetItems.ts`). Removals that
+ * could not finish stay owed in the stored pointer and are retried by the next run.
+ */
+import { evaluateRemovedTarget } from '../../core/evaluate.ts';
+import { leaf, type MonitorConfig } from '../../core/monitorConfig.ts';
+import { CLAIM_OUTCOMES } from '../accounting/claim.ts';
+import { ContentionError } from '../accounting/conditionalUpdate.ts';
+import { commitTarget, settleTarget, targetKey } from '../accounting/targetItems.ts';
+import type { PageRouter } from '../ports.ts';
+import { leaseOf, type RunContext } from '../runContext.ts';
+import { LAST_VALID_KEY, readConfigGeneration, readStoredConfig, saveRemoving } from './stored.ts';
+
+/** Times a run writes the stored pointer again after another run moved it on. */
+const MAX_APPLY_ATTEMPTS = 5;
+
+/**
+ * Resolve and delete removed targets; the names whose removal did not finish. A target whose
+ * grouped alerts' records must outlive their resolves (`evaluateRemovedTarget`) keeps its item,
+ * and its name stays owed, until they expire.
+ */
+async function removeTargets(
+  ctx: RunContext,
+  router: PageRouter,
+  names: readonly string[],
+  rules: MonitorConfig['rules'],
+): Promise<string[]> {
+  if (names.length === 0) return [];
+  const { deps, now } = ctx;
+  const lease = leaseOf(ctx);
+  const items = await deps.table.loadMany(names.map(targetKey));
+  const owed: string[] = [];
+  for (const name of names) {
+    deps.warm.delete(name);
+    const key = targetKey(name);
+    const settled = await settleTarget(deps.table, router, key, items.get(key) ?? null, now, lease);
+    ctx.ledger.claimed(settled);
+    if (settled.status !== CLAIM_OUTCOMES.committed) {
+      owed.push(name);
+      continue;
+    }
+    const item = settled.stored;
+    if (item === null) continue;
+    const { notifications, state } = evaluateRemovedTarget(item.state, rules, now, deps.evaluate);
+    const next = state ?? { ...item.state, alerts: {} };
+    const changed = JSON.stringify(next) !== JSON.stringify(item.state);
+    const outcome = await commitTarget(
+      deps.table,
+      router,
+      { key, loaded: item, next, notifications, deleteAfter: state === null, write: state === null || changed },
+      now,
+      lease,
+    );
+    ctx.ledger.claimed(outcome);
+    if (outcome.status !== CLAIM_OUTCOMES.committed || outcome.failed.length > 0 || state !== null) owed.push(name);
+    else deps.logger.info('target removed from configuration', { target: name, resolved: outcome.sent.length });
+  }
+  return owed;
+}
+
+/**
+ * After a run evaluated on the configuration of `generation` and created items (each item's
+ * claim, before its pages go out; the run's end for items written without pages): when the table
+ * moved on to another meanwhile, every target in `created` that the stored configuration does not
+ * list is recorded as a removal owed, so the run that applied it cannot have missed it. Answers
+ * the writes made (a claim's count them as its own).
+ *
+ * @throws ContentionError when other runs kept moving the pointer on
+ */
+async function oweRemovals(ctx: RunContext, created: readonly string[], generation: string): Promise<number> {
+  if (created.length === 0) return 0;
+  const { table, logger } = ctx.deps;
+  // The usual answer, from the pointer alone: the table is still at this run's configuration.
+  const at = await readConfigGeneration(table);
+  if (at === null || at === generation) return 0;
+  let writes = 0;
+  for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
+    const stored = await readStoredConfig(table);
+    if (stored === null || stored.pointer.generation === generation) return writes;
+    const listed = new Set(Object.keys(stored.raw?.targets ?? {}).map(leaf));
+    const missing = created.filter((n) => !listed.has(n) && !stored.pointer.removing.includes(n));
+    if (missing.length === 0) return writes;
+    writes++;
+    if ((await saveRemoving(table, stored, [...stored.pointer.removing, ...missing])) !== null) {
+      logger.warn('targets created under a configuration replaced meanwhile: removal owed', { targets: missing });
+      return writes;
+    }
+  }
+  throw new ContentionError(`meta#${LAST_VALID_KEY}`, MAX_APPLY_ATTEMPTS);
+}
+
+export { MAX_APPLY_ATTEMPTS, oweRemovals, removeTargets };
