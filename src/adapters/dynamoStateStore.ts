@@ -12,8 +12,8 @@ import {
   GetCommand,
   PutCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { META_PREFIX } from '../app/accounting/stateKeys.ts';
 import type { Claim, StateTable, StoredState } from '../app/ports.ts';
+import { META_PREFIX } from '../core/stateKeys.ts';
 import { conditional } from './dynamoConditional.ts';
 import { finiteOnly } from './finiteOnly.ts';
 

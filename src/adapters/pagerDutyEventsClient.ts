@@ -11,7 +11,7 @@ import {
   MAX_PAGERDUTY_BACKOFF_MS,
 } from '../core/constants.ts';
 import { describeInput } from '../core/errors.ts';
-import type { PagerDutyEvent } from '../core/notify/pagerDuty.ts';
+import type { PagerDutyEvent } from '../core/pagerduty/events.ts';
 
 interface PagerDutySender {
   send(event: PagerDutyEvent): Promise<void>;

@@ -19,9 +19,9 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { STATE_KEYS } from '../app/accounting/stateKeys.ts';
 import { PAGERDUTY_KEY_PROBLEM_TTL_SECONDS, PAGERDUTY_ORDER_TTL_SECONDS } from '../core/constants.ts';
-import { type KnownOrder, PAGERDUTY_ACTIONS, type PagerDutyAction } from '../core/notify/pagerDuty.ts';
+import { type KnownOrder, PAGERDUTY_ACTIONS, type PagerDutyAction } from '../core/pagerduty/events.ts';
+import { STATE_KEYS } from '../core/stateKeys.ts';
 import { conditional } from './dynamoConditional.ts';
 
 interface PagerDutyLedger {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readPagerDutyConfig } from '../../src/forwarder/forward.ts';
 import { readRuntimeConfig } from '../../src/lambda/environment.ts';
 import {
   claimLeaseSecondsFor,
@@ -10,7 +11,6 @@ import {
   monitorVariables,
   shardVariables,
 } from '../../src/lambda/environmentContract.ts';
-import { readPagerDutyConfig } from '../../src/lambda/pagerDutyForwarder.ts';
 
 const VALUES: MonitorValues = {
   ssmPrefix: '/team/apache',

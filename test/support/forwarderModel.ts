@@ -21,9 +21,9 @@ import {
   type OrderedEvent,
   type PagerDutyEvent,
   readAlertPage,
-} from '../../src/core/notify/pagerDuty.ts';
-import { perAlertEvents } from '../../src/core/notify/pagerDutyPerAlert.ts';
-import { forwardToPagerDuty } from '../../src/lambda/pagerDutyForwarder.ts';
+} from '../../src/core/pagerduty/events.ts';
+import { perAlertEvents } from '../../src/core/pagerduty/perAlert.ts';
+import { forwardToPagerDuty } from '../../src/forwarder/forward.ts';
 
 const ROUTING_KEY = 'R0UT1NGKEY0000000000000000000000';
 /** The Events API's limit per routing key in any 60 s. */

@@ -23,7 +23,7 @@ import { consumeShards, dispatchShards } from '../../src/app/shards.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import { DEFAULT_DOWN_AFTER_FAILURES } from '../../src/core/constants.ts';
 import type { RawConfig } from '../../src/core/monitorConfig.ts';
-import type { EventsPer } from '../../src/core/notify/pagerDuty.ts';
+import type { EventsPer } from '../../src/core/pagerduty/events.ts';
 import { globMatch } from '../../src/core/rules/glob.ts';
 import { ForwarderModel, type ForwardFault } from './forwarderModel.ts';
 

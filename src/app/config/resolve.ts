@@ -22,10 +22,10 @@ import {
   type RawConfig,
 } from '../../core/monitorConfig.ts';
 import { evaluateConfigAlert } from '../../core/notify/configAlert.ts';
-import { redactCredentials } from '../../core/notify/sanitize.ts';
+import { STATE_KEYS } from '../../core/stateKeys.ts';
+import { redactCredentials } from '../../core/text/sanitize.ts';
 import { CLAIM_OUTCOMES } from '../accounting/claim.ts';
 import { ContentionError } from '../accounting/conditionalUpdate.ts';
-import { STATE_KEYS } from '../accounting/stateKeys.ts';
 import { commitTarget, settleTarget, targetKey } from '../accounting/targetItems.ts';
 import type { CycleDeps } from '../ports.ts';
 import {

@@ -21,11 +21,11 @@ import type { Forecast } from '../rules/forecast.ts';
 import { BUSY_MODES, metricSpec } from '../rules/metrics.ts';
 import type { LastSeen } from '../rules/saturation.ts';
 import type { Observation, Rule } from '../rules/types.ts';
+import { fitLines, fitText, payloadBytes } from '../text/limits.ts';
+import { cleanConfigText, cleanReportText, cleanSubjectText, TEXT_USES } from '../text/sanitize.ts';
 import { asyncConnectionsLine } from './asyncConnections.ts';
 import { fillTemplate, formatValue } from './format.ts';
-import { fitLines, fitText, payloadBytes } from './limits.ts';
 import { findOffenders, type Offenders, offenderModes, scoreboardMap } from './offenders.ts';
-import { cleanConfigText, cleanReportText, cleanSubjectText, TEXT_USES } from './sanitize.ts';
 
 interface NotificationInput {
   rule: Rule;

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { AlertRecord, Notification, TargetState } from '../alerts/types.ts';
-import { cleanConfigText, redactCredentials } from './sanitize.ts';
+import { cleanConfigText, redactCredentials } from '../text/sanitize.ts';
 
 /** The name the configuration alert carries where a target name would be. */
 const CONFIG_ALERT_TARGET = 'httpd-status-alerts';

@@ -19,10 +19,10 @@ import {
 import type { Notification } from '../alerts/types.ts';
 import { MAX_PAYLOAD_BYTES, MAX_SUBJECT_CHARS, MAX_TEXT_MESSAGE_BYTES, ORDER_FIELD_BYTES } from '../constants.ts';
 import { SEVERITY_NAMES, type Severity } from '../rules/types.ts';
+import { fitLines, payloadBytes } from '../text/limits.ts';
+import { cleanConfigText, cleanReportText, cleanSubjectText, TEXT_USES } from '../text/sanitize.ts';
 import { withOrder } from './build.ts';
 import { formatValue } from './format.ts';
-import { fitLines, payloadBytes } from './limits.ts';
-import { cleanConfigText, cleanReportText, cleanSubjectText, TEXT_USES } from './sanitize.ts';
 
 interface GroupPageInput {
   group: GroupState;

@@ -6,7 +6,7 @@
 import { groupRefOfKey, withContinuation } from '../alerts/group.ts';
 import type { AlertRecord, Notification } from '../alerts/types.ts';
 import { MAX_SUBJECT_CHARS } from '../constants.ts';
-import { cleanConfigText, cleanSubjectText } from './sanitize.ts';
+import { cleanConfigText, cleanSubjectText } from '../text/sanitize.ts';
 
 /** Why an alert left the configuration; the words the page carries. */
 const REMOVAL_CAUSES = {

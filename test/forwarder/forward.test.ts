@@ -2,15 +2,15 @@ import type { SNSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPagerDutySender, PagerDutyDeliveryError } from '../../src/adapters/pagerDutyEventsClient.ts';
 import { createDynamoPagerDutyLedger } from '../../src/adapters/pagerDutyLedger.ts';
-import { EVENTS_PER, type EventsPer } from '../../src/core/notify/pagerDuty.ts';
-import { EnvironmentError } from '../../src/lambda/environment.ts';
+import { EVENTS_PER, type EventsPer } from '../../src/core/pagerduty/events.ts';
 import {
   type ForwarderDeps,
   forwardToPagerDuty,
   keyIdOf,
   LOG_MESSAGES,
   readPagerDutyConfig,
-} from '../../src/lambda/pagerDutyForwarder.ts';
+} from '../../src/forwarder/forward.ts';
+import { EnvironmentError } from '../../src/lambda/environment.ts';
 import { type LocalDynamo, startDynalite } from '../support/emulators.ts';
 import { type PagerDutyStandIn, startPagerDutyStandIn } from '../support/pagerDutyStandIn.ts';
 

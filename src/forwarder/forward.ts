@@ -30,11 +30,11 @@ import {
   PagerDutyMessageError,
   readAlertPage,
   resolvedSince,
-} from '../core/notify/pagerDuty.ts';
-import { assignIncidents, freedBy, INCIDENT_REASONS, perAlertEvents } from '../core/notify/pagerDutyPerAlert.ts';
+} from '../core/pagerduty/events.ts';
+import { assignIncidents, freedBy, INCIDENT_REASONS, perAlertEvents } from '../core/pagerduty/perAlert.ts';
 import { z } from '../core/zod.ts';
-import { integer, readEnvironment, variable } from './environment.ts';
-import { FORWARDER_ENVIRONMENT as E } from './environmentContract.ts';
+import { integer, readEnvironment, variable } from '../lambda/environment.ts';
+import { FORWARDER_ENVIRONMENT as E } from '../lambda/environmentContract.ts';
 
 /** How long a decrypted routing key is reused by a warm function before SSM is asked again. */
 const DEFAULT_ROUTING_KEY_MAX_AGE_SECONDS = E.routingKeyMaxAgeSeconds.default;

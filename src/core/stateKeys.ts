@@ -3,7 +3,7 @@
  * `StateTable.put`/`loadMany` take the whole key; `getMeta`/`putMeta`/`deleteMeta` take the part
  * after `meta#` (the adapter adds the prefix), so the `meta` column is what those calls name.
  */
-import { groupId } from '../../core/alerts/group.ts';
+import { groupId } from './alerts/group.ts';
 
 /** The DynamoDB partition key of a `meta` key: what the adapters store. */
 const META_PREFIX = 'meta#';
