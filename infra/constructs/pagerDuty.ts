@@ -24,7 +24,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from '../../src/core/constants.ts';
 import { SEVERITY_NAMES } from '../../src/core/rules/types.ts';
-import { LOG_MESSAGES } from '../../src/forwarder/forward.ts';
+import { LOG_MESSAGES } from '../../src/forwarder/logMessages.ts';
 import { forwarderVariables } from '../../src/lambda/environmentContract.ts';
 import type { AlertsConfig } from '../config.ts';
 import { functionBasics } from './functionBasics.ts';

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { readPagerDutyConfig } from '../../src/forwarder/forward.ts';
 import { readRuntimeConfig } from '../../src/lambda/environment.ts';
 import {
   claimLeaseSecondsFor,
@@ -11,6 +10,7 @@ import {
   monitorVariables,
   shardVariables,
 } from '../../src/lambda/environmentContract.ts';
+import { readPagerDutyConfig } from '../../src/lambda/forwarderEnvironment.ts';
 
 const VALUES: MonitorValues = {
   ssmPrefix: '/team/apache',
