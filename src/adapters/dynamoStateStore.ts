@@ -1,5 +1,5 @@
 /**
- * The state table in DynamoDB (partition key `pk` only; every key in `app/accounting/stateKeys.ts`). One item per target, `target#<name>`,
+ * The state table in DynamoDB (partition key `pk` only; every key in `core/stateKeys.ts`). One item per target, `target#<name>`,
  * holds its counters, failures, every alert record and the claim in flight, so one read finds
  * every alert of a target and none can be orphaned; `meta#<key>` items hold the configuration
  * alert and the last valid configuration. Every write is conditional on the item's `version`;
