@@ -16,6 +16,7 @@ import {
   ORDER_FIELD_BYTES,
 } from '../constants.ts';
 import type { DownReason } from '../downReasons.ts';
+import type { AlertMessage } from '../message/alertMessage.ts';
 import { formatDuration } from '../rules/duration.ts';
 import type { Forecast } from '../rules/forecast.ts';
 import { BUSY_MODES, metricSpec } from '../rules/metrics.ts';
@@ -265,7 +266,7 @@ function buildMessage(input: NotificationInput, status: Status, offenders: Offen
  * hundreds of labels), else with labels cut to `MAX_LABELS_SHOWN` (`labelsOmitted` counts the
  * rest), else without labels and report context (`truncated: true`).
  */
-function boundedPayload(payload: Record<string, unknown>, labels: Record<string, string>): Record<string, unknown> {
+function boundedPayload(payload: AlertMessage, labels: Record<string, string>): AlertMessage {
   if (payloadBytes(payload) <= MAX_PAYLOAD_BYTES - ORDER_FIELD_BYTES) return payload;
   const entries = Object.entries(labels);
   const fewer = {
@@ -287,10 +288,10 @@ function boundedPayload(payload: Record<string, unknown>, labels: Record<string,
   };
 }
 
-function buildPayload(input: NotificationInput, status: Status, offenders: Offenders | null): Record<string, unknown> {
+function buildPayload(input: NotificationInput, status: Status, offenders: Offenders | null): AlertMessage {
   const { rule, alert, observation } = input;
   const target = dataText(input.target, 200);
-  const payload = {
+  const payload: AlertMessage = {
     version: 1,
     status,
     reason: input.reason,
