@@ -5,7 +5,7 @@
  */
 import { DEFAULT_PAGERDUTY_EVENTS_URL, DEFAULT_SSM_PREFIX } from '../../src/core/constants.ts';
 import { SSM_PREFIX, secretsFolder } from '../../src/core/monitorConfig.ts';
-import { EVENTS_PER, type EventsPer } from '../../src/core/notify/pagerDuty.ts';
+import { EVENTS_PER, type EventsPer } from '../../src/core/pagerduty/events.ts';
 import { SEVERITY_NAMES } from '../../src/core/rules/types.ts';
 import { ConfigError } from '../config.ts';
 

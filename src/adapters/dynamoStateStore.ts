@@ -1,5 +1,5 @@
 /**
- * The state table in DynamoDB (partition key `pk` only; every key in `app/accounting/stateKeys.ts`). One item per target, `target#<name>`,
+ * The state table in DynamoDB (partition key `pk` only; every key in `core/stateKeys.ts`). One item per target, `target#<name>`,
  * holds its counters, failures, every alert record and the claim in flight, so one read finds
  * every alert of a target and none can be orphaned; `meta#<key>` items hold the configuration
  * alert and the last valid configuration. Every write is conditional on the item's `version`;
@@ -12,8 +12,8 @@ import {
   GetCommand,
   PutCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { META_PREFIX } from '../app/accounting/stateKeys.ts';
 import type { Claim, StateTable, StoredState } from '../app/ports.ts';
+import { META_PREFIX } from '../core/stateKeys.ts';
 import { conditional } from './dynamoConditional.ts';
 import { finiteOnly } from './finiteOnly.ts';
 

@@ -20,8 +20,8 @@ import {
   type RuntimeApiEndpoint,
 } from '../core/addressPolicy.ts';
 import type { FetchFailureReason } from '../core/downReasons.ts';
-import { redactCredentials } from '../core/notify/sanitize.ts';
-import { secretScrubber } from '../core/notify/scrubSecrets.ts';
+import { redactCredentials } from '../core/text/sanitize.ts';
+import { secretScrubber } from '../core/text/scrubSecrets.ts';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, MAX_REDIRECTS, USER_AGENT } from './httpDefaults.ts';
 
 /** Seams for callers and tests. */

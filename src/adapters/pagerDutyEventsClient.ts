@@ -11,11 +11,7 @@ import {
   MAX_PAGERDUTY_BACKOFF_MS,
 } from '../core/constants.ts';
 import { describeInput } from '../core/errors.ts';
-import type { PagerDutyEvent } from '../core/notify/pagerDuty.ts';
-
-interface PagerDutySender {
-  send(event: PagerDutyEvent): Promise<void>;
-}
+import { PagerDutyDeliveryError, type PagerDutySender } from '../forwarder/ports.ts';
 
 interface PagerDutySenderOptions {
   /** Events API endpoint (default the public v2 enqueue URL). */
@@ -26,19 +22,6 @@ interface PagerDutySenderOptions {
   backoffMs?: number;
   timeoutMs?: number;
   sleep?: (ms: number) => Promise<void>;
-}
-
-/** PagerDuty did not accept an event; says which one (never the routing key) and why. */
-class PagerDutyDeliveryError extends Error {
-  readonly status: number | null;
-  constructor(event: PagerDutyEvent, attempts: number, found: string, status: number | null, options?: ErrorOptions) {
-    super(
-      `expected PagerDuty to accept ${event.event_action} ${event.dedup_key}, found ${found} after ${attempts} attempt(s)`,
-      options,
-    );
-    this.name = 'PagerDutyDeliveryError';
-    this.status = status;
-  }
 }
 
 const retryable = (status: number) => status === 429 || status >= 500;
@@ -98,5 +81,5 @@ function createPagerDutySender(options: PagerDutySenderOptions = {}): PagerDutyS
   };
 }
 
-export type { PagerDutySender, PagerDutySenderOptions };
-export { createPagerDutySender, PagerDutyDeliveryError };
+export type { PagerDutySenderOptions };
+export { createPagerDutySender };

@@ -19,46 +19,11 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { STATE_KEYS } from '../app/accounting/stateKeys.ts';
 import { PAGERDUTY_KEY_PROBLEM_TTL_SECONDS, PAGERDUTY_ORDER_TTL_SECONDS } from '../core/constants.ts';
-import { type KnownOrder, PAGERDUTY_ACTIONS, type PagerDutyAction } from '../core/notify/pagerDuty.ts';
+import { PAGERDUTY_ACTIONS } from '../core/pagerduty/events.ts';
+import { STATE_KEYS } from '../core/stateKeys.ts';
+import type { PagerDutyLedger } from '../forwarder/ports.ts';
 import { conditional } from './dynamoConditional.ts';
-
-interface PagerDutyLedger {
-  /** The newest order attempted or accepted for `dedupKey`, or null when none is remembered. */
-  known(dedupKey: string): Promise<KnownOrder | null>;
-  /**
-   * Before a send: `order` becomes the newest known (its parts accepted kept when it already was),
-   * with `action`; a trigger marks the key open. False when a newer order is known (drop as stale).
-   */
-  recordAttempt(dedupKey: string, order: number, nowMs: number, action: PagerDutyAction): Promise<boolean>;
-  /**
-   * After PagerDuty's 202: `part` accepted at `order`; a resolve closes the key. False (nothing
-   * written) when another order was attempted since.
-   */
-  recordAccepted(
-    dedupKey: string,
-    order: number,
-    part: number,
-    nowMs: number,
-    action: PagerDutyAction,
-  ): Promise<boolean>;
-  /**
-   * A resolve dropped because nothing is open, remembered like an accepted one (so an older
-   * trigger's retry stays stale). False when the key is open or newer now (decide again).
-   */
-  recordClosed(dedupKey: string, order: number, part: number, nowMs: number): Promise<boolean>;
-  /** The fingerprints of the alerts of `groupKey` holding an incident of their own. */
-  ownIncidents(groupKey: string): Promise<Set<string>>;
-  /** Takes a seat for `fingerprint` among at most `bound`; true when it holds one (taken now or before). */
-  claimOwnIncident(groupKey: string, fingerprint: string, bound: number, nowMs: number): Promise<boolean>;
-  /** Frees the seat of `fingerprint`, if it holds one. */
-  freeOwnIncident(groupKey: string, fingerprint: string): Promise<void>;
-  /** Takes one of `limit` events of the window starting at `windowStartMs`; false when all are taken. */
-  takeSlot(keyId: string, windowStartMs: number, limit: number, windowMs: number): Promise<boolean>;
-  /** True the first time a key problem is noted within its TTL (so it is reported once). */
-  noteKeyProblem(keyId: string, nowMs: number): Promise<boolean>;
-}
 
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);
 /** When a `pagerduty-order` record written at `nowMs` expires. */
@@ -250,4 +215,4 @@ function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: str
   };
 }
 
-export { createDynamoPagerDutyLedger, type PagerDutyLedger };
+export { createDynamoPagerDutyLedger };

@@ -13,8 +13,8 @@ import {
   MAX_SUBJECT_CHARS,
   MAX_TEXT_MESSAGE_BYTES,
 } from '../core/constants.ts';
-import { fitText, jsonStringBytes } from '../core/notify/limits.ts';
-import { cleanConfigText, cleanSubjectText } from '../core/notify/sanitize.ts';
+import { fitText, jsonStringBytes } from '../core/text/limits.ts';
+import { cleanConfigText, cleanSubjectText } from '../core/text/sanitize.ts';
 
 /** Chatbot shows at most this much of a description. */
 const CHATBOT_DESCRIPTION_CHARS = 8000;

@@ -10,7 +10,7 @@
  * the operator removed (whose resolve would then never be owed).
  */
 import { buildMonitorConfig, leaf, type MonitorConfig, type RawConfig } from '../core/monitorConfig.ts';
-import { redactCredentials } from '../core/notify/sanitize.ts';
+import { redactCredentials } from '../core/text/sanitize.ts';
 import { resolveConfig } from './config/resolve.ts';
 import { readConfigGeneration, readStoredConfig } from './config/stored.ts';
 import type { CycleDeps, ShardMessage, ShardQueue } from './ports.ts';

@@ -7,8 +7,8 @@
  */
 
 import { didYouMean } from '../core/nearest.ts';
-import { redactCredentials } from '../core/notify/redact.ts';
-import { cleanTerminalText } from '../core/notify/terminalText.ts';
+import { redactCredentials } from '../core/text/redact.ts';
+import { cleanTerminalText } from '../core/text/terminalText.ts';
 import { checkCommand } from './check.ts';
 import {
   type CliIo,

@@ -6,11 +6,11 @@ import { createHash } from 'node:crypto';
 import { parseSilencesDocuments, type Silence, silenceActive } from '../core/alerts/silences.ts';
 import { TARGET_DOWN_RULE } from '../core/constants.ts';
 import { didYouMean } from '../core/nearest.ts';
-import { cleanConfigText } from '../core/notify/sanitize.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from '../core/rules/document.ts';
 import { parseDuration } from '../core/rules/duration.ts';
 import { globMatch } from '../core/rules/glob.ts';
 import { DocumentsValidationError } from '../core/rules/problems.ts';
+import { cleanConfigText } from '../core/text/sanitize.ts';
 import {
   type AdminIo,
   type CliCommand,

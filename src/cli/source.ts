@@ -7,10 +7,10 @@ import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from '../adapters/httpDefaults.
 import type { FetchTarget } from '../app/ports.ts';
 import { type DownObservation, downObservation } from '../core/downObservation.ts';
 import { NotAStatusReportError } from '../core/errors.ts';
-import { redactCredentials, urlHasCredentials } from '../core/notify/sanitize.ts';
 import { parseReport } from '../core/report/parse.ts';
 import type { ReportFormat, StatusReport } from '../core/report/types.ts';
 import { parseDuration } from '../core/rules/duration.ts';
+import { redactCredentials, urlHasCredentials } from '../core/text/sanitize.ts';
 import { type CliIo, InputTooLargeError, oneLine, UsageError } from './command.ts';
 import { AUTH_FILE_ENV } from './sourceOptions.ts';
 

@@ -7,9 +7,9 @@ import type { AlertView } from '../core/alerts/types.ts';
 import { MAX_FAILURE_DETAIL_CHARS } from '../core/constants.ts';
 import { failureLabel } from '../core/notify/build.ts';
 import { formatValue } from '../core/notify/format.ts';
-import { cleanReportText, TEXT_USES } from '../core/notify/sanitize.ts';
 import type { MetricResult } from '../core/rules/compute.ts';
 import type { Observation } from '../core/rules/types.ts';
+import { cleanReportText, TEXT_USES } from '../core/text/sanitize.ts';
 
 const STATUS_WORDS = ['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'] as const;
 const SEVERITY_RANK: Readonly<Record<string, number>> = { critical: 0, warning: 1, info: 2 };

@@ -5,9 +5,9 @@
  * only).
  */
 import { SCOREBOARD_MAP_WIDTH } from '../core/constants.ts';
-import { cleanTerminalText } from '../core/notify/terminalText.ts';
 import { MODE_CHARS, type ModeChar, type ProcessRow, type Slot, type StatusReport } from '../core/report/types.ts';
 import { BUSY_MODES, countsMode } from '../core/rules/metrics.ts';
+import { cleanTerminalText } from '../core/text/terminalText.ts';
 import type { Styled } from './command.ts';
 
 const MODE_NAMES: Record<ModeChar, string> = {

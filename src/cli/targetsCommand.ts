@@ -9,8 +9,8 @@ import {
   TARGET_NAME,
   type TargetConfig,
 } from '../core/monitorConfig.ts';
-import { redactCredentials } from '../core/notify/sanitize.ts';
 import { parseDuration } from '../core/rules/duration.ts';
+import { redactCredentials } from '../core/text/sanitize.ts';
 import { MONITOR_ENVIRONMENT } from '../lambda/environmentContract.ts';
 import {
   type AdminIo,

@@ -9,8 +9,8 @@
  * (`not-a-report`) become observations too, and a fetcher written later cannot forget it.
  */
 import { MAX_FAILURE_DETAIL_CHARS } from './constants.ts';
-import { cleanReportText, TEXT_USES } from './notify/sanitize.ts';
 import type { Observation } from './rules/types.ts';
+import { cleanReportText, TEXT_USES } from './text/sanitize.ts';
 
 type DownObservation = Extract<Observation, { kind: 'down' }>;
 

@@ -6,10 +6,10 @@
 import { parseSilencesDocuments, type Silence } from './alerts/silences.ts';
 import { ProblemListError } from './errors.ts';
 import { didYouMean } from './nearest.ts';
-import { redactCredentials, urlHasCredentials } from './notify/sanitize.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from './rules/document.ts';
 import { DocumentsValidationError } from './rules/problems.ts';
 import type { Rule, ValidationProblem } from './rules/types.ts';
+import { redactCredentials, urlHasCredentials } from './text/sanitize.ts';
 import { z } from './zod.ts';
 
 /** Parameter name -> value, for each of the three folders. */

@@ -1,7 +1,7 @@
 /**
  * The Lambdas' environment, read and validated once at start-up. Every problem is listed. The
  * readers here (`variable`, `integer`, `readEnvironment`) are the ones every function's
- * environment goes through: the monitor's below, the PagerDuty forwarder's in pagerDutyForwarder.ts.
+ * environment goes through: the monitor's below, the PagerDuty forwarder's in forwarderEnvironment.ts.
  * A value found is shown as a JSON string, so that a stray quote or line break shows.
  */
 import type * as zm from 'zod/mini';

@@ -1,7 +1,7 @@
 /**
  * The environment contract between the stack and the Lambda, as `src/core/emittedMetrics.ts` is
  * the one table of metrics: each variable's name, and for a number its range and default, written
- * once. The Lambda reads with it (environment.ts, pagerDutyForwarder.ts); the stack sets with it
+ * once. The Lambda reads with it (environment.ts, forwarderEnvironment.ts); the stack sets with it
  * (infra/constructs), and checks its deploy options against the same ranges (infra/config.ts).
  * Pure: no AWS SDK, so infra imports it.
  */

@@ -17,7 +17,8 @@ import type { Context, SNSEvent } from 'aws-lambda';
 import { createPagerDutySender } from '../adapters/pagerDutyEventsClient.ts';
 import { createDynamoPagerDutyLedger } from '../adapters/pagerDutyLedger.ts';
 import { SERVICE_NAME } from '../core/constants.ts';
-import { type ForwardResult, forwardToPagerDuty, readPagerDutyConfig } from './pagerDutyForwarder.ts';
+import { type ForwardResult, forwardToPagerDuty } from '../forwarder/forward.ts';
+import { readPagerDutyConfig } from './forwarderEnvironment.ts';
 
 const env = readPagerDutyConfig(process.env);
 const logger = new Logger({ serviceName: `${SERVICE_NAME}-pagerduty` });

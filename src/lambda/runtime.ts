@@ -21,7 +21,7 @@ import { createSsmConfigSource } from '../adapters/ssmConfigSource.ts';
 import { createLatencyMemory } from '../app/concurrency.ts';
 import type { CycleDeps } from '../app/ports.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../core/constants.ts';
-import { redactCredentials } from '../core/notify/sanitize.ts';
+import { redactCredentials } from '../core/text/sanitize.ts';
 import { readRuntimeConfig, wantsTargetMetrics } from './environment.ts';
 import { createMetricsSink } from './metricsSink.ts';
 

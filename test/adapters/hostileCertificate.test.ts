@@ -16,7 +16,7 @@ import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import { stepAlert } from '../../src/core/alerts/step.ts';
 import { downObservation } from '../../src/core/downObservation.ts';
 import { buildNotification } from '../../src/core/notify/build.ts';
-import { EVENTS_PER, pagerDutyEvents } from '../../src/core/notify/pagerDuty.ts';
+import { EVENTS_PER, pagerDutyEvents } from '../../src/core/pagerduty/events.ts';
 import { parseRulesDocuments } from '../../src/core/rules/document.ts';
 import type { Rule } from '../../src/core/rules/types.ts';
 

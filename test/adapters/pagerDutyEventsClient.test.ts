@@ -1,7 +1,8 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPagerDutySender, PagerDutyDeliveryError } from '../../src/adapters/pagerDutyEventsClient.ts';
-import type { PagerDutyEvent } from '../../src/core/notify/pagerDuty.ts';
+import { createPagerDutySender } from '../../src/adapters/pagerDutyEventsClient.ts';
+import type { PagerDutyEvent } from '../../src/core/pagerduty/events.ts';
+import { PagerDutyDeliveryError } from '../../src/forwarder/ports.ts';
 import { type PagerDutyStandIn, startPagerDutyStandIn } from '../support/pagerDutyStandIn.ts';
 
 const EVENT: PagerDutyEvent = {

@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDynamoPagerDutyLedger, type PagerDutyLedger } from '../../src/adapters/pagerDutyLedger.ts';
+import { createDynamoPagerDutyLedger } from '../../src/adapters/pagerDutyLedger.ts';
+import type { PagerDutyLedger } from '../../src/forwarder/ports.ts';
 import { type LocalDynamo, startDynalite } from '../support/emulators.ts';
 import { createMemoryLedger } from '../support/forwarderModel.ts';
 

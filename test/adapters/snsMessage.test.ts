@@ -12,10 +12,10 @@ import { stepAlert } from '../../src/core/alerts/step.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import { MAX_SNS_PUBLISH_BYTES } from '../../src/core/constants.ts';
 import { buildNotification } from '../../src/core/notify/build.ts';
-import { cleanReportText } from '../../src/core/notify/sanitize.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from '../../src/core/rules/document.ts';
 import { BUSY_MODES } from '../../src/core/rules/metrics.ts';
 import type { Observation, Rule } from '../../src/core/rules/types.ts';
+import { cleanReportText } from '../../src/core/text/sanitize.ts';
 import { loadReport } from '../core/support/reports.ts';
 
 const NOW = new Date('2026-11-22T12:02:00Z');

@@ -17,7 +17,7 @@ import { checkShard, runCycle } from '../../src/app/run.ts';
 import { PublishFailedError, TargetsFailedError } from '../../src/app/runContext.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import { buildMonitorConfig, type RawConfig } from '../../src/core/monitorConfig.ts';
-import { EVENTS_PER, pagerDutyEvents } from '../../src/core/notify/pagerDuty.ts';
+import { EVENTS_PER, pagerDutyEvents } from '../../src/core/pagerduty/events.ts';
 import { ECHO_ROUTES, type EchoServer, leaksIn, startEchoServer } from '../support/echoServer.ts';
 import {
   type LocalDynamo,

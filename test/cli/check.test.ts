@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import { main } from '../../src/cli/main.ts';
-import { cleanReportText, TEXT_USES } from '../../src/core/notify/sanitize.ts';
-import { cleanTerminalText } from '../../src/core/notify/terminalText.ts';
+import { cleanReportText, TEXT_USES } from '../../src/core/text/sanitize.ts';
+import { cleanTerminalText } from '../../src/core/text/terminalText.ts';
 import { ECHO_ROUTES, type EchoServer, leaksIn, startEchoServer } from '../support/echoServer.ts';
 import { fakeIo, okPage } from './fakeIo.ts';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Capture, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { readPagerDutySettings } from '../../infra/constructs/pagerDutySettings.ts';
-import { readPagerDutyConfig } from '../../src/lambda/pagerDutyForwarder.ts';
+import { readPagerDutyConfig } from '../../src/lambda/forwarderEnvironment.ts';
 import { synth } from './synth.ts';
 
 const partition = { Ref: 'AWS::Partition' };

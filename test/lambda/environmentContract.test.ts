@@ -10,7 +10,7 @@ import {
   monitorVariables,
   shardVariables,
 } from '../../src/lambda/environmentContract.ts';
-import { readPagerDutyConfig } from '../../src/lambda/pagerDutyForwarder.ts';
+import { readPagerDutyConfig } from '../../src/lambda/forwarderEnvironment.ts';
 
 const VALUES: MonitorValues = {
   ssmPrefix: '/team/apache',

@@ -9,8 +9,7 @@
  * invocation is retried (Lambda's asynchronous invocation: twice, in any order with the other
  * deliveries); SNS deliveries are duplicated and reordered. `checkForwarded` states the invariants.
  */
-import { PagerDutyDeliveryError, type PagerDutySender } from '../../src/adapters/pagerDutyEventsClient.ts';
-import type { PagerDutyLedger } from '../../src/adapters/pagerDutyLedger.ts';
+
 import { buildPublishInput } from '../../src/adapters/snsMessage.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import {
@@ -21,9 +20,10 @@ import {
   type OrderedEvent,
   type PagerDutyEvent,
   readAlertPage,
-} from '../../src/core/notify/pagerDuty.ts';
-import { perAlertEvents } from '../../src/core/notify/pagerDutyPerAlert.ts';
-import { forwardToPagerDuty } from '../../src/lambda/pagerDutyForwarder.ts';
+} from '../../src/core/pagerduty/events.ts';
+import { perAlertEvents } from '../../src/core/pagerduty/perAlert.ts';
+import { forwardToPagerDuty } from '../../src/forwarder/forward.ts';
+import { PagerDutyDeliveryError, type PagerDutyLedger, type PagerDutySender } from '../../src/forwarder/ports.ts';
 
 const ROUTING_KEY = 'R0UT1NGKEY0000000000000000000000';
 /** The Events API's limit per routing key in any 60 s. */

@@ -8,7 +8,6 @@
  * state the invariants.
  */
 import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
-import type { PagerDutyLedger } from '../../src/adapters/pagerDutyLedger.ts';
 import type {
   ConfigSource,
   CycleDeps,
@@ -24,8 +23,9 @@ import { consumeShards, dispatchShards } from '../../src/app/shards.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import { DEFAULT_DOWN_AFTER_FAILURES } from '../../src/core/constants.ts';
 import type { RawConfig } from '../../src/core/monitorConfig.ts';
-import type { EventsPer } from '../../src/core/notify/pagerDuty.ts';
+import type { EventsPer } from '../../src/core/pagerduty/events.ts';
 import { globMatch } from '../../src/core/rules/glob.ts';
+import type { PagerDutyLedger } from '../../src/forwarder/ports.ts';
 import { ForwarderModel, type ForwardFault } from './forwarderModel.ts';
 
 const TARGET_POOL = ['a0', 'a1', 'b0', 'b1'] as const;

@@ -28,6 +28,7 @@ import {
 import type { Silence } from '../../core/alerts/silences.ts';
 import type { Notification } from '../../core/alerts/types.ts';
 import { buildGroupPages } from '../../core/notify/groupPage.ts';
+import { STATE_KEYS } from '../../core/stateKeys.ts';
 import { fetchAll } from '../concurrency.ts';
 import type { Claimed, Logger, Notifier, StateTable } from '../ports.ts';
 import {
@@ -41,7 +42,6 @@ import {
 } from './claim.ts';
 import { updateMeta } from './conditionalUpdate.ts';
 import { register, unregister } from './groupRegistry.ts';
-import { STATE_KEYS } from './stateKeys.ts';
 
 /** Groups flushed at once. */
 const FLUSH_CONCURRENCY = 16;

@@ -3,9 +3,10 @@
  * group key), so a run finds a group that is due although no target of it changed. A hand-over
  * lists the item once it holds the page; the flush unlists an item before it deletes it.
  */
+
+import { STATE_KEYS } from '../../core/stateKeys.ts';
 import type { StateTable } from '../ports.ts';
 import { updateMeta } from './conditionalUpdate.ts';
-import { STATE_KEYS } from './stateKeys.ts';
 
 /** The item listing open groups: group item key -> group key. */
 const REGISTRY_KEY = STATE_KEYS.openGroups;

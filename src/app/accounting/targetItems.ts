@@ -20,7 +20,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AlertRecord, Notification, TargetState } from '../../core/alerts/types.ts';
 import { withOrder } from '../../core/notify/build.ts';
-import { fitText, payloadBytes } from '../../core/notify/limits.ts';
+import { STATE_KEYS } from '../../core/stateKeys.ts';
+import { fitText, payloadBytes } from '../../core/text/limits.ts';
 import type { Claim, ClaimedPage, Delivery, PageRouter, StateTable, StoredState } from '../ports.ts';
 import {
   CLAIM_OUTCOMES,
@@ -32,7 +33,6 @@ import {
   nextOrder,
   settle,
 } from './claim.ts';
-import { STATE_KEYS } from './stateKeys.ts';
 
 /**
  * A claimed page's text kept for a replay (and as a group's newest page): enough for a person,

@@ -5,8 +5,8 @@
  * machine (`targetItems.ts`): a dead run's claim settled first, then claim, publish, commit.
  */
 import { evaluateConfigAlert } from '../../core/notify/configAlert.ts';
+import { STATE_KEYS } from '../../core/stateKeys.ts';
 import { CLAIM_OUTCOMES } from '../accounting/claim.ts';
-import { STATE_KEYS } from '../accounting/stateKeys.ts';
 import { commitTarget, settleTarget } from '../accounting/targetItems.ts';
 import type { PageRouter } from '../ports.ts';
 import { leaseOf, type RunContext } from '../runContext.ts';

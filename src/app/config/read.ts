@@ -11,7 +11,7 @@ import {
   type MonitorConfig,
   type RawConfig,
 } from '../../core/monitorConfig.ts';
-import { redactCredentials } from '../../core/notify/sanitize.ts';
+import { redactCredentials } from '../../core/text/sanitize.ts';
 import type { AppliedConfig } from '../ports.ts';
 import { guarded, type RunContext } from '../runContext.ts';
 import { readConfigGeneration, readStoredConfig } from './stored.ts';

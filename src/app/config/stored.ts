@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { RawConfig } from '../../core/monitorConfig.ts';
-import { redactCredentials } from '../../core/notify/sanitize.ts';
-import { STATE_KEYS } from '../accounting/stateKeys.ts';
+import { STATE_KEYS } from '../../core/stateKeys.ts';
+import { redactCredentials } from '../../core/text/sanitize.ts';
 import type { StateTable } from '../ports.ts';
 
 const LAST_VALID_KEY = STATE_KEYS.lastValidConfig;

@@ -16,16 +16,17 @@ import {
   ORDER_FIELD_BYTES,
 } from '../constants.ts';
 import type { DownReason } from '../downReasons.ts';
+import type { AlertMessage } from '../message/alertMessage.ts';
 import { formatDuration } from '../rules/duration.ts';
 import type { Forecast } from '../rules/forecast.ts';
 import { BUSY_MODES, metricSpec } from '../rules/metrics.ts';
 import type { LastSeen } from '../rules/saturation.ts';
 import type { Observation, Rule } from '../rules/types.ts';
+import { fitLines, fitText, payloadBytes } from '../text/limits.ts';
+import { cleanConfigText, cleanReportText, cleanSubjectText, TEXT_USES } from '../text/sanitize.ts';
 import { asyncConnectionsLine } from './asyncConnections.ts';
 import { fillTemplate, formatValue } from './format.ts';
-import { fitLines, fitText, payloadBytes } from './limits.ts';
 import { findOffenders, type Offenders, offenderModes, scoreboardMap } from './offenders.ts';
-import { cleanConfigText, cleanReportText, cleanSubjectText, TEXT_USES } from './sanitize.ts';
 
 interface NotificationInput {
   rule: Rule;
@@ -266,7 +267,7 @@ function buildMessage(input: NotificationInput, status: Status, offenders: Offen
  * hundreds of labels), else with labels cut to `MAX_LABELS_SHOWN` (`labelsOmitted` counts the
  * rest), else without labels and report context (`truncated: true`).
  */
-function boundedPayload(payload: Record<string, unknown>, labels: Record<string, string>): Record<string, unknown> {
+function boundedPayload(payload: AlertMessage, labels: Record<string, string>): AlertMessage {
   if (payloadBytes(payload) <= MAX_PAYLOAD_BYTES - ORDER_FIELD_BYTES) return payload;
   const entries = Object.entries(labels);
   const fewer = {
@@ -288,10 +289,10 @@ function boundedPayload(payload: Record<string, unknown>, labels: Record<string,
   };
 }
 
-function buildPayload(input: NotificationInput, status: Status, offenders: Offenders | null): Record<string, unknown> {
+function buildPayload(input: NotificationInput, status: Status, offenders: Offenders | null): AlertMessage {
   const { rule, alert, observation } = input;
   const target = dataText(input.target, 200);
-  const payload = {
+  const payload: AlertMessage = {
     version: 1,
     status,
     reason: input.reason,

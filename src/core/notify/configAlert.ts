@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { AlertRecord, Notification, TargetState } from '../alerts/types.ts';
-import { cleanConfigText, redactCredentials } from './sanitize.ts';
+import type { ConfigAlertMessage } from '../message/alertMessage.ts';
+import { cleanConfigText, redactCredentials } from '../text/sanitize.ts';
 
 /** The name the configuration alert carries where a target name would be. */
 const CONFIG_ALERT_TARGET = 'httpd-status-alerts';
@@ -72,7 +73,7 @@ function firingPage(record: AlertRecord, problems: readonly string[], inForce: n
       problems: [...payloadProblems, ...more(problems.length, payloadProblems.length)],
       targetsInForce: inForce,
       evaluatedAt: now.toISOString(),
-    },
+    } satisfies ConfigAlertMessage,
     labels: {},
   };
 }
@@ -97,7 +98,7 @@ function resolvedPage(record: AlertRecord, now: Date): Notification {
       rule: CONFIG_ALERT_RULE,
       severity: 'warning',
       evaluatedAt: now.toISOString(),
-    },
+    } satisfies ConfigAlertMessage,
     labels: {},
   };
 }

@@ -1,7 +1,7 @@
 /**
  * Numbers and templates as people read them in pages.
  */
-import { cleanConfigText } from './sanitize.ts';
+import { cleanConfigText } from '../text/sanitize.ts';
 
 /** Integers as they are, fractions to at most 3 decimals (`0.031`), null as `n/a`. */
 function formatValue(value: number | null): string {

@@ -18,11 +18,12 @@ import {
 } from '../alerts/group.ts';
 import type { Notification } from '../alerts/types.ts';
 import { MAX_PAYLOAD_BYTES, MAX_SUBJECT_CHARS, MAX_TEXT_MESSAGE_BYTES, ORDER_FIELD_BYTES } from '../constants.ts';
+import type { GroupMessage, GroupMessageAlert, MessageGroup } from '../message/alertMessage.ts';
 import { SEVERITY_NAMES, type Severity } from '../rules/types.ts';
+import { fitLines, payloadBytes } from '../text/limits.ts';
+import { cleanConfigText, cleanReportText, cleanSubjectText, TEXT_USES } from '../text/sanitize.ts';
 import { withOrder } from './build.ts';
 import { formatValue } from './format.ts';
-import { fitLines, payloadBytes } from './limits.ts';
-import { cleanConfigText, cleanReportText, cleanSubjectText, TEXT_USES } from './sanitize.ts';
 
 interface GroupPageInput {
   group: GroupState;
@@ -99,7 +100,7 @@ function notifyReasonOf(status: AlertStatus, reason: GroupPageInput['reason']): 
 /** The item's own id: a continuation's differs from the first item's (`<id>-2`), so it is its own incident. */
 const itemIdOf = (group: GroupState) => groupId(group.key, group.continuation);
 
-function groupJson(group: GroupState): Record<string, unknown> {
+function groupJson(group: GroupState): MessageGroup {
   const continuation = group.continuation ?? 0;
   return { id: itemIdOf(group), key: group.key, labels: group.labels, ...(continuation > 0 ? { continuation } : {}) };
 }
@@ -275,7 +276,7 @@ function buildMessage(
   return fitLines(lines, MAX_TEXT_MESSAGE_BYTES).join('\n');
 }
 
-function alertJson(alert: NamedAlert): Record<string, unknown> {
+function alertJson(alert: NamedAlert): GroupMessageAlert {
   const m = alert.member;
   return {
     fingerprint: m.fingerprint,
@@ -312,8 +313,8 @@ function groupPayload(
   input: GroupPageInput,
   facts: PageFacts,
   part: { index: number; count: number },
-  alerts: readonly Record<string, unknown>[],
-): Record<string, unknown> {
+  alerts: readonly GroupMessageAlert[],
+): GroupMessage {
   return {
     version: 1,
     kind: 'group',

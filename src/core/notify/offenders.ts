@@ -6,7 +6,7 @@
 import { SCOREBOARD_MAP_MAX_LINES, SCOREBOARD_MAP_WIDTH, TOP_OFFENDERS } from '../constants.ts';
 import { MODE_SET, type Slot } from '../report/types.ts';
 import { BUSY_MODES, countsMode } from '../rules/metrics.ts';
-import { cleanReportText, TEXT_USES } from './sanitize.ts';
+import { cleanReportText, TEXT_USES } from '../text/sanitize.ts';
 
 const FREE_MODES = '_.';
 

@@ -6,7 +6,8 @@
 import { groupRefOfKey, withContinuation } from '../alerts/group.ts';
 import type { AlertRecord, Notification } from '../alerts/types.ts';
 import { MAX_SUBJECT_CHARS } from '../constants.ts';
-import { cleanConfigText, cleanSubjectText } from './sanitize.ts';
+import type { RemovalMessage } from '../message/alertMessage.ts';
+import { cleanConfigText, cleanSubjectText } from '../text/sanitize.ts';
 
 /** Why an alert left the configuration; the words the page carries. */
 const REMOVAL_CAUSES = {
@@ -74,7 +75,7 @@ function buildRemovalNotification({ alert, cause, labels, now }: RemovalInput): 
       resolvedAt: now.toISOString(),
       evaluatedAt: now.toISOString(),
       labels,
-    },
+    } satisfies RemovalMessage,
     labels: { ...labels },
     // The resolve closes the group page that named the alert firing.
     group: alert.group == null ? null : withContinuation(groupRefOfKey(alert.group, null), alert.groupContinuation),

@@ -10,7 +10,7 @@ import { openGroups } from '../../../src/app/accounting/groupRegistry.ts';
 import type { CycleDeps, StateTable } from '../../../src/app/ports.ts';
 import { type CycleSummary, runCycle } from '../../../src/app/run.ts';
 import type { Notification } from '../../../src/core/alerts/types.ts';
-import { EVENTS_PER, pagerDutyEvents } from '../../../src/core/notify/pagerDuty.ts';
+import { EVENTS_PER, pagerDutyEvents } from '../../../src/core/pagerduty/events.ts';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const at = (minute: number) => new Date(T0 + minute * 60_000);

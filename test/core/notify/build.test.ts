@@ -5,9 +5,9 @@ import type { AlertRecord } from '../../../src/core/alerts/types.ts';
 import { MAX_PAYLOAD_BYTES, MAX_TEXT_MESSAGE_BYTES } from '../../../src/core/constants.ts';
 import { buildNotification, failureLabel, withOrder } from '../../../src/core/notify/build.ts';
 import { formatValue } from '../../../src/core/notify/format.ts';
-import { jsonStringBytes } from '../../../src/core/notify/limits.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from '../../../src/core/rules/document.ts';
 import type { Observation, Rule } from '../../../src/core/rules/types.ts';
+import { jsonStringBytes } from '../../../src/core/text/limits.ts';
 import { loadReport } from '../support/reports.ts';
 
 const NOW = new Date('2026-11-22T12:02:00Z');

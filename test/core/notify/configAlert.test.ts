@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TargetState } from '../../../src/core/alerts/types.ts';
 import { evaluateConfigAlert, MAX_PROBLEM_LINES } from '../../../src/core/notify/configAlert.ts';
-import { EVENTS_PER, pagerDutyEvents } from '../../../src/core/notify/pagerDuty.ts';
+import { EVENTS_PER, pagerDutyEvents } from '../../../src/core/pagerduty/events.ts';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const minute = (m: number) => new Date(T0 + m * 60_000);

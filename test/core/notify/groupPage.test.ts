@@ -7,8 +7,8 @@ import type { Notification } from '../../../src/core/alerts/types.ts';
 import { MAX_PAYLOAD_BYTES, MAX_SNS_PUBLISH_BYTES, MAX_SUBJECT_CHARS } from '../../../src/core/constants.ts';
 import { withOrder } from '../../../src/core/notify/build.ts';
 import { buildGroupPages } from '../../../src/core/notify/groupPage.ts';
-import { jsonStringBytes } from '../../../src/core/notify/limits.ts';
-import { EVENTS_PER, pagerDutyEvents } from '../../../src/core/notify/pagerDuty.ts';
+import { EVENTS_PER, pagerDutyEvents } from '../../../src/core/pagerduty/events.ts';
+import { jsonStringBytes } from '../../../src/core/text/limits.ts';
 
 const FIRED_AT = '2026-11-22T12:00:00.000Z';
 const RESOLVED_AT = '2026-11-22T12:08:00.000Z';

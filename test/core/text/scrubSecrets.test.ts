@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  MIN_TOKEN_PIECE_CHARS,
-  SCRUBBED,
-  scrubSecrets,
-  secretScrubber,
-} from '../../../src/core/notify/scrubSecrets.ts';
+import { MIN_TOKEN_PIECE_CHARS, SCRUBBED, scrubSecrets, secretScrubber } from '../../../src/core/text/scrubSecrets.ts';
 
 const OPS = { username: 'ops', password: 's3cret-Pa55' };
 // base64('ops:s3cret-Pa55'): 4 bytes of 'ops:', then the password's 11.

@@ -2,8 +2,10 @@
  * Every item key of the state table, in one table (docs/lambda.md, "State table", points here).
  * `StateTable.put`/`loadMany` take the whole key; `getMeta`/`putMeta`/`deleteMeta` take the part
  * after `meta#` (the adapter adds the prefix), so the `meta` column is what those calls name.
+ * In core, as the table of emitted metrics is: a contract the monitor's app, the PagerDuty
+ * forwarder and the DynamoDB adapters all name keys through, so no adapter reaches into an app.
  */
-import { groupId } from '../../core/alerts/group.ts';
+import { groupId } from './alerts/group.ts';
 
 /** The DynamoDB partition key of a `meta` key: what the adapters store. */
 const META_PREFIX = 'meta#';

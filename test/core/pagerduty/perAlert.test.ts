@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readAlertPage } from '../../../src/core/notify/pagerDuty.ts';
+import { readAlertPage } from '../../../src/core/pagerduty/events.ts';
 import {
   assignIncidents,
   freedBy,
@@ -7,7 +7,7 @@ import {
   overflowKeyOf,
   perAlertEvents,
   rankFiring,
-} from '../../../src/core/notify/pagerDutyPerAlert.ts';
+} from '../../../src/core/pagerduty/perAlert.ts';
 
 const KEY = 'R0UT1NGKEY0000000000000000000000';
 const GROUP = 'group-0123456789abcdef0123456789abcdef';

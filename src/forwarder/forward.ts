@@ -1,16 +1,13 @@
 /**
- * The PagerDuty forwarder's environment and its one job: the alerts of every SNS record become
- * Events API v2 events (one per group, or one per alert within a bound per group, the rest of the
- * group in one overflow incident), each sent only when it is not older than what was last
- * attempted for its `dedup_key` (a resolve only while an incident may be open), at a pace the
- * Events API accepts. Kept apart
- * from the entry (src/lambda/pagerDutyHandler.ts) so tests can give it a clock, a routing key, a
- * sender and a ledger of their own.
+ * The PagerDuty forwarder's one job: the alerts of every SNS record become Events API v2 events
+ * (one per group, or one per alert within a bound per group, the rest of the group in one overflow
+ * incident), each sent only when it is not older than what was last attempted for its `dedup_key`
+ * (a resolve only while an incident may be open), at a pace the Events API accepts. It depends on
+ * its ports (./ports.ts) only; the entry (src/lambda/pagerDutyHandler.ts) composes the adapters, and
+ * tests give it a clock, a routing key, a sender and a ledger of their own.
  */
 import { createHash } from 'node:crypto';
 import type { SNSEvent } from 'aws-lambda';
-import { PagerDutyDeliveryError, type PagerDutySender } from '../adapters/pagerDutyEventsClient.ts';
-import type { PagerDutyLedger } from '../adapters/pagerDutyLedger.ts';
 import {
   PAGERDUTY_EVENTS_PER_WINDOW,
   PAGERDUTY_OWN_INCIDENTS_PER_GROUP,
@@ -20,7 +17,6 @@ import {
   type AlertPage,
   closesNothing,
   EVENTS_PER,
-  type EventsPer,
   eventsOfPage,
   FORWARD_REASONS,
   type ForwardDecision,
@@ -30,95 +26,13 @@ import {
   PagerDutyMessageError,
   readAlertPage,
   resolvedSince,
-} from '../core/notify/pagerDuty.ts';
-import { assignIncidents, freedBy, INCIDENT_REASONS, perAlertEvents } from '../core/notify/pagerDutyPerAlert.ts';
-import { z } from '../core/zod.ts';
-import { integer, readEnvironment, variable } from './environment.ts';
-import { FORWARDER_ENVIRONMENT as E } from './environmentContract.ts';
+} from '../core/pagerduty/events.ts';
+import { assignIncidents, freedBy, INCIDENT_REASONS, perAlertEvents } from '../core/pagerduty/perAlert.ts';
+import { LOG_MESSAGES } from './logMessages.ts';
+import { type ForwarderDeps, PagerDutyDeliveryError } from './ports.ts';
 
-/** How long a decrypted routing key is reused by a warm function before SSM is asked again. */
-const DEFAULT_ROUTING_KEY_MAX_AGE_SECONDS = E.routingKeyMaxAgeSeconds.default;
 /** Time kept back from the invocation's budget when waiting for the next pacing window. */
 const PACE_MARGIN_MS = 15_000;
-/** The log lines a person or an alarm looks for (the stack's metric filter matches the second). */
-const LOG_MESSAGES = {
-  refused: 'refused a message that is not an alert message',
-  keyRefused: 'PagerDuty routing key missing or refused',
-  dropped: 'dropped an event older than one accepted',
-  noIncident: 'dropped a resolve for a dedup_key with no open incident',
-  coalesced: 'coalesced alerts of a group into its overflow incident',
-  lateTrigger: 'closed again an incident a late trigger opened after its resolve',
-} as const;
-
-interface PagerDutyConfig {
-  /** SSM parameter (SecureString) holding the integration's routing key. */
-  routingKeyParameter: string;
-  eventsUrl: string;
-  routingKeyMaxAgeSeconds: number;
-  eventsPer: EventsPer;
-  /** The monitor's state table: last order accepted per dedup_key, pacing windows, key problems. */
-  stateTable: string;
-}
-
-/** An SSM parameter's name, as SSM accepts it. */
-const PARAMETER_NAME = /^[A-Za-z0-9_.\-/]{1,2048}$/;
-/** A DynamoDB table's name, as DynamoDB accepts it. */
-const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
-const EVENTS_PER_VALUES: readonly EventsPer[] = Object.values(EVENTS_PER);
-
-const PAGERDUTY_ENV_SCHEMA = z.object({
-  [E.routingKeyParameter.name]: variable((v = '', fail) =>
-    PARAMETER_NAME.test(v)
-      ? v
-      : fail(`${E.routingKeyParameter.name} expects the name of an SSM SecureString, found ${JSON.stringify(v)}`),
-  ),
-  [E.eventsUrl.name]: variable((v, fail) => {
-    const url = v || E.eventsUrl.default;
-    return URL.canParse(url) && /^https?:$/.test(new URL(url).protocol)
-      ? url
-      : fail(`${E.eventsUrl.name} expects an http(s) URL, found ${JSON.stringify(url)}`);
-  }),
-  [E.routingKeyMaxAgeSeconds.name]: integer(E.routingKeyMaxAgeSeconds),
-  [E.eventsPer.name]: variable(
-    (v, fail) =>
-      EVENTS_PER_VALUES.find((p) => p === (v || E.eventsPer.default)) ??
-      fail(`${E.eventsPer.name} expects group or alert, found ${JSON.stringify(v)}`),
-  ),
-  [E.stateTable.name]: variable((v = '', fail) =>
-    TABLE_NAME.test(v)
-      ? v
-      : fail(`${E.stateTable.name} expects the name of the DynamoDB state table, found ${JSON.stringify(v)}`),
-  ),
-});
-
-/**
- * @example readPagerDutyConfig(process.env).eventsUrl // 'https://events.pagerduty.com/v2/enqueue'
- * @throws EnvironmentError listing every problem
- */
-function readPagerDutyConfig(env: Record<string, string | undefined>): PagerDutyConfig {
-  const v = readEnvironment(PAGERDUTY_ENV_SCHEMA, env);
-  return {
-    routingKeyParameter: v[E.routingKeyParameter.name],
-    eventsUrl: v[E.eventsUrl.name],
-    routingKeyMaxAgeSeconds: v[E.routingKeyMaxAgeSeconds.name],
-    eventsPer: v[E.eventsPer.name],
-    stateTable: v[E.stateTable.name],
-  };
-}
-
-interface ForwarderDeps {
-  /** The routing key, decrypted (cached by the caller). */
-  routingKey: () => Promise<string>;
-  sender: PagerDutySender;
-  ledger: PagerDutyLedger;
-  eventsPer: EventsPer;
-  now: () => number;
-  sleep: (ms: number) => Promise<void>;
-  /** What is left of the invocation's time. */
-  remainingMs: () => number;
-  /** One structured log line. */
-  log: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
-}
 
 interface ForwardResult {
   /** Events PagerDuty accepted. */
@@ -373,13 +287,5 @@ async function forwardToPagerDuty(event: SNSEvent, deps: ForwarderDeps): Promise
   return { sent, dropped, refused };
 }
 
-export type { ForwarderDeps, ForwardResult, PagerDutyConfig };
-export {
-  DEFAULT_ROUTING_KEY_MAX_AGE_SECONDS,
-  ForwardError,
-  forwardToPagerDuty,
-  keyIdOf,
-  LOG_MESSAGES,
-  PaceDeadlineError,
-  readPagerDutyConfig,
-};
+export type { ForwardResult };
+export { ForwardError, forwardToPagerDuty, keyIdOf, PaceDeadlineError };

@@ -11,10 +11,10 @@
  */
 
 import { describeInput } from '../errors.ts';
+import { PAYLOAD_REPORT_TEXT } from '../notify/build.ts';
+import { formatValue } from '../notify/format.ts';
 import { SEVERITY_NAMES, type Severity } from '../rules/types.ts';
-import { PAYLOAD_REPORT_TEXT } from './build.ts';
-import { formatValue } from './format.ts';
-import { cleanJsonForPeople, cleanSubjectText } from './sanitize.ts';
+import { cleanJsonForPeople, cleanSubjectText } from '../text/sanitize.ts';
 
 /** https://developer.pagerduty.com/docs/events-api-v2/trigger-events/ */
 const PAGERDUTY_ACTIONS = { trigger: 'trigger', resolve: 'resolve' } as const;

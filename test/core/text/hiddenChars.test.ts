@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isHiddenChar, isHiddenPair } from '../../../src/core/notify/hiddenChars.ts';
+import { isHiddenChar, isHiddenPair } from '../../../src/core/text/hiddenChars.ts';
 
 describe('Function: isHiddenChar', () => {
   // Each range's ends, and the characters just outside them.

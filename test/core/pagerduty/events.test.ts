@@ -14,7 +14,7 @@ import {
   pagerDutyEvents,
   readAlertPage,
   resolvedSince,
-} from '../../../src/core/notify/pagerDuty.ts';
+} from '../../../src/core/pagerduty/events.ts';
 import { parseRulesDocuments } from '../../../src/core/rules/document.ts';
 import type { Observation, Rule } from '../../../src/core/rules/types.ts';
 import { handOver } from '../support/groups.ts';

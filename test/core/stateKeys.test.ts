@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { STATE_KEYS } from '../../../src/app/accounting/stateKeys.ts';
+import { STATE_KEYS } from '../../src/core/stateKeys.ts';
 
 describe('STATE_KEYS', () => {
   it.each<[string, string, string]>([

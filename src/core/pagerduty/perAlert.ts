@@ -10,6 +10,7 @@
  * An alert outside any group is its own incident, as before.
  */
 import { SEVERITY_NAMES, type Severity } from '../rules/types.ts';
+import { cleanSubjectText } from '../text/sanitize.ts';
 import {
   type AlertFacts,
   type AlertPage,
@@ -23,8 +24,7 @@ import {
   PAGERDUTY_CLIENT,
   type PagerDutyEvent,
   titleOf,
-} from './pagerDuty.ts';
-import { cleanSubjectText } from './sanitize.ts';
+} from './events.ts';
 
 /** Why a firing alert has an incident of its own, or shares the overflow incident. */
 const INCIDENT_REASONS = {

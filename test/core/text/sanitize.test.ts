@@ -8,7 +8,7 @@ import {
   cleanTerminalText,
   redactCredentials,
   urlHasCredentials,
-} from '../../../src/core/notify/sanitize.ts';
+} from '../../../src/core/text/sanitize.ts';
 
 const page = (text: string, max?: number) => cleanReportText(text, { max, use: 'page' });
 const data = (text: string, max?: number) => cleanReportText(text, { max, use: 'data' });
