@@ -318,7 +318,7 @@ describe('page accounting under random runs, faults and configuration changes', 
     },
   );
 
-  // Issue 21's fault scenarios with several warm containers: each container's warm memory and
+  // Stale warm containers (a removed target, a re-created item, one tick run twice): each container's warm memory and
   // configuration cache (270 s) is a cache, never the truth; the table's generations say which is current.
   const perAlertRule: Command[] = [
     { kind: 'removeRule', index: 0 },

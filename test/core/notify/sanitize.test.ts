@@ -19,7 +19,7 @@ describe('Function: cleanReportText, for a page', () => {
     ['plain words', 'GET /index HTTP/1.1', 'GET /index HTTP/1.1'],
     ['an address and a version', '10.0.0.7 HTTP/1.1', '10.0.0.7 HTTP/1.1'],
     ['a query', '/s?a=1&b=2', '/s?a=1&b=2'],
-    // Links: schemes defanged, host-like dots bracketed (issue 11's attack).
+    // Links: schemes defanged, host-like dots bracketed (a fake acknowledge link in a request line).
     [
       'a URL in a request line',
       'GET https://evil.example/oncall/ack?incident=1 HTTP/1.1',
@@ -274,7 +274,7 @@ describe('Function: redactCredentials', () => {
   });
 
   it.each([
-    // Passwords holding what the old scanner stopped at (issue 22), all valid in a URL.
+    // Passwords holding what a hand-written URL scanner would stop at, all valid in a URL.
     ['a quote', "https://u:p'x@h/ z", 'https://u:***@h/ z'],
     ['a double quote', 'https://u:p"x@h/', 'https://u:***@h/'],
     ['a space', 'https://u:p w@h/ z', 'https://u:***@h/ z'],
