@@ -3,8 +3,8 @@
  * exported constant, and a row naming an environment variable must name one of the environment
  * contract, with its default and range where it quotes them. A renamed or changed constant fails
  * here until the doc says the same. Figures quoted in prose are checked too: the model test's
- * sequence counts exactly, the Lambda bundle's sizes (built as the stack builds it) within a
- * tolerance.
+ * sequence counts and a claimed page's byte caps exactly, the Lambda bundle's sizes (built as the
+ * stack builds it) within a tolerance.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +22,7 @@ import {
   SHARDED_HANDLER_ENTRY,
 } from '../../infra/constructs/monitorFunction.ts';
 import * as HTTP_DEFAULTS from '../../src/adapters/httpDefaults.ts';
+import { MAX_STORED_MESSAGE_BYTES, MAX_STORED_PAYLOAD_BYTES } from '../../src/app/accounting/targetItems.ts';
 import { MAX_MESSAGE_BYTES } from '../../src/app/shards.ts';
 import * as CONSTANTS from '../../src/core/constants.ts';
 import { FORWARDER_ENVIRONMENT, MONITOR_ENVIRONMENT } from '../../src/lambda/environmentContract.ts';
@@ -190,12 +191,18 @@ function prose(page: string): string {
 /** A figure as the docs write it: `300`, `20,000`. */
 const figure = (n: number): string => n.toLocaleString('en-US');
 
-describe('sequence counts of the page-accounting model test quoted in the README and docs/lambda.md', () => {
+describe('figures quoted in prose: the model test’s sequence counts, a claimed page’s caps', () => {
   const soakScript = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { soak: string } })
     .scripts.soak;
   const soakDefault = /SOAK_SEQUENCES:-(\d+)/.exec(soakScript)?.[1];
   const ci = modelRuns({});
   const soak = modelRuns({ SOAK_SEQUENCES: soakDefault });
+  const text = figure(MAX_STORED_MESSAGE_BYTES);
+  const payload = figure(MAX_STORED_PAYLOAD_BYTES);
+
+  it('reads the soak script’s default', () => {
+    expect(soakDefault).toMatch(/^\d+$/);
+  });
 
   it.each([
     {
@@ -210,8 +217,9 @@ describe('sequence counts of the page-accounting model test quoted in the README
       page: 'docs/lambda.md',
       phrase: `${figure(ci.memory)} sequences on an in-memory table with DynamoDB's conditional semantics and ${figure(ci.dynalite)} on dynalite in \`npm test\` and CI, ${figure(soak.memory)} and ${figure(soak.dynalite)} with \`npm run soak\``,
     },
+    { page: 'docs/lambda.md', phrase: `(text capped at ${text} bytes of UTF-8, payload at ${payload} bytes)` },
+    { page: 'docs/lambda.md', phrase: `within ${text} bytes and its payload within ${payload} bytes (UTF-8,` },
   ])('$page quotes: $phrase', ({ page, phrase }) => {
-    expect(soakDefault).toMatch(/^\d+$/);
     const said = prose(page).includes(phrase) ? [] : [`${page} does not say: ${phrase}`];
     expect(said).toEqual([]);
   });
