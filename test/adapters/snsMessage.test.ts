@@ -176,7 +176,7 @@ describe('Hostile text through buildNotification and buildPublishInput', () => {
   });
 });
 
-describe('Function: buildPublishInput, within SNS limits whatever the input', () => {
+describe('buildPublishInput: within SNS limits whatever the input', () => {
   const big = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 3000 }),
     fc.nat(120_000).map((n) => '"\\\n\u00e9\u{1F600}\u0001'.repeat(n / 8)),

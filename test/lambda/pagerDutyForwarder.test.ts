@@ -68,7 +68,7 @@ const snsEvent = (...messages: unknown[]): SNSEvent =>
 /** The two variables the forwarder needs; every other one has a default. */
 const VALID_FORWARDER_ENV = { PAGERDUTY_ROUTING_KEY_PARAMETER: '/pagerduty/key', STATE_TABLE: 'hsa-state' };
 
-describe('Function: readPagerDutyConfig', () => {
+describe('readPagerDutyConfig', () => {
   it('fills the defaults around the parameter name and the table', () => {
     expect(readPagerDutyConfig(VALID_FORWARDER_ENV)).toEqual({
       routingKeyParameter: '/pagerduty/key',
@@ -187,7 +187,7 @@ describe('Function: readPagerDutyConfig', () => {
   });
 });
 
-describe('Function: forwardToPagerDuty against the stand-in Events API and the state table', () => {
+describe('forwardToPagerDuty against the stand-in Events API and the state table', () => {
   let api: PagerDutyStandIn;
   let dynamo: LocalDynamo;
   let clock = T0;

@@ -77,7 +77,7 @@ function notifier(refuse: boolean): Notifier & { sent: string[] } {
   };
 }
 
-describe('Function: commitTarget', () => {
+describe('commitTarget', () => {
   it.each<{ case: string; snsRefuses: boolean; sent: number; failed: number; lastSentStatus: 'firing' | null }>([
     {
       case: 'SNS accepts: marked sent, claim cleared',
@@ -191,7 +191,7 @@ describe('Function: commitTarget', () => {
   });
 });
 
-describe('Function: settleTarget', () => {
+describe('settleTarget', () => {
   async function crashedAfterClaim(expiresAtMs: number) {
     const table = createMemoryStateTable();
     const claim = {
