@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import type { TestModule } from 'vitest/node';
 
 /** Ends the run with the plain `N passed, N failed, N skipped` line that CI reads. */
@@ -17,12 +17,43 @@ const summaryLine = {
   },
 };
 
+/**
+ * The inner loop (`npm run test:unit`): the pure core and the run's logic. No Apache, no bundle,
+ * no synth, no emulator (dynalite, fauxqs): the few files of test/app that start them are left to
+ * the integration set, and tests tagged `slow` (scale runs of a thousand targets) are filtered
+ * out by the script, though `npm test` runs them.
+ */
+const UNIT_TESTS = ['test/core/**/*.test.ts', 'test/app/**/*.test.ts'];
+const NOT_UNIT_TESTS = [
+  'test/**/*.apache.test.ts',
+  'test/app/run.test.ts',
+  'test/app/shards.test.ts',
+  'test/app/accounting/pageAccounting.model.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     setupFiles: ['test/setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default', summaryLine],
+    tags: [{ name: 'slow', description: 'seconds or more: left out of `npm run test:unit`, run by `npm test`' }],
+    // The floor of the pure core, measured by its own tests (`npm run coverage`: test/core only),
+    // a little below what they reach (96.44 / 91.92 / 98.39 / 97.87 % when it was set): raise it as
+    // tests are added, never lower it to let a change through.
+    coverage: {
+      provider: 'v8',
+      include: ['src/core/**/*.ts'],
+      reporter: ['text-summary', ['text', { skipFull: true }]],
+      thresholds: { statements: 96, branches: 91, functions: 98, lines: 97 },
+    },
+    // Two disjoint sets, so `npm test` (both) runs each file once and `--project unit` runs the first.
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: UNIT_TESTS, exclude: [...configDefaults.exclude, ...NOT_UNIT_TESTS] },
+      },
+      { extends: true, test: { name: 'integration', include: ['test/!(core|app)/**/*.test.ts', ...NOT_UNIT_TESTS] } },
+    ],
   },
 });

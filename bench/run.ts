@@ -138,7 +138,7 @@ async function main(): Promise<void> {
     `${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load average ${loadBefore.map((l) => l.toFixed(1)).join(' ')}. Times: wall median and p95 per op, ms; then the CPU-time median, which the ratios use (other work on the machine inflates wall times).\n`,
   );
   process.stdout.write(
-    `form     slots  input    | parser   median      p95 | cheerio  median      p95 | floor median     p95 | CPU: parser ms, ratios, per slot\n`,
+    'form     slots  input    | parser   median      p95 | cheerio  median      p95 | floor median     p95 | CPU: parser ms, ratios, per slot\n',
   );
   const rows = timeAll();
   // Twice, the machine being shared: both runs are kept, the table shows each.

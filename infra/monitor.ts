@@ -66,7 +66,7 @@ function addMonitor(scope: Construct, { config, sharding, routing, handlerEntry 
     topicKey: notifications.key,
     entry: handlerEntry ?? entry,
   });
-  // Why: only the monitor publishes pages (issue 11); PagerDuty gets them through its forwarder.
+  // Why: only the monitor publishes pages (anyone else able to publish could forge one); PagerDuty gets them through its forwarder.
   notifications.restrictPublishingTo(monitor);
   addPagerDutyForwarder(scope, { config, notifications, monitor, table, settings: pagerDuty });
   new Sharding(scope, 'Sharding', {

@@ -182,7 +182,8 @@ interface ImportTiming {
   processMs: number[];
 }
 
-const IMPORT_SCRIPT = `const t = performance.now(); await import(process.env.BENCH_MODULE); console.log(JSON.stringify({ importMs: performance.now() - t }));`;
+const IMPORT_SCRIPT =
+  'const t = performance.now(); await import(process.env.BENCH_MODULE); console.log(JSON.stringify({ importMs: performance.now() - t }));';
 
 /** Import `module` in `runs` fresh processes (node flags e.g. `--import tsx`). */
 async function importTiming(

@@ -185,4 +185,4 @@ async function consumeShards(
   return { batchItemFailures, summaries };
 }
 
-export { consumeShards, dispatchShards, planShards, StoredConfigUnreadableError };
+export { consumeShards, dispatchShards, MAX_MESSAGE_BYTES, planShards, StoredConfigUnreadableError };

@@ -41,6 +41,9 @@ const OPTION_OF_FIELD: Record<string, string> = {
 /** The variable naming the shared secrets: the function's own, so one value serves both. */
 const SHARED_SECRETS_ENV = MONITOR_ENVIRONMENT.sharedSecretParameters.name;
 
+/** How stale the function's configuration may be: the contract's variable, so the help quotes its real default. */
+const CONFIG_MAX_AGE = MONITOR_ENVIRONMENT.configMaxAgeSeconds;
+
 const usage = `Usage:
   httpd-status-alerts targets add <name> --url <url> [--auth-parameter <name>] [--timeout <duration>]
                                   [--max-bytes <n>] [--ca-bundle-parameter <name>] [--label k=v]...
@@ -51,7 +54,7 @@ const usage = `Usage:
 
 const help = `${usage}
 Each target is one parameter <prefix>/targets/<name> holding { "url": ..., ... }; the Lambda
-picks it up on its next configuration read (CONFIG_MAX_AGE_SECONDS, 60 by default).
+picks it up on its next configuration read (${CONFIG_MAX_AGE.name}, ${CONFIG_MAX_AGE.default} s by default).
 
   add      writes a target, checked by the Lambda's own schema; an existing one is changed only
            with --replace. Credentials never go in the URL: put "user:password" in a SecureString

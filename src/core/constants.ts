@@ -16,7 +16,7 @@ const DEFAULT_EVALUATE_OPTIONS = {
   resolvedRetentionMs: DEFAULT_RESOLVED_RETENTION_MS,
 };
 
-/** A target's counters reach the state table at least this often when nothing else changes (issue 16: steady runs write almost nothing). */
+/** A target's counters reach the state table at least this often when nothing else changes (the checkpoint: steady runs write almost nothing). */
 const DEFAULT_CHECKPOINT_INTERVAL_MS = 15 * 60 * 1000;
 /** How long a claim keeps other runs off a state item when the stack sets no longer lease (`CLAIM_LEASE_SECONDS`). */
 const DEFAULT_CLAIM_LEASE_MS = 5 * 60 * 1000;

@@ -25,7 +25,8 @@ async function check(event: unknown): Promise<unknown> {
 /**
  * The schedule tick a scheduled event stands for (EventBridge's `time`): a run's time. A retry of
  * the event, or another container's run of it, has the same, so the run counts one failed fetch
- * for the tick, not two (issue 21). Null for anything else (a manual invocation): now.
+ * for the tick, not two (failures counted once per schedule tick). Null for anything else (a
+ * manual invocation): now.
  */
 function scheduledTime(event: unknown): Date | null {
   const time = (event as { time?: unknown } | null)?.time;

@@ -36,7 +36,7 @@ function notifiers(client: SNSClient, failures: unknown[]) {
 const httpsVariant = (input: PublishCommandInput) =>
   JSON.parse((JSON.parse(input.Message as string) as { https: string }).https) as Record<string, unknown>;
 
-describe('Function: withChatCopy', () => {
+describe('withChatCopy', () => {
   const sns = mockClient(SNSClient);
   afterEach(() => sns.reset());
 

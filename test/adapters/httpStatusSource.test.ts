@@ -115,8 +115,8 @@ describe('fetchStatusPage against small local servers', () => {
   });
 
   it.each([
-    ['/ok', {}, 'Scoreboard: W_K\n', `/ok`],
-    ['/same-host', {}, 'Scoreboard: W_K\n', `/ok`],
+    ['/ok', {}, 'Scoreboard: W_K\n', '/ok'],
+    ['/same-host', {}, 'Scoreboard: W_K\n', '/ok'],
     ['/garbage', {}, GARBAGE.toString('latin1'), '/garbage'],
     ['/big', { maxBytes: 2048 }, 'a'.repeat(2048), '/big'],
   ])('GET %s %j is ok with the body decoded as latin1', async (path, extra, body, finalPath) => {
@@ -225,15 +225,15 @@ describe('fetchStatusPage against small local servers', () => {
   it.each([
     [
       'target.auth',
-      `http://127.0.0.1:PORT/echo-auth`,
+      'http://127.0.0.1:PORT/echo-auth',
       { auth: { username: 'ops', password: 'p@ss:word' } },
       'ops:p@ss:word',
     ],
     // The configuration refuses credentials in a URL; were one to get here, the fetcher sends nothing of it.
-    ['URL userinfo: never', `http://ops:p%40ss%3Aword@127.0.0.1:PORT/echo-auth`, {}, null],
+    ['URL userinfo: never', 'http://ops:p%40ss%3Aword@127.0.0.1:PORT/echo-auth', {}, null],
     [
       'target.auth beside URL userinfo: target.auth only',
-      `http://url:s3cret@127.0.0.1:PORT/echo-auth`,
+      'http://url:s3cret@127.0.0.1:PORT/echo-auth',
       { auth: { username: 'ops', password: 'p@ss:word' } },
       'ops:p@ss:word',
     ],

@@ -29,7 +29,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('Function: createPagerDutySender against a loopback Events API', () => {
+describe('createPagerDutySender against a loopback Events API', () => {
   let api: PagerDutyStandIn;
   const sleeps: number[] = [];
   const sleep = async (ms: number) => {

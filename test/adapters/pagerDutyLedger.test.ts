@@ -150,7 +150,7 @@ const ORDER_ROWS: {
   },
 ];
 
-describe('Function: createDynamoPagerDutyLedger on dynalite', () => {
+describe('createDynamoPagerDutyLedger on dynalite', () => {
   let dynamo: LocalDynamo;
   let ledger: PagerDutyLedger;
   beforeAll(async () => {
@@ -267,7 +267,7 @@ describe('Function: createDynamoPagerDutyLedger on dynalite', () => {
   });
 });
 
-describe("Function: createMemoryLedger (the model's), against the same rows", () => {
+describe("createMemoryLedger (the model's), against the same rows", () => {
   it.each(ORDER_ROWS.filter((row) => row.before === undefined))('$case', async ({ writes, results, known }) => {
     // Act
     const ledger = createMemoryLedger();

@@ -24,7 +24,7 @@ const ARN = 'arn:aws:sns:eu-west-1:123456789012:alerts';
 
 /** Payloads as an attacker would send them, in a request line, a Host header or a response. */
 const CORPUS: Array<[string, string]> = [
-  ['issue 11: a link in a request line', 'GET https://evil.example/oncall/ack?incident=1 HTTP/1.1'],
+  ['a fake acknowledge link in a request line', 'GET https://evil.example/oncall/ack?incident=1 HTTP/1.1'],
   ['Slack link', '<https://evil.example/ack|Click to acknowledge>'],
   ['Slack mentions', '<!channel> <!here> <@U0123ABC> @oncall'],
   ['Slack mrkdwn', '*bold* _italic_ ~strike~ `code` ```block``` > quote'],
@@ -167,7 +167,7 @@ describe('Hostile text through buildNotification and buildPublishInput', () => {
     });
   });
 
-  it('keeps the link of issue 11 usable for machines', () => {
+  it('keeps the fake acknowledge link usable for machines', () => {
     const n = notificationFor(closingRule, 3, reportWith(CORPUS[0]?.[1] as string, 'C'));
     const { payloads } = variantsOf(buildPublishInput(n, ARN));
     expect((payloads[0] as { offenders: { requests: unknown } }).offenders.requests).toEqual([
@@ -176,7 +176,7 @@ describe('Hostile text through buildNotification and buildPublishInput', () => {
   });
 });
 
-describe('Function: buildPublishInput, within SNS limits whatever the input', () => {
+describe('buildPublishInput: within SNS limits whatever the input', () => {
   const big = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 3000 }),
     fc.nat(120_000).map((n) => '"\\\n\u00e9\u{1F600}\u0001'.repeat(n / 8)),

@@ -8,7 +8,7 @@ import { createSsmAdmin, type ParameterAdmin, ParameterExistsError } from '../..
 import { credentials, region } from '../support/emulators.ts';
 import { type FakeSsm, startFakeSsm } from '../support/fakeSsm.ts';
 
-describe('Function: createSsmAdmin', () => {
+describe('createSsmAdmin', () => {
   let ssm: FakeSsm;
   let admin: ParameterAdmin;
 

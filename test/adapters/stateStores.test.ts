@@ -23,7 +23,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('Function: createFileStateStore', () => {
+describe('createFileStateStore', () => {
   it('keeps every target in one file, replaced atomically (no temporary file left)', async () => {
     // Prepare
     const path = join(dir, 'state.json');
@@ -61,7 +61,7 @@ describe('Function: createFileStateStore', () => {
   });
 });
 
-describe('Function: createFileStateStore, the file as the user has it', () => {
+describe('createFileStateStore: the file as the user has it', () => {
   const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 
   it('creates the file mode 600 whatever the umask, and keeps a mode the user chose on every rewrite', async () => {
@@ -121,7 +121,7 @@ describe('Function: createFileStateStore, the file as the user has it', () => {
   });
 });
 
-describe('Function: createMemoryStateStore', () => {
+describe('createMemoryStateStore', () => {
   it('returns copies, so later changes by the caller do not leak in', async () => {
     const store = createMemoryStateStore([state('web-1')]);
     const loaded = (await store.load('web-1')) as TargetState;

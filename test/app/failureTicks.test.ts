@@ -1,5 +1,5 @@
 /**
- * Issue 21, scenario 3: two runs of one schedule tick (a run's time is its scheduled event's: a
+ * Failures counted once per schedule tick: two runs of one schedule tick (a run's time is its scheduled event's: a
  * retry, or overlapping runs in two warm containers, share it) count one failed fetch, so target-down (two consecutive failed ticks) pages after two
  * ticks, not one. Memory table; the real run, commit and evaluation.
  */

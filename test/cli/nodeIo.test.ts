@@ -207,7 +207,7 @@ describe('the CLI against a loopback HTTPS server with a self-signed certificate
   });
 });
 
-describe('Function: readCapped', () => {
+describe('readCapped', () => {
   it('refuses a 200 MB file by its size, before reading it', async () => {
     const path = join(dir, 'huge.html');
     await writeFile(path, '');

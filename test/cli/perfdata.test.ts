@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { nagiosRange } from '../../src/cli/perfdata.ts';
 import type { Op } from '../../src/core/rules/types.ts';
 
-describe('Function: nagiosRange', () => {
+describe('nagiosRange', () => {
   it.each<[Op, number, boolean, string]>([
     ['<', 5, true, '5:'],
     ['<', 0.05, false, '0.05:'],

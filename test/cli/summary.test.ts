@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { plainText, renderSummary } from '../../src/cli/summary.ts';
 import { parseReport } from '../../src/core/report/parse.ts';
 
-describe('Function: renderSummary', () => {
+describe('renderSummary', () => {
   it('renders a 20,000,000-position scoreboard without a recursion limit, the map cut at 16,384 positions', () => {
     // Prepare: a real ?auto report, its scoreboard and counts replaced by a 20 MB one (one busy in ten),
     // as a 20 MB Scoreboard line parses to; the parser's own time on such a line is not this test's.

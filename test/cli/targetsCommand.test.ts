@@ -264,3 +264,11 @@ describe('cli targets (fake SSM over HTTP)', () => {
     expect(ssm.parameters.size).toBe(0);
   });
 });
+
+describe('cli targets --help', () => {
+  it('quotes the configuration cache lifetime the function uses by default', async () => {
+    const result = await cli(['targets', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.out).toContain('on its next configuration read (CONFIG_MAX_AGE_SECONDS, 270 s by default).');
+  });
+});

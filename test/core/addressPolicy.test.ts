@@ -18,7 +18,7 @@ function verdict(address: string, port: number, policy: AddressPolicy): string {
   return v.allowed ? 'allowed' : `${v.rule}: ${v.what}`;
 }
 
-describe('Function: classifyAddress', () => {
+describe('classifyAddress', () => {
   // One row per spelling: [address, port, the Lambda's verdict, with allowLoopback, the CLI's].
   it.each([
     [
@@ -265,7 +265,7 @@ describe('Function: classifyAddress', () => {
   });
 });
 
-describe('Function: parseRuntimeApi', () => {
+describe('parseRuntimeApi', () => {
   it.each([
     ['127.0.0.1:9001', { host: '127.0.0.1', port: 9001 }],
     ['localhost:9001', { host: 'localhost', port: 9001 }],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_FAILURE_DETAIL_CHARS } from '../../src/core/constants.ts';
 import { downObservation } from '../../src/core/downObservation.ts';
 
-describe('Function: downObservation', () => {
+describe('downObservation', () => {
   it.each([
     [
       'a TLS error quoting a hostile certificate name keeps the name, without its bidi and zero-width characters',

@@ -64,7 +64,7 @@ function run(
   });
 }
 
-describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => {
+describe('evaluateTarget: the alert lifecycle stepped in time', () => {
   type LifecycleCase = { case: string; rules: Rule[]; steps: Array<[number, Input]>; expected: unknown[] };
   const stepsThrough = ({ rules: ruleSet, steps, expected }: LifecycleCase) => {
     expect(run(steps, ruleSet, ruleSet[0]?.name as string)).toEqual(expected);
@@ -262,7 +262,7 @@ describe('Function: evaluateTarget, the alert lifecycle stepped in time', () => 
   });
 });
 
-describe('Function: evaluateTarget, clearThreshold', () => {
+describe('evaluateTarget: clearThreshold', () => {
   it('pages once and resolves once for closing slots swinging around the threshold', () => {
     // Act: >= 20 fires; it resolves only at or below 10
     const steps = run(
@@ -294,7 +294,7 @@ describe('Function: evaluateTarget, clearThreshold', () => {
   });
 });
 
-describe('Function: evaluateTarget, silences', () => {
+describe('evaluateTarget: silences', () => {
   const silence = (until: number, rule = 'closing') =>
     parseSilencesDocuments([
       { source: 's', text: JSON.stringify({ silences: [{ target: 'web-*', rule, until: iso(until) }] }) },
@@ -486,7 +486,7 @@ describe('Function: evaluateTarget, silences', () => {
   });
 });
 
-describe('Function: evaluateTarget, alerts whose rule left the configuration', () => {
+describe('evaluateTarget: alerts whose rule left the configuration', () => {
   const silence = (until: number) =>
     parseSilencesDocuments([
       { source: 's', text: JSON.stringify({ silences: [{ target: 'web-*', until: iso(until) }] }) },
@@ -671,7 +671,7 @@ describe('Function: evaluateTarget, alerts whose rule left the configuration', (
   });
 });
 
-describe('Function: evaluateTarget, target down', () => {
+describe('evaluateTarget: target down', () => {
   const ruleSet = rules(closing(), {
     name: 'target-down',
     metric: 'target_up',
@@ -808,7 +808,7 @@ describe('Function: evaluateTarget, target down', () => {
   });
 });
 
-describe('Function: evaluateTarget, results', () => {
+describe('evaluateTarget: results', () => {
   it('records what it returns as sent, lists active alerts, and skips rules for other targets', () => {
     // Act
     const result = evaluateTarget({
@@ -847,7 +847,7 @@ describe('Function: evaluateTarget, results', () => {
   });
 });
 
-describe('Function: evaluateTarget, clients and vhosts counted only where a rule reads them', () => {
+describe('evaluateTarget: clients and vhosts counted only where a rule reads them', () => {
   const topVhost = { name: 'one-vhost', metric: 'top_vhost_busy_ratio', op: '>', threshold: 0.9 };
   const counted = (slots: number) => ({ ok: true, value: slots, samples: null });
   const notCounted = { ok: false, reason: NOT_COUNTED };
@@ -873,7 +873,7 @@ describe('Function: evaluateTarget, clients and vhosts counted only where a rule
   });
 });
 
-describe('Function: evaluateTarget, kept firing (keepFiringFor)', () => {
+describe('evaluateTarget: kept firing (keepFiringFor)', () => {
   it.each([
     ['condition holds: nothing kept', [[0, 25]], { keepFiringSince: null, resolvesAt: null }],
     [
@@ -925,7 +925,7 @@ describe('Function: evaluateTarget, kept firing (keepFiringFor)', () => {
   });
 });
 
-describe('Function: evaluateTarget, the exhaustion forecast and a saturated target', () => {
+describe('evaluateTarget: the exhaustion forecast and a saturated target', () => {
   const FORECAST = 'workers-exhaustion-forecast';
   /** The prefork-busy capture with `free` open positions (and no idle worker): slots_free = free. */
   const withFree = (free: number): Observation => ({

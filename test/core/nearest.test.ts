@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { didYouMean, nearestNames } from '../../src/core/nearest.ts';
 
-describe('Function: nearestNames', () => {
+describe('nearestNames', () => {
   it.each([
     ['a dropped letter', '--timout', ['--timeout', '--target', '--state'], ['--timeout']],
     ['swapped letters', '--stae', ['--state', '--json'], ['--state']],

@@ -60,7 +60,7 @@ const snsEvent = (...messages: unknown[]): SNSEvent =>
     })),
   }) as SNSEvent;
 
-describe('Function: forwardToPagerDuty against the stand-in Events API and the state table', () => {
+describe('forwardToPagerDuty against the stand-in Events API and the state table', () => {
   let api: PagerDutyStandIn;
   let dynamo: LocalDynamo;
   let clock = T0;

@@ -29,7 +29,7 @@ function problemsOf(run: () => unknown): string[] {
   return [];
 }
 
-describe('Function: nearestOption', () => {
+describe('nearestOption', () => {
   it.each([
     ['email', 'emails'],
     ['emial', 'emails'],
@@ -45,7 +45,7 @@ describe('Function: nearestOption', () => {
   });
 });
 
-describe('Function: readDeployOptions', () => {
+describe('readDeployOptions', () => {
   it('reads the file under the context: the context wins, sharding options included', () => {
     // Prepare
     const file = {

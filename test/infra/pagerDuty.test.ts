@@ -285,7 +285,7 @@ describe('PagerDuty forwarder in the stack', () => {
   });
 });
 
-describe('Function: readPagerDutySettings', () => {
+describe('readPagerDutySettings', () => {
   it.each([
     {
       context: { pagerDutyRoutingKeyParameter: 'has space' },

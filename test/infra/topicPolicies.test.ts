@@ -1,5 +1,5 @@
 /**
- * Who may publish (issue 11): the alert topic (and the chat topic) only to the monitor's role, the
+ * Who may publish (no one else can forge a page): the alert topic (and the chat topic) only to the monitor's role, the
  * ops topic only to CloudWatch alarms of this account. Asserted statement by statement.
  */
 import { Capture } from 'aws-cdk-lib/assertions';

@@ -232,7 +232,7 @@ describe('page accounting through the synthesized bundle', () => {
     await run(); // the removals of the earlier cases' targets are done by now
     tap.resetWrites();
     for (let i = 0; i < 5; i++) await run();
-    // Issue 16: at most one write per ten targets per run on average: 2 a run here. New targets are
+    // Steady runs write almost nothing: at most one write per ten targets per run on average: 2 a run here. New targets are
     // first written spread over 15 minutes, so a few may land in these runs; nothing else writes.
     expect(tap.writes()).toBeLessThanOrEqual(10);
     await sns.drain();
@@ -260,7 +260,7 @@ describe('page accounting through the synthesized bundle', () => {
     const steady = await run();
     const steadyMs = Date.now() - started;
     expect(steady).toMatchObject({ targets: 3000, down: 0, failed: 0 });
-    // Issue 16: at most one write per ten targets a run (new targets' first writes spread over 15 minutes).
+    // Steady runs write almost nothing: at most one write per ten targets a run (new targets' first writes spread over 15 minutes).
     expect(tap.writes()).toBeLessThanOrEqual(300);
     console.log(
       `3,000 targets through the bundle: first run ${firstMs} ms, second ${steadyMs} ms, ${tap.writes()} writes`,

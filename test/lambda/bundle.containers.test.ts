@@ -1,6 +1,8 @@
 /**
- * Issue 21's fault scenarios 1 to 3 through the synthesized monitor bundle run as two warm
- * containers: two runtime interface client processes, A and B, each with its own warm memory and
+ * Stale warm containers through the synthesized monitor bundle run as two warm
+ * containers (1: a cached configuration still listing a removed target; 2: warm memory of a
+ * deleted item taken for the item created again; 3: one schedule tick run twice): two runtime
+ * interface client processes, A and B, each with its own warm memory and
  * its own configuration cache (the stack's 270 s unless said), both on one dynalite table, one
  * fake SSM and one SNS topic (fauxqs), whose queue the pages are read back from after every run.
  *
@@ -61,7 +63,7 @@ const client = findRuntimeClient();
 const skip = client.path === null && process.env.CI === undefined ? client.missing : null;
 
 describe.skipIf(skip !== null)(
-  `two warm containers of the synthesized bundle (issue 21)${skip ? ` (SKIPPED: ${skip})` : ''}`,
+  `two warm containers of the synthesized bundle (stale warm memory)${skip ? ` (SKIPPED: ${skip})` : ''}`,
   () => {
     let assetDir: string;
     let dynamo: LocalDynamo;

@@ -1,5 +1,5 @@
 /**
- * Grouping (issue 14) end to end through the synthesized bundle under the Lambda runtime interface
+ * Grouping (Alertmanager's alert groups) end to end through the synthesized bundle under the Lambda runtime interface
  * client, dynalite and fauxqs: three targets and one rule, grouped by rule (the default), paged
  * as the first alert's own page, then one grouped update, then one grouped resolve.
  *

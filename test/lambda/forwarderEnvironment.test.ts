@@ -5,7 +5,7 @@ import { readPagerDutyConfig } from '../../src/lambda/forwarderEnvironment.ts';
 /** The two variables the forwarder needs; every other one has a default. */
 const VALID_FORWARDER_ENV = { PAGERDUTY_ROUTING_KEY_PARAMETER: '/pagerduty/key', STATE_TABLE: 'hsa-state' };
 
-describe('Function: readPagerDutyConfig', () => {
+describe('readPagerDutyConfig', () => {
   it('fills the defaults around the parameter name and the table', () => {
     expect(readPagerDutyConfig(VALID_FORWARDER_ENV)).toEqual({
       routingKeyParameter: '/pagerduty/key',

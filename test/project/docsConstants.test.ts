@@ -2,15 +2,31 @@
  * The values the docs' tables quote are the code's: a row `| \`DEFAULT_X\` | 16 |` must match the
  * exported constant, and a row naming an environment variable must name one of the environment
  * contract, with its default and range where it quotes them. A renamed or changed constant fails
- * here until the doc says the same.
+ * here until the doc says the same. Figures quoted in prose are checked too: the model test's
+ * sequence counts and a claimed page's byte caps exactly, the Lambda bundle's sizes (built as the
+ * stack builds it) within a tolerance.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { type BuildOptions, build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import {
+  BUNDLE_ALIASES,
+  BUNDLE_BANNER,
+  BUNDLE_MAIN_FIELDS,
+  BUNDLE_MINIFY,
+  BUNDLE_TARGET,
+  HANDLER_ENTRY,
+  SHARDED_HANDLER_ENTRY,
+} from '../../infra/constructs/monitorFunction.ts';
 import * as HTTP_DEFAULTS from '../../src/adapters/httpDefaults.ts';
+import { MAX_STORED_MESSAGE_BYTES, MAX_STORED_PAYLOAD_BYTES } from '../../src/app/accounting/targetItems.ts';
+import { MAX_MESSAGE_BYTES } from '../../src/app/shards.ts';
 import * as CONSTANTS from '../../src/core/constants.ts';
 import { FORWARDER_ENVIRONMENT, MONITOR_ENVIRONMENT } from '../../src/lambda/environmentContract.ts';
+import { modelRuns } from '../support/modelRuns.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PAGES = [
@@ -23,7 +39,7 @@ const PAGES = [
 ].filter((page) => existsSync(join(ROOT, page)));
 
 /** Every constant a doc may quote, by name. */
-const CONSTANT_VALUES: Readonly<Record<string, unknown>> = { ...CONSTANTS, ...HTTP_DEFAULTS };
+const CONSTANT_VALUES: Readonly<Record<string, unknown>> = { ...CONSTANTS, ...HTTP_DEFAULTS, MAX_MESSAGE_BYTES };
 
 /** What a doc may quote about an environment variable: its default and range when it has them. */
 interface VariableFacts {
@@ -107,6 +123,7 @@ describe('constants and variables quoted in the README and docs', () => {
         'DEFAULT_FETCH_CONCURRENCY',
         'DEFAULT_MAX_BYTES',
         'FETCH_CONCURRENCY',
+        'MAX_MESSAGE_BYTES',
         'TARGETS_PER_SHARD',
       ]),
     );
@@ -163,5 +180,128 @@ describe('rowProblems: a doc quoting a wrong value fails', () => {
       { line: 1, name: 'A_B', value: '1' },
       { line: 6, name: 'E_F', value: '`g`' },
     ]);
+  });
+});
+
+/** A page's text with every run of white space one space, so a quoted phrase may wrap. */
+function prose(page: string): string {
+  return readFileSync(join(ROOT, page), 'utf8').replace(/\s+/g, ' ');
+}
+
+/** A figure as the docs write it: `300`, `20,000`. */
+const figure = (n: number): string => n.toLocaleString('en-US');
+
+describe('figures quoted in prose: the model test’s sequence counts, a claimed page’s caps', () => {
+  const soakScript = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { soak: string } })
+    .scripts.soak;
+  const soakDefault = /SOAK_SEQUENCES:-(\d+)/.exec(soakScript)?.[1];
+  const ci = modelRuns({});
+  const soak = modelRuns({ SOAK_SEQUENCES: soakDefault });
+  const text = figure(MAX_STORED_MESSAGE_BYTES);
+  const payload = figure(MAX_STORED_PAYLOAD_BYTES);
+
+  it('reads the soak script’s default', () => {
+    expect(soakDefault).toMatch(/^\d+$/);
+  });
+
+  it.each([
+    {
+      page: 'README.md',
+      phrase: `(${figure(ci.memory)} on the in-memory table and ${figure(ci.dynalite)} on dynalite in \`npm test\` and CI;`,
+    },
+    {
+      page: 'README.md',
+      phrase: `\`npm run soak\` runs ${figure(soak.memory)} on the in-memory table and ${figure(soak.dynalite)} on dynalite`,
+    },
+    {
+      page: 'docs/lambda.md',
+      phrase: `${figure(ci.memory)} sequences on an in-memory table with DynamoDB's conditional semantics and ${figure(ci.dynalite)} on dynalite in \`npm test\` and CI, ${figure(soak.memory)} and ${figure(soak.dynalite)} with \`npm run soak\``,
+    },
+    { page: 'docs/lambda.md', phrase: `(text capped at ${text} bytes of UTF-8, payload at ${payload} bytes)` },
+    { page: 'docs/lambda.md', phrase: `within ${text} bytes and its payload within ${payload} bytes (UTF-8,` },
+  ])('$page quotes: $phrase', ({ page, phrase }) => {
+    const said = prose(page).includes(phrase) ? [] : [`${page} does not say: ${phrase}`];
+    expect(said).toEqual([]);
+  });
+});
+
+/** How far a quoted bundle figure may be from the measured one before the doc counts as stale. */
+const SIZE_TOLERANCE = 0.05;
+
+/** What is wrong with a size quoted in KB (1,000 bytes) against measured bytes; null when within the tolerance. */
+function sizeProblem(what: string, quotedKb: number, bytes: number, tolerance = SIZE_TOLERANCE): string | null {
+  const measuredKb = bytes / 1000;
+  if (Math.abs(quotedKb - measuredKb) <= measuredKb * tolerance) return null;
+  return `${what}: the doc says ${quotedKb} KB, the bundle measures ${Math.round(measuredKb)} KB (${bytes} bytes)`;
+}
+
+describe('sizeProblem: a stale bundle size fails', () => {
+  it.each([
+    { quotedKb: 570, bytes: 570_241, problem: null },
+    { quotedKb: 545, bytes: 570_241, problem: null },
+    {
+      quotedKb: 517,
+      bytes: 570_241,
+      problem: 'bundle: the doc says 517 KB, the bundle measures 570 KB (570241 bytes)',
+    },
+  ])('$quotedKb KB against $bytes bytes', ({ quotedKb, bytes, problem }) => {
+    expect(sizeProblem('bundle', quotedKb, bytes)).toBe(problem);
+  });
+});
+
+describe('bundle sizes quoted in the README and docs/scale.md', () => {
+  /** The stack's esbuild settings (infra/constructs/monitorFunction.ts), built in memory with a metafile. */
+  const bundleOf = async (entry: string) => {
+    const options: BuildOptions = {
+      bundle: true,
+      platform: 'node',
+      target: BUNDLE_TARGET,
+      format: 'esm',
+      minify: BUNDLE_MINIFY,
+      mainFields: BUNDLE_MAIN_FIELDS,
+      alias: BUNDLE_ALIASES,
+      banner: { js: BUNDLE_BANNER },
+      absWorkingDir: ROOT,
+      entryPoints: [entry],
+      outfile: 'index.mjs',
+      write: false,
+      metafile: true,
+      logLevel: 'error',
+    };
+    const result = await build(options);
+    const [file] = result.outputFiles ?? [];
+    const [output] = Object.values(result.metafile?.outputs ?? {});
+    if (file === undefined || output === undefined)
+      throw new Error(`expected one esbuild output for ${entry}, found none`);
+    const bytesOf = (owner: RegExp) =>
+      Object.entries(output.inputs)
+        .filter(([input]) => owner.test(input))
+        .reduce((sum, [, input]) => sum + input.bytesInOutput, 0);
+    return {
+      bytes: file.contents.length,
+      gzipBytes: gzipSync(file.contents).length,
+      ourBytes: bytesOf(/^src\//),
+      sdkBytes: bytesOf(/node_modules\/@(aws-sdk|smithy|aws)\/|node_modules\/(mnemonist|obliterator)\//),
+    };
+  };
+
+  it('the README quotes the bundle, gzipped, our code and the AWS SDK, and scale.md what SQS adds', async () => {
+    const [main, sharded] = await Promise.all([bundleOf(HANDLER_ENTRY), bundleOf(SHARDED_HANDLER_ENTRY)]);
+    const readme = /The bundle is (\d+) KB \((\d+) KB gzipped; our code (\d+) KB of it, the AWS SDK (\d+) KB,/.exec(
+      prose('README.md'),
+    );
+    const sqs = /The SQS client \(`@aws-sdk\/client-sqs`\) adds about (\d+) KB/.exec(prose('docs/scale.md'));
+    expect([readme === null, sqs === null]).toEqual([false, false]);
+    const [bundle, gzipped, ours, sdk] = (readme ?? []).slice(1).map(Number) as [number, number, number, number];
+    expect(
+      [
+        sizeProblem('README bundle', bundle, main.bytes),
+        sizeProblem('README gzipped', gzipped, main.gzipBytes),
+        sizeProblem('README our code', ours, main.ourBytes),
+        sizeProblem('README AWS SDK', sdk, main.sdkBytes),
+        // A difference of two bundles: a tenth either way, a few KB.
+        sizeProblem('scale.md SQS client', Number(sqs?.[1]), sharded.bytes - main.bytes, 0.1),
+      ].filter((problem) => problem !== null),
+    ).toEqual([]);
   });
 });

@@ -35,7 +35,7 @@ interface AlertRecord {
   threshold: number;
   /** When a firing alert's condition stopped holding while `keepFiringFor` holds it firing (hysteresis). */
   keepFiringSince?: string | null;
-  /** The `order` of the last page claimed about it (issue 21: a hybrid logical clock, epoch ms). */
+  /** The `order` of the last page claimed about it (the page order: a hybrid logical clock, epoch ms). */
   order?: number;
   /**
    * The group (its key, `GroupRef.key`) this alert's pages go to, fixed when it first fires so its

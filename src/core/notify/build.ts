@@ -392,7 +392,7 @@ function buildNotification(input: NotificationInput): Notification {
 export type { NotificationInput };
 
 /**
- * The page with its `order` (issue 21): a hybrid logical clock in epoch milliseconds taken from
+ * The page with its `order`, the page order: a hybrid logical clock in epoch milliseconds taken from
  * the state table when the page is claimed, strictly increasing per alert (single pages) or per
  * group; a consumer drops any page whose order is not above the last it accepted.
  */

@@ -31,7 +31,7 @@ interface GroupPageInput {
   paged: StatusByAlert;
   reason: Exclude<GroupReason, 'none'>;
   now: Date;
-  /** The claim's order (issue 21): part i of the page carries `order + i`; absent: no `order` field. */
+  /** The claim's order (the page order, a hybrid logical clock): part i of the page carries `order + i`; absent: no `order` field. */
   order?: number;
 }
 

@@ -519,7 +519,7 @@ function byGroupPage(
   return [...pages.values()].sort((a, b) => b.firing + b.resolved - (a.firing + a.resolved));
 }
 
-describe('a fleet incident of 1,000 targets', () => {
+describe('a fleet incident of 1,000 targets', { tags: ['slow'] }, () => {
   const targets = Object.fromEntries(
     Array.from({ length: 1000 }, (_, i) => [`web-${String(i).padStart(4, '0')}`, {}] as const),
   );

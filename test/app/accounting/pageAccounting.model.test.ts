@@ -43,6 +43,7 @@ import { createDynamoStateTable } from '../../../src/adapters/dynamoStateStore.t
 import { createDynamoPagerDutyLedger } from '../../../src/adapters/pagerDutyLedger.ts';
 import { type LocalDynamo, startDynalite } from '../../support/emulators.ts';
 import { ForwarderModel } from '../../support/forwarderModel.ts';
+import { modelRuns } from '../../support/modelRuns.ts';
 import {
   CONTAINERS,
   type Command,
@@ -54,9 +55,7 @@ import {
   TARGET_POOL,
 } from '../../support/pageModel.ts';
 
-const SOAK = Number(process.env.SOAK_SEQUENCES ?? 0);
-const MEMORY_RUNS = SOAK > 0 ? SOAK : Number(process.env.MODEL_SEQUENCES ?? 300);
-const DYNALITE_RUNS = SOAK > 0 ? Math.ceil(SOAK / 20) : Math.ceil(MEMORY_RUNS / 30);
+const { memory: MEMORY_RUNS, dynalite: DYNALITE_RUNS } = modelRuns(process.env);
 
 const crash: fc.Arbitrary<CrashPoint | null> = fc.option(fc.record({ op: fc.nat({ max: 12 }), after: fc.boolean() }), {
   freq: 3,
@@ -319,7 +318,7 @@ describe('page accounting under random runs, faults and configuration changes', 
     },
   );
 
-  // Issue 21's fault scenarios with several warm containers: each container's warm memory and
+  // Stale warm containers (a removed target, a re-created item, one tick run twice): each container's warm memory and
   // configuration cache (270 s) is a cache, never the truth; the table's generations say which is current.
   const perAlertRule: Command[] = [
     { kind: 'removeRule', index: 0 },

@@ -79,7 +79,7 @@ function notifier(refuse: boolean): PageRouter & { sent: string[] } {
   };
 }
 
-describe('Function: commitTarget', () => {
+describe('commitTarget', () => {
   it.each<{ case: string; snsRefuses: boolean; sent: number; failed: number; lastSentStatus: 'firing' | null }>([
     {
       case: 'SNS accepts: marked sent, claim cleared',
@@ -193,7 +193,7 @@ describe('Function: commitTarget', () => {
   });
 });
 
-describe('Function: settleTarget', () => {
+describe('settleTarget', () => {
   async function crashedAfterClaim(expiresAtMs: number) {
     const table = createMemoryStateTable();
     const claim = {

@@ -26,7 +26,7 @@ const record = (over: Partial<AlertRecord>): AlertRecord => ({
 const firing = (firedAt: number, over: Partial<AlertRecord> = {}) =>
   record({ state: 'firing', activeAt: at(firedAt - 2), firedAt: at(firedAt), ...over });
 
-describe('Function: decideNotification', () => {
+describe('decideNotification', () => {
   it.each([
     // intent: a new firing alert pages once
     ['first: newly firing, nothing sent', null, firing(2), 2, 'first'],

@@ -75,7 +75,7 @@ const latest = (n: Notification) => ({
   payload: n.payload,
 });
 
-describe('Function: groupRefOf', () => {
+describe('groupRefOf', () => {
   const alert = { rule: 'idle-slots-low', severity: 'critical' as const, target: 'web-1', labels: { cluster: 'a' } };
   it.each([
     ['by rule (the default)', ['rule'], '{"rule":"idle-slots-low"}'],
@@ -92,7 +92,7 @@ describe('Function: groupRefOf', () => {
   });
 });
 
-describe('Function: decideGroup (time stepped, group interval 5m, repeat 4h)', () => {
+describe('decideGroup (time stepped, group interval 5m, repeat 4h)', () => {
   it.each([
     // intent: a new incident pages at once (group_wait 0)
     ['first: one new firing alert, nothing sent', group([member('web-1')]), 0, 'first'],
@@ -172,7 +172,7 @@ describe('Function: decideGroup (time stepped, group interval 5m, repeat 4h)', (
   });
 });
 
-describe('Function: addToGroup', () => {
+describe('addToGroup', () => {
   it('creates the group with its first alert, not yet named by a page', () => {
     const n = page('web-1', 'firing', 0);
     const g = addToGroup(null, REF, n, latest(n), time(0), 10);
@@ -223,7 +223,7 @@ describe('Function: addToGroup', () => {
   });
 });
 
-describe('Function: pagedOf and markPaged', () => {
+describe('pagedOf and markPaged', () => {
   const state = group(
     [
       member('web-1', { sentStatus: 'firing' }),

@@ -7,7 +7,7 @@ const fixture = (name: string) => ({
   text: readFileSync(new URL(`../../fixtures/rules/${name}`, import.meta.url), 'utf8'),
 });
 
-describe('Function: parseSilencesDocuments', () => {
+describe('parseSilencesDocuments', () => {
   it('reads matchers with * defaults and normalises until to UTC', () => {
     expect(parseSilencesDocuments([fixture('silences.json')])).toEqual([
       {
@@ -52,7 +52,7 @@ describe('Function: parseSilencesDocuments', () => {
   });
 });
 
-describe('Function: findSilence', () => {
+describe('findSilence', () => {
   const silences = parseSilencesDocuments([fixture('silences.json')]);
 
   it.each([
@@ -65,7 +65,7 @@ describe('Function: findSilence', () => {
   });
 });
 
-describe('Function: findSilence with startsAt (a scheduled maintenance window)', () => {
+describe('findSilence with startsAt (a scheduled maintenance window)', () => {
   const window = parseSilencesDocuments([
     {
       source: 'maint',

@@ -36,7 +36,7 @@ function walk(r: Rule, values: number[]): Array<Pick<AlertRecord, 'state' | 'fir
   });
 }
 
-describe('Function: stepAlert (clearThreshold)', () => {
+describe('stepAlert (clearThreshold)', () => {
   it('fires once and resolves once for a value oscillating around the threshold', () => {
     // Act: below 0.05, then between 0.05 and 0.1 (the condition does not hold, not cleared), then past 0.1
     const steps = walk(rule({}), [0.04, 0.06, 0.04, 0.07, 0.049, 0.09, 0.1]);

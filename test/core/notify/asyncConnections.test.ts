@@ -13,7 +13,7 @@ const NOW = new Date('2026-11-23T12:03:00Z');
 const eventClosing = (file: string): StatusReport =>
   parseReport(readFileSync(new URL(`../../fixtures/apache-2.4.71/event-closing/${file}`, import.meta.url), 'latin1'));
 
-describe('Function: asyncConnectionsLine', () => {
+describe('asyncConnectionsLine', () => {
   it.each([
     [
       'the lingering-close pile-up (event-closing/report.html)',
@@ -41,7 +41,7 @@ describe('Function: asyncConnectionsLine', () => {
   });
 });
 
-describe('Function: buildNotification, on an event server', () => {
+describe('buildNotification: on an event server', () => {
   it('puts the async connection counts in the page of closing-pileup, before the scoreboard', () => {
     // Prepare
     const rule = DEFAULT_RULES.find((r) => r.name === 'closing-pileup') as Rule;

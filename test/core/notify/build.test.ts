@@ -44,7 +44,7 @@ function build(
   });
 }
 
-describe('Function: buildNotification', () => {
+describe('buildNotification', () => {
   it('idle-slots-low: lists what holds the busy workers, not the free slots', () => {
     // Prepare: the default rule, with a runbook and a summary
     const r = {
@@ -287,7 +287,7 @@ describe('Function: buildNotification', () => {
   });
 });
 
-describe('Function: buildNotification, within SNS limits whatever the input', () => {
+describe('buildNotification: within SNS limits whatever the input', () => {
   const huge = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 2000 }),
     fc.nat(60_000).map((n) => '"\\\u00e9\u{1F600}'.repeat(n / 4)),
@@ -327,7 +327,7 @@ describe('Function: buildNotification, within SNS limits whatever the input', ()
   }, 120_000);
 });
 
-describe('Function: formatValue', () => {
+describe('formatValue', () => {
   it.each([
     [null, 'n/a'],
     [5, '5'],

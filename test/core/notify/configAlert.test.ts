@@ -19,7 +19,7 @@ function steps(input: Array<[number, string[] | null]>): string[][] {
 const FIRING = '[FIRING warning] httpd-status-alerts: invalid configuration';
 const RESOLVED = '[RESOLVED warning] httpd-status-alerts: configuration valid again';
 
-describe('Function: evaluateConfigAlert', () => {
+describe('evaluateConfigAlert', () => {
   it.each([
     [
       'valid all along: nothing',

@@ -158,7 +158,7 @@ const fatLatest = (() => {
   return { ...latest, payload: { ...payload, labels: { pad: 'x'.repeat(room) } } };
 })();
 
-describe('Function: buildGroupPages', () => {
+describe('buildGroupPages', () => {
   it.each([
     {
       // intent: a group of one reads exactly like today's single-alert page
@@ -655,7 +655,7 @@ describe('Function: buildGroupPages', () => {
   });
 });
 
-describe('Function: buildGroupPages, the payload', () => {
+describe('buildGroupPages: the payload', () => {
   it('carries every fact of each alert, as data', () => {
     // Prepare: one alert joined, one resolved since the last page named it firing.
     const group = groupOf([joined('web-2'), resolved('web-7')], null);
@@ -755,7 +755,7 @@ function publishBytes(input: PublishCommandInput): number {
   return bytes;
 }
 
-describe('Function: buildGroupPages, a full group', () => {
+describe('buildGroupPages: a full group', () => {
   // 1,000 alerts (MAX_GROUP_MEMBERS) on targets with the longest names allowed (63 characters),
   // every tenth resolved: the largest page a group can send.
   const names = Array.from({ length: 1000 }, (_, i) => `web-${String(i).padStart(4, '0')}.`.padEnd(63, 'x'));

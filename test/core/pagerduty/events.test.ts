@@ -62,7 +62,7 @@ function notifications(r: Rule, value: number, observation = REPORT, target = 'w
 /** What SNS hands a Lambda or SQS subscriber: the JSON variant, the payload as published. */
 const jsonVariant = (n: Notification) => JSON.stringify(n.payload);
 
-describe('Function: pagerDutyEvents', () => {
+describe('pagerDutyEvents', () => {
   it.each([
     {
       case: 'a critical slot rule fires',
@@ -329,7 +329,7 @@ function groupStory(): { first: Notification; update: Notification; resolve: Not
   return { first, update, resolve };
 }
 
-describe('Function: eventsOfPage, one incident per group (the default)', () => {
+describe('eventsOfPage: one incident per group (the default)', () => {
   const story = groupStory();
   const groupKey = String(story.update.payload.fingerprint);
 
@@ -439,7 +439,7 @@ describe('Function: eventsOfPage, one incident per group (the default)', () => {
   });
 });
 
-describe('Function: forwardDecision', () => {
+describe('forwardDecision', () => {
   const trigger = (order: number | null, part = 1) => ({ order, part, action: 'trigger' as const });
   const resolve = (order: number | null, part = 1) => ({ order, part, action: 'resolve' as const });
   /** What the ledger knows: `parts` accepted at `order` ([] when only attempted); open unless a resolve was accepted. */
@@ -481,7 +481,7 @@ describe('Function: forwardDecision', () => {
   });
 });
 
-describe('Function: resolvedSince', () => {
+describe('resolvedSince', () => {
   const known = (order: number, action: 'trigger' | 'resolve' | null, parts: number[] = []) => ({
     order,
     parts,

@@ -54,7 +54,7 @@ function page(alerts: Alert[], options: { order?: number | null; part?: [number,
   );
 }
 
-describe('Function: rankFiring', () => {
+describe('rankFiring', () => {
   it.each([
     { case: 'earliest fired first', alerts: [alert('b', 'firing', 2), alert('a', 'firing', 5)], expected: ['b', 'a'] },
     {
@@ -81,7 +81,7 @@ describe('Function: rankFiring', () => {
   });
 });
 
-describe('Function: assignIncidents', () => {
+describe('assignIncidents', () => {
   it.each([
     {
       case: 'room for two of three: the two that fired first',
@@ -154,7 +154,7 @@ describe('Function: assignIncidents', () => {
   });
 });
 
-describe('Function: freedBy', () => {
+describe('freedBy', () => {
   it('frees the seats of the page resolved alerts that hold one, only those', () => {
     // Act
     const freed = freedBy(
@@ -167,7 +167,7 @@ describe('Function: freedBy', () => {
   });
 });
 
-describe('Function: perAlertEvents', () => {
+describe('perAlertEvents', () => {
   const keys = (events: ReturnType<typeof perAlertEvents>) =>
     events.map((e) => [e.event.dedup_key, e.event.event_action]);
 

@@ -130,7 +130,7 @@ describe('the event MPM process table in every form (real 2.4.71 captures, event
 
 /** An HTML page with `table` as its process table, a 4-slot scoreboard and nothing else. */
 const page = (table: string): string =>
-  `<html><head><title>Apache Status</title></head><body><dl><dt>Server MPM: event</dt></dl>\n\n` +
+  '<html><head><title>Apache Status</title></head><body><dl><dt>Server MPM: event</dt></dl>\n\n' +
   `<table rules="all" cellpadding="1%">\n${table}</table>\n<pre>W___</pre>\n</body></html>\n`;
 
 // The layouts of older 2.4 releases, per mod_status.c (shared docs, section 7).

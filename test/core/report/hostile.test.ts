@@ -318,7 +318,7 @@ describe('parseReport: a slot table cannot claim more slots than the scoreboard 
     );
   });
 
-  it(`?notable: an entry printed twice is kept once`, () => {
+  it('?notable: an entry printed twice is kept once', () => {
     const notable = read('prefork-busy/report.notable.html');
     const entry = notable.slice(notable.indexOf('<b>Server 4-0</b>'), notable.indexOf('<b>Server 5-0</b>'));
     const report = parseReport(edit(notable, '<b>Server 5-0</b>', `${entry}<b>Server 5-0</b>`));

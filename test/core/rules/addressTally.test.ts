@@ -23,7 +23,7 @@ function colliding(n: number, adds: number): number[] {
   return found;
 }
 
-describe('Class: AddressTally', () => {
+describe('AddressTally', () => {
   it.each([
     ['nothing added', [], [], 0],
     ['distinct addresses count one each', [1, 2, 3], [1, 1, 1], 1],

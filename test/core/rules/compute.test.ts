@@ -99,7 +99,7 @@ describe('Default rules on the event-closing captures (lingering close the score
   });
 });
 
-describe('Function: computeMetrics, event MPM metrics', () => {
+describe('computeMetrics: event MPM metrics', () => {
   const NO_CONNECTIONS = 'the report has no event MPM connection counts (Conns* keys or the process table)';
   const ok = (v: number) => ({ ok: true, value: v, samples: null });
   const no = (reason: string) => ({ ok: false, reason });
@@ -148,7 +148,7 @@ describe('Function: computeMetrics, event MPM metrics', () => {
   });
 });
 
-describe('Function: computeMetrics with a declared capacity (maxRequestWorkers)', () => {
+describe('computeMetrics with a declared capacity (maxRequestWorkers)', () => {
   // prefork-busy/report.html: 256 positions printed, 5 idle + 223 open, so 28 in use; 12 in K.
   it.each([
     ['slots_free', null, { ok: true, value: 228, samples: null }],
@@ -165,7 +165,7 @@ describe('Function: computeMetrics with a declared capacity (maxRequestWorkers)'
   });
 });
 
-describe('Function: computeMetrics', () => {
+describe('computeMetrics', () => {
   it.each([
     ['slots_busy', 'prefork-busy/report.html', { ok: true, value: 28, samples: null }],
     ['slots_keepalive_ratio', 'prefork-busy/report.html', { ok: true, value: 12 / 256, samples: 256 }],
@@ -279,7 +279,7 @@ describe('Function: computeMetrics', () => {
   });
 });
 
-describe('Function: computeMetrics, the per-text counts a caller leaves out (counts)', () => {
+describe('computeMetrics: the per-text counts a caller leaves out (counts)', () => {
   const counted = (n: number) => ({ ok: true, value: n, samples: null });
   const notCounted = { ok: false, reason: NOT_COUNTED };
   it.each([
@@ -319,7 +319,7 @@ function mapTop(slots: readonly Slot[]): number {
   return Math.max(0, ...counts.values());
 }
 
-describe('Function: computeMetrics, clients counted by address where they are canonical IPv4', () => {
+describe('computeMetrics: clients counted by address where they are canonical IPv4', () => {
   it.each([
     ['distinct addresses', busyPage(['10.0.0.1', '10.0.0.2', '10.0.0.3']), 1],
     ['an address and its prefix', busyPage(['10.0.0.1', '10.0.0.10', '10.0.0.1', '10.0.0.100']), 2],
@@ -353,7 +353,7 @@ describe('Function: computeMetrics, clients counted by address where they are ca
   });
 });
 
-describe('Function: countsFor', () => {
+describe('countsFor', () => {
   it.each([
     ['no metric of the slot table', ['slots_idle', 'target_up'], { client: false, vhost: false }],
     ['the top client', ['top_client_busy_slots'], { client: true, vhost: false }],

@@ -31,7 +31,7 @@ function problemsOf(docs: Array<{ source: string; text: string }>) {
   throw new Error('expected a RulesValidationError');
 }
 
-describe('Function: parseRulesDocuments', () => {
+describe('parseRulesDocuments', () => {
   it('reads the contract example with its defaults filled in', () => {
     // Act
     const rules = parseRulesDocuments([fixture('valid.json')]);
@@ -213,7 +213,7 @@ describe('Function: parseRulesDocuments', () => {
   });
 });
 
-describe('Function: parseRulesDocuments (clearThreshold)', () => {
+describe('parseRulesDocuments (clearThreshold)', () => {
   const doc = (fields: Record<string, unknown>) =>
     JSON.stringify({ rules: [{ name: 'r', metric: 'slots_free_ratio', ...fields }] });
 
@@ -274,7 +274,7 @@ describe('Function: parseRulesDocuments (clearThreshold)', () => {
   });
 });
 
-describe('Function: parseRulesDocuments (grouping)', () => {
+describe('parseRulesDocuments (grouping)', () => {
   const TEN = [
     'rule',
     'severity',
@@ -445,7 +445,7 @@ describe('Function: parseRulesDocuments (grouping)', () => {
   });
 });
 
-describe('Function: parseSilencesDocuments (the shared document reader)', () => {
+describe('parseSilencesDocuments (the shared document reader)', () => {
   // The grouping defaults belong to rules documents: a silences document still holds only "silences".
   it.each([
     ['groupBy', '{"silences": [], "groupBy": ["rule"]}'],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatDuration, parseDuration } from '../../../src/core/rules/duration.ts';
 
-describe('Function: parseDuration', () => {
+describe('parseDuration', () => {
   it.each([
     ['0s', 0],
     ['30s', 30_000],
@@ -20,7 +20,7 @@ describe('Function: parseDuration', () => {
   });
 });
 
-describe('Function: formatDuration', () => {
+describe('formatDuration', () => {
   it.each([
     [0, '0s'],
     [30_000, '30s'],

@@ -21,7 +21,7 @@ const rule = (over: Partial<Rule>): Rule => ({
   ...over,
 });
 
-describe('Function: compare', () => {
+describe('compare', () => {
   it.each([
     ['<', 4, 5, true],
     ['<', 5, 5, false],
@@ -38,7 +38,7 @@ describe('Function: compare', () => {
   });
 });
 
-describe('Function: evaluateRule', () => {
+describe('evaluateRule', () => {
   const metrics = new Map<string, MetricResult>([
     ['ssl_cache_miss_ratio', { ok: true, value: 0.7, samples: 99 }],
     ['slots_idle', { ok: true, value: 0, samples: null }],

@@ -7,7 +7,7 @@ const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 const samples = (...points: Array<[number, number]>): FreeSlotSample[] =>
   points.map(([m, free]) => ({ at: at(m).toISOString(), free }));
 
-describe('Function: freeSlotSamples', () => {
+describe('freeSlotSamples', () => {
   it.each([
     ['adds the sample of now', samples([0, 40]), 38, 1, samples([0, 40], [1, 38])],
     ['keeps a sample exactly 10 minutes old', samples([0, 40]), 38, 10, samples([0, 40], [10, 38])],
@@ -56,7 +56,7 @@ describe('Function: freeSlotSamples', () => {
   });
 });
 
-describe('Function: forecastExhaustion', () => {
+describe('forecastExhaustion', () => {
   it.each([
     // A line falling 20 a minute from 60 now reaches 0 in 3 minutes.
     ['a steady fall', samples([-2, 100], [-1, 80], [0, 60]), 0, { minutes: 3, exhaustedAt: at(3).toISOString() }],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { anyGlobMatch, globMatch } from '../../../src/core/rules/glob.ts';
 
-describe('Function: globMatch', () => {
+describe('globMatch', () => {
   it.each([
     ['*', 'web-1', true],
     ['web-1', 'web-1', true],

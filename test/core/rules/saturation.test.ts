@@ -12,7 +12,7 @@ const last = (over: Partial<LastReport>): LastReport => ({
   ...over,
 });
 
-describe('Function: likelySaturated', () => {
+describe('likelySaturated', () => {
   it.each([
     ['6 of 256 free, 2 minutes before', TIMEOUT, last({}), true],
     ['exactly 10 % free', TIMEOUT, last({ busy: 90, total: 100 }), true],

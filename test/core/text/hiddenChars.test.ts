@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isHiddenChar, isHiddenPair } from '../../../src/core/text/hiddenChars.ts';
 
-describe('Function: isHiddenChar', () => {
+describe('isHiddenChar', () => {
   // Each range's ends, and the characters just outside them.
   it.each([
     ['soft hyphen', 0xad, true],
@@ -32,7 +32,7 @@ describe('Function: isHiddenChar', () => {
   });
 });
 
-describe('Function: isHiddenPair', () => {
+describe('isHiddenPair', () => {
   it.each([
     ['language tag', '\u{E0001}', true],
     ['cancel tag', '\u{E007F}', true],

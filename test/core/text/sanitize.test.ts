@@ -13,13 +13,13 @@ import {
 const page = (text: string, max?: number) => cleanReportText(text, { max, use: 'page' });
 const data = (text: string, max?: number) => cleanReportText(text, { max, use: 'data' });
 
-describe('Function: cleanReportText, for a page', () => {
+describe('cleanReportText: for a page', () => {
   it.each([
     // Readable text stays as it is.
     ['plain words', 'GET /index HTTP/1.1', 'GET /index HTTP/1.1'],
     ['an address and a version', '10.0.0.7 HTTP/1.1', '10.0.0.7 HTTP/1.1'],
     ['a query', '/s?a=1&b=2', '/s?a=1&b=2'],
-    // Links: schemes defanged, host-like dots bracketed (issue 11's attack).
+    // Links: schemes defanged, host-like dots bracketed (a fake acknowledge link in a request line).
     [
       'a URL in a request line',
       'GET https://evil.example/oncall/ack?incident=1 HTTP/1.1',
@@ -61,7 +61,7 @@ describe('Function: cleanReportText, for a page', () => {
   });
 });
 
-describe('Function: cleanReportText, as data', () => {
+describe('cleanReportText: as data', () => {
   it.each([
     ['a URL kept for machines', 'GET https://evil.example/_x_ HTTP/1.1', 'GET https://evil.example/_x_ HTTP/1.1'],
     ['line breaks and bidi stripped', 'GET /caf\u00e9\r\n\u202e', 'GET /caf\u00e9'],
@@ -89,7 +89,7 @@ function bareDomains(text: string): string[] {
 // Printable ASCII, without what any client reads as markup or a mention (`[` `]` only in `[.]`, `[:]`).
 const MARKUP = /[<>()`*_~|{}\\"@!#]/;
 
-describe('Function: cleanReportText, properties', () => {
+describe('cleanReportText: properties', () => {
   const anyText = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 300 }),
     // Dense in what matters: schemes, dots, markup, controls, bidi, homoglyphs.
@@ -170,7 +170,7 @@ describe('Function: cleanReportText, properties', () => {
   });
 });
 
-describe('Function: cleanSubjectText', () => {
+describe('cleanSubjectText', () => {
   it.each([
     ['web-1', 'web-1'],
     ['w\u00e9b\n1', 'w?b1'],
@@ -179,7 +179,7 @@ describe('Function: cleanSubjectText', () => {
   });
 });
 
-describe('Function: cleanConfigText', () => {
+describe('cleanConfigText', () => {
   it.each([
     ['a line break becomes a space', 'a\nb', 10, 'a b'],
     ['a hidden character becomes a space', 'a\u061cb\u3164c', 10, 'a b c'],
@@ -189,7 +189,7 @@ describe('Function: cleanConfigText', () => {
   });
 });
 
-describe('Function: cleanJsonForPeople', () => {
+describe('cleanJsonForPeople', () => {
   const REPORT_TEXT = { offenders: 80, down: 300 };
 
   it.each([
@@ -257,7 +257,7 @@ describe('Function: cleanJsonForPeople', () => {
   });
 });
 
-describe('Function: redactCredentials', () => {
+describe('redactCredentials', () => {
   it.each([
     ['user and password', 'https://ops:s3cret@web-1/server-status', 'https://ops:***@web-1/server-status'],
     ['token as user', 'http://tok3n@web-1:8080/x', 'http://***@web-1:8080/x'],
@@ -274,7 +274,7 @@ describe('Function: redactCredentials', () => {
   });
 
   it.each([
-    // Passwords holding what the old scanner stopped at (issue 22), all valid in a URL.
+    // Passwords holding what a hand-written URL scanner would stop at, all valid in a URL.
     ['a quote', "https://u:p'x@h/ z", 'https://u:***@h/ z'],
     ['a double quote', 'https://u:p"x@h/', 'https://u:***@h/'],
     ['a space', 'https://u:p w@h/ z', 'https://u:***@h/ z'],
@@ -311,7 +311,7 @@ describe('Function: redactCredentials', () => {
   });
 });
 
-describe('Function: urlHasCredentials', () => {
+describe('urlHasCredentials', () => {
   it.each([
     ['a plain URL', 'https://web-1/server-status?auto', false],
     ['a port', 'http://web-1:8080/server-status', false],
@@ -326,7 +326,7 @@ describe('Function: urlHasCredentials', () => {
   });
 });
 
-describe('Function: cleanTerminalText', () => {
+describe('cleanTerminalText', () => {
   it.each([
     ['plain text', 'Apache/2.4.71 (Unix)\tok\n', 'Apache/2.4.71 (Unix)\tok\n'],
     ['a window title (OSC, BEL)', 'Apache/2.4.71 \u001b]0;pwned\u0007(Unix)', 'Apache/2.4.71 (Unix)'],

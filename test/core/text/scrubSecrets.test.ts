@@ -5,7 +5,7 @@ const OPS = { username: 'ops', password: 's3cret-Pa55' };
 // base64('ops:s3cret-Pa55'): 4 bytes of 'ops:', then the password's 11.
 const TOKEN = 'b3BzOnMzY3JldC1QYTU1';
 
-describe('Function: scrubSecrets', () => {
+describe('scrubSecrets', () => {
   it('spells the token as the fetcher sends it', () => {
     expect(Buffer.from('ops:s3cret-Pa55').toString('base64')).toBe(TOKEN);
   });
