@@ -57,6 +57,8 @@ interface CallBudget {
   /** HTTP attempts, the SDK's retries among them. */
   calls: number;
   throttledRetries: number;
+  /** The last throttling error seen: a budget that runs out while throttled is a throttled listing. */
+  lastThrottle: string | null;
 }
 
 function startBudget(source: DiscoverySourceName, budget: ListingBudget, backoff: Backoff): CallBudget {
@@ -69,6 +71,7 @@ function startBudget(source: DiscoverySourceName, budget: ListingBudget, backoff
     backoff,
     calls: 0,
     throttledRetries: 0,
+    lastThrottle: null,
   };
 }
 
@@ -99,6 +102,16 @@ function countCalls(budget: CallBudget, metadata: { attempts?: number } | undefi
   budget.calls += metadata?.attempts ?? 1;
 }
 
+/** A listing still throttled when its budget ran out, throttled waits and all. */
+function throttledPastBudget(budget: CallBudget, what: string, cause: unknown): DiscoveryListingError {
+  return new DiscoveryListingError(
+    budget.source,
+    LISTING_FAILURES.throttled,
+    `${what}: ${budget.lastThrottle}; still throttled when the ${budget.budgetMs} ms budget ran out (${budget.calls} calls, ${budget.throttledRetries} waits after the SDK's retries)`,
+    { cause },
+  );
+}
+
 /**
  * Run `attempt` until it succeeds, waiting with full jitter after each throttling (the SDK's own
  * retries came first) while the budget lasts. `attempt` may keep its progress between tries.
@@ -115,6 +128,8 @@ async function retrying<T>(budget: CallBudget, what: string, attempt: () => Prom
       countCalls(budget, (error as SdkError)?.$metadata);
       const why = failureOf(error, budget);
       const left = budget.deadline - Date.now();
+      if (why === LISTING_FAILURES.timeout && budget.lastThrottle !== null)
+        throw throttledPastBudget(budget, what, error);
       if (why === LISTING_FAILURES.timeout)
         throw new DiscoveryListingError(
           budget.source,
@@ -124,25 +139,15 @@ async function retrying<T>(budget: CallBudget, what: string, attempt: () => Prom
         );
       if (why !== LISTING_FAILURES.throttled)
         throw new DiscoveryListingError(budget.source, why, `${what}: ${detailOf(error)}`, { cause: error });
+      budget.lastThrottle = detailOf(error);
       const { baseMs, capMs, random } = budget.backoff;
       const wait = Math.floor(random() * Math.min(capMs, baseMs * 2 ** waits));
-      if (wait >= left)
-        throw new DiscoveryListingError(
-          budget.source,
-          why,
-          `${what}: ${detailOf(error)}; still throttled after the SDK's retries and ${waits} waits, ${Math.max(0, left)} ms of the ${budget.budgetMs} ms budget left`,
-          { cause: error },
-        );
+      if (wait >= left) throw throttledPastBudget(budget, what, error);
       budget.throttledRetries++;
       try {
         await sleep(wait, undefined, { signal: budget.signal });
       } catch (aborted) {
-        throw new DiscoveryListingError(
-          budget.source,
-          LISTING_FAILURES.timeout,
-          `${what} did not complete within the ${budget.budgetMs} ms budget (waiting after throttling)`,
-          { cause: aborted },
-        );
+        throw throttledPastBudget(budget, what, aborted);
       }
     }
   }
@@ -164,6 +169,7 @@ async function allPages<Page extends { $metadata: { attempts?: number } }>(
   await retrying(budget, what, async () => {
     for await (const page of open(token)) {
       countCalls(budget, page.$metadata);
+      budget.lastThrottle = null;
       pages.push(page);
       token = nextToken(page);
     }
@@ -180,6 +186,7 @@ async function oneCall<T extends { $metadata: { attempts?: number } }>(
   return retrying(budget, what, async () => {
     const answer = await call();
     countCalls(budget, answer.$metadata);
+    budget.lastThrottle = null;
     return answer;
   });
 }

@@ -42,8 +42,8 @@ interface QueryStandIn {
   readonly calls: Record<string, number>;
   /** Every request's decoded form, in order. */
   readonly requests: URLSearchParams[];
-  /** Throttle the next `n` requests. */
-  throttleNext(n: number): void;
+  /** Throttle the next `n` requests, after letting `after` through. */
+  throttleNext(n: number, after?: number): void;
   /** Throttle requests past `perSecond` (a bucket of `burst`), or no limit. */
   rateLimit(limit: { perSecond: number; burst: number } | null): void;
   /** Answer every request with access denied, or stop. */
@@ -89,6 +89,7 @@ async function startQueryStandIn(service: QueryService): Promise<QueryStandIn> {
   const calls: Record<string, number> = {};
   const requests: URLSearchParams[] = [];
   let throttled = 0;
+  let passing = 0;
   let denied = false;
   let bucket: { perSecond: number; burst: number; tokens: number; at: number } | null = null;
 
@@ -126,7 +127,8 @@ async function startQueryStandIn(service: QueryService): Promise<QueryStandIn> {
         service.denied.code,
         `User: arn:aws:sts::123456789012:assumed-role/monitor/fn is not authorized to perform: ${service.iamPrefix}:${action} because no identity-based policy allows the ${service.iamPrefix}:${action} action`,
       );
-    if (throttled > 0 || overRate()) {
+    if (passing > 0) passing--;
+    else if (throttled > 0 || overRate()) {
       if (throttled > 0) throttled--;
       return fail(service.throttle.status, service.throttle.code, service.throttle.message);
     }
@@ -149,8 +151,9 @@ async function startQueryStandIn(service: QueryService): Promise<QueryStandIn> {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     calls,
     requests,
-    throttleNext: (n) => {
+    throttleNext: (n, after = 0) => {
       throttled = n;
+      passing = after;
     },
     rateLimit: (limit) => {
       bucket = limit === null ? null : { ...limit, tokens: limit.burst, at: Date.now() };
@@ -162,6 +165,7 @@ async function startQueryStandIn(service: QueryService): Promise<QueryStandIn> {
       for (const key of Object.keys(calls)) delete calls[key];
       requests.length = 0;
       throttled = 0;
+      passing = 0;
       denied = false;
       bucket = null;
     },

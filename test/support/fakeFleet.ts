@@ -61,6 +61,14 @@ class FakeFleet {
   readonly targetGroups = new Map<string, FakeTargetGroup>();
   private launched = 0;
 
+  /** Nothing launched yet: the next instance is 127.0.0.2 again. */
+  clear(): void {
+    this.instances.clear();
+    this.groups.clear();
+    this.targetGroups.clear();
+    this.launched = 0;
+  }
+
   /** A running instance at the next loopback address (127.0.0.2 first). */
   launch(options: LaunchOptions = {}): FakeInstance {
     const n = ++this.launched;
