@@ -94,7 +94,7 @@ function failureOf(error: unknown, budget: CallBudget): ListingFailure {
 function detailOf(error: unknown): string {
   const e = error as SdkError;
   const text = `${e?.name ?? 'Error'}: ${e?.message ?? String(error)}`;
-  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+  return text.length > 400 ? `${text.slice(0, 397)}...` : text;
 }
 
 /** Counts the attempts an SDK answer or error took (`$metadata.attempts`, 1 when absent). */

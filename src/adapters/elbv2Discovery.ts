@@ -46,8 +46,9 @@ function createElbv2Discovery(
             'DescribeTargetGroups',
             (startingToken) =>
               paginateDescribeTargetGroups(
-                { client: elb, pageSize: PAGE_SIZE, startingToken },
-                { TargetGroupArns: arns },
+                { client: elb, startingToken },
+                // This paginator does not pass `pageSize` on: the input carries it.
+                { TargetGroupArns: arns, PageSize: PAGE_SIZE },
                 { abortSignal: calls.signal },
               ),
             (page) => page.NextMarker,
