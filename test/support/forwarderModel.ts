@@ -12,6 +12,7 @@
 
 import { buildPublishInput } from '../../src/adapters/snsMessage.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
+import { PAGERDUTY_ORDER_TTL_SECONDS } from '../../src/core/constants.ts';
 import {
   type AlertPage,
   type EventsPer,
@@ -65,36 +66,54 @@ class ForwarderCrashError extends Error {
   }
 }
 
-/** A PagerDutyLedger over maps, with the DynamoDB ledger's conditions. */
-function createMemoryLedger(): PagerDutyLedger {
-  const orders = new Map<string, KnownOrder>();
+/** How long an order record outlives its last write (the table's TTL), as the DynamoDB ledger keeps it. */
+const ORDER_TTL_MS = PAGERDUTY_ORDER_TTL_SECONDS * 1000;
+
+/**
+ * A PagerDutyLedger over maps, with the DynamoDB ledger's conditions. Given a clock, an order
+ * record expires as the DynamoDB ledger's TTL makes it (an expired record reads as none).
+ */
+function createMemoryLedger(clock?: () => number): PagerDutyLedger {
+  const records = new Map<string, KnownOrder & { expiresAtMs: number }>();
   const seats = new Map<string, Set<string>>();
   const slots = new Map<string, number>();
   const problems = new Set<string>();
+  const live = (dedupKey: string) => {
+    const a = records.get(dedupKey);
+    if (a !== undefined && clock !== undefined && a.expiresAtMs <= clock()) {
+      records.delete(dedupKey);
+      return undefined;
+    }
+    return a;
+  };
+  const set = (dedupKey: string, known: KnownOrder, nowMs: number) =>
+    records.set(dedupKey, { ...known, expiresAtMs: nowMs + ORDER_TTL_MS });
   return {
     async known(dedupKey) {
-      const a = orders.get(dedupKey);
-      return a === undefined ? null : { ...a, parts: [...a.parts].sort((x, y) => x - y) };
+      const a = live(dedupKey);
+      return a === undefined
+        ? null
+        : { order: a.order, parts: [...a.parts].sort((x, y) => x - y), action: a.action, open: a.open };
     },
-    async recordAttempt(dedupKey, order, _nowMs, action) {
-      const a = orders.get(dedupKey);
+    async recordAttempt(dedupKey, order, nowMs, action) {
+      const a = live(dedupKey);
       if (a !== undefined && a.order > order) return false;
       const open = action === 'trigger' || (a?.open ?? true);
-      orders.set(dedupKey, { order, parts: a?.order === order ? a.parts : [], action, open });
+      set(dedupKey, { order, parts: a?.order === order ? a.parts : [], action, open }, nowMs);
       return true;
     },
-    async recordAccepted(dedupKey, order, part, _nowMs, action) {
-      const a = orders.get(dedupKey);
+    async recordAccepted(dedupKey, order, part, nowMs, action) {
+      const a = live(dedupKey);
       if (a === undefined || a.order !== order) return false;
-      a.parts = [...new Set([...a.parts, part])];
-      if (action === 'resolve') a.open = false;
+      const open = action === 'resolve' ? false : a.open;
+      set(dedupKey, { order, parts: [...new Set([...a.parts, part])], action: a.action, open }, nowMs);
       return true;
     },
-    async recordClosed(dedupKey, order, part) {
-      const a = orders.get(dedupKey);
+    async recordClosed(dedupKey, order, part, nowMs) {
+      const a = live(dedupKey);
       if (a !== undefined && (a.open || a.order > order)) return false;
       const parts = a?.order === order ? [...new Set([...a.parts, part])] : [part];
-      orders.set(dedupKey, { order, parts, action: a?.order === order ? a.action : 'resolve', open: false });
+      set(dedupKey, { order, parts, action: a?.order === order ? a.action : 'resolve', open: false }, nowMs);
       return true;
     },
     async ownIncidents(groupKey) {
