@@ -86,34 +86,44 @@ function createMemoryLedger(clock?: () => number): PagerDutyLedger {
     }
     return a;
   };
+  // An open record does not expire (the incident may last); a closed one 14 days after its last write.
   const set = (dedupKey: string, known: KnownOrder, nowMs: number) =>
-    records.set(dedupKey, { ...known, expiresAtMs: nowMs + ORDER_TTL_MS });
+    records.set(dedupKey, { ...known, expiresAtMs: known.open ? Number.POSITIVE_INFINITY : nowMs + ORDER_TTL_MS });
   return {
     async known(dedupKey) {
       const a = live(dedupKey);
-      return a === undefined
-        ? null
-        : { order: a.order, parts: [...a.parts].sort((x, y) => x - y), action: a.action, open: a.open };
+      if (a === undefined) return null;
+      const known: KnownOrder = {
+        order: a.order,
+        parts: [...a.parts].sort((x, y) => x - y),
+        action: a.action,
+        open: a.open,
+      };
+      if (a.opener !== undefined) known.opener = { ...a.opener };
+      return known;
     },
-    async recordAttempt(dedupKey, order, nowMs, action) {
+    async recordAttempt(dedupKey, order, nowMs, action, opener) {
       const a = live(dedupKey);
       if (a !== undefined && a.order > order) return false;
       const open = action === 'trigger' || (a?.open ?? true);
-      set(dedupKey, { order, parts: a?.order === order ? a.parts : [], action, open }, nowMs);
+      const keyOf = action === 'trigger' && opener !== undefined ? opener : a?.opener;
+      const parts = a?.order === order ? a.parts : [];
+      set(dedupKey, { order, parts, action, open, ...(keyOf === undefined ? {} : { opener: keyOf }) }, nowMs);
       return true;
     },
     async recordAccepted(dedupKey, order, part, nowMs, action) {
       const a = live(dedupKey);
       if (a === undefined || a.order !== order) return false;
       const open = action === 'resolve' ? false : a.open;
-      set(dedupKey, { order, parts: [...new Set([...a.parts, part])], action: a.action, open }, nowMs);
+      set(dedupKey, { ...a, parts: [...new Set([...a.parts, part])], open }, nowMs);
       return true;
     },
     async recordClosed(dedupKey, order, part, nowMs) {
       const a = live(dedupKey);
       if (a !== undefined && (a.open || a.order > order)) return false;
       const parts = a?.order === order ? [...new Set([...a.parts, part])] : [part];
-      set(dedupKey, { order, parts, action: a?.order === order ? a.action : 'resolve', open: false }, nowMs);
+      const opener = a?.opener === undefined ? {} : { opener: a.opener };
+      set(dedupKey, { order, parts, action: a?.order === order ? a.action : 'resolve', open: false, ...opener }, nowMs);
       return true;
     },
     async ownIncidents(groupKey) {
