@@ -64,7 +64,7 @@ function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: str
       return known;
     },
 
-    async recordAttempt(dedupKey, order, nowMs, action, opener) {
+    async recordAttempt(dedupKey, order, _nowMs, action, opener) {
       const trigger = action === PAGERDUTY_ACTIONS.trigger;
       const names: Record<string, string> = { '#order': 'order', '#action': 'action', '#open': 'open' };
       // A resolve leaves `open` as it was (the trigger's incident is open until the resolve is
@@ -179,6 +179,46 @@ function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: str
           }),
         ),
       );
+    },
+
+    async notePageFiring(groupKey, pageOrder, entries, nowMs) {
+      const Key = { pk: STATE_KEYS.pagerDutyPage(groupKey) };
+      const names = { '#order': 'order' };
+      const values = { ':order': pageOrder, ':expiresAt': expiryOf(nowMs) };
+      const listed = (item: Record<string, unknown> | undefined) =>
+        item?.entries instanceof Set ? [...(item.entries as Set<string>)].sort() : [];
+      let after: Record<string, unknown> | undefined;
+      const write = (input: Pick<UpdateCommandInput, 'UpdateExpression' | 'ConditionExpression'>, more = {}) =>
+        conditional(async () => {
+          ({ Attributes: after } = await doc.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key,
+              ...input,
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: { ...values, ...more },
+              ReturnValues: 'ALL_NEW',
+            }),
+          ));
+        });
+      // DynamoDB keeps no empty set: a part listing no firing alert only starts its page.
+      const add = entries.length === 0 ? {} : { ':entries': new Set(entries) };
+      const newer = await write(
+        {
+          UpdateExpression: `SET #order = :order, expiresAt = :expiresAt${entries.length === 0 ? ' REMOVE entries' : ', entries = :entries'}`,
+          ConditionExpression: 'attribute_not_exists(pk) OR #order < :order',
+        },
+        add,
+      );
+      if (newer) return listed(after);
+      const same = await write(
+        {
+          UpdateExpression: `SET expiresAt = :expiresAt${entries.length === 0 ? '' : ' ADD entries :entries'}`,
+          ConditionExpression: '#order = :order',
+        },
+        add,
+      );
+      return same ? listed(after) : null;
     },
 
     async freeOwnIncident(groupKey, fingerprint) {

@@ -14,6 +14,7 @@ import {
   PAGERDUTY_PACE_WINDOW_MS,
 } from '../core/constants.ts';
 import {
+  type AlertFacts,
   type AlertPage,
   closesNothing,
   EVENTS_PER,
@@ -28,7 +29,15 @@ import {
   readAlertPage,
   resolvedSince,
 } from '../core/pagerduty/events.ts';
-import { assignIncidents, freedBy, INCIDENT_REASONS, perAlertEvents } from '../core/pagerduty/perAlert.ts';
+import {
+  alertOfEntry,
+  assignIncidents,
+  freedBy,
+  INCIDENT_REASONS,
+  pageEntry,
+  pageOrderOf,
+  perAlertEvents,
+} from '../core/pagerduty/perAlert.ts';
 import { LOG_MESSAGES } from './logMessages.ts';
 import { type ForwarderDeps, PagerDutyDeliveryError } from './ports.ts';
 
@@ -94,9 +103,26 @@ async function eventsOf(page: AlertPage, routingKey: string, deps: ForwarderDeps
     await deps.ledger.freeOwnIncident(groupKey, fingerprint);
     held.delete(fingerprint);
   }
+  // What the page's other parts listed: their firing alerts may take a seat this part freed, and
+  // the overflow lists them all, whichever part comes first.
+  const pageOrder = pageOrderOf(page);
+  const firingHere = page.alerts.filter((a) => a.status === 'firing');
+  let others: AlertFacts[] = [];
+  let complete = false;
+  if (pageOrder !== null) {
+    const listed = await deps.ledger.notePageFiring(groupKey, pageOrder, firingHere.map(pageEntry), deps.now());
+    if (listed !== null) {
+      const here = new Set(page.alerts.map((a) => a.fingerprint));
+      others = listed.map(alertOfEntry).filter((a) => !here.has(a.fingerprint));
+      complete = firingHere.length + others.length >= (page.group?.counts.firing ?? firingHere.length);
+    }
+  }
+  const fromOthers = new Set(others.map((a) => a.fingerprint));
   const own = new Set<string>();
+  const promoted = new Set<string>();
   let refreshed = false;
-  for (const { fingerprint, reason } of assignIncidents(page.alerts, held, PAGERDUTY_OWN_INCIDENTS_PER_GROUP)) {
+  const ranked = assignIncidents([...page.alerts, ...others], held, PAGERDUTY_OWN_INCIDENTS_PER_GROUP);
+  for (const { fingerprint, reason } of ranked) {
     if (reason === INCIDENT_REASONS.full) continue;
     // A kept seat is claimed again once per page: that moves the seats' TTL on while the group fires.
     const claim = reason === INCIDENT_REASONS.room || !refreshed;
@@ -108,11 +134,12 @@ async function eventsOf(page: AlertPage, routingKey: string, deps: ForwarderDeps
       continue;
     refreshed ||= reason === INCIDENT_REASONS.kept;
     own.add(fingerprint);
+    if (reason === INCIDENT_REASONS.room && fromOthers.has(fingerprint)) promoted.add(fingerprint);
   }
-  const coalesced = page.alerts.filter((a) => a.status === 'firing').length - own.size;
+  const coalesced = firingHere.length + others.length - own.size;
   if (coalesced > 0)
     deps.log('info', LOG_MESSAGES.coalesced, { groupKey, own: own.size, coalesced, order: page.order });
-  return perAlertEvents(page, groupKey, own, routingKey);
+  return perAlertEvents(page, groupKey, own, routingKey, { others, promoted, complete });
 }
 
 /** The events of the records that are alert messages; each other record is logged once and skipped. */

@@ -71,6 +71,12 @@ interface PagerDutyLedger {
   ownIncidents(groupKey: string): Promise<Set<string>>;
   /** Takes a seat for `fingerprint` among at most `bound`; true when it holds one (taken now or before). */
   claimOwnIncident(groupKey: string, fingerprint: string, bound: number, nowMs: number): Promise<boolean>;
+  /**
+   * Per-alert mode: adds `entries` (the firing alerts one part of a group's page lists) to what the
+   * parts of the page of `pageOrder` listed so far, and returns them all; a newer page starts
+   * afresh. Null when a newer page of the group was noted (this part is late).
+   */
+  notePageFiring(groupKey: string, pageOrder: number, entries: string[], nowMs: number): Promise<string[] | null>;
   /** Frees the seat of `fingerprint`, if it holds one. */
   freeOwnIncident(groupKey: string, fingerprint: string): Promise<void>;
   /** Takes one of `limit` events of the window starting at `windowStartMs`; false when all are taken. */

@@ -76,6 +76,7 @@ const ORDER_TTL_MS = PAGERDUTY_ORDER_TTL_SECONDS * 1000;
 function createMemoryLedger(clock?: () => number): PagerDutyLedger {
   const records = new Map<string, KnownOrder & { expiresAtMs: number }>();
   const seats = new Map<string, Set<string>>();
+  const pages = new Map<string, { order: number; entries: Set<string> }>();
   const slots = new Map<string, number>();
   const problems = new Set<string>();
   const live = (dedupKey: string) => {
@@ -134,6 +135,14 @@ function createMemoryLedger(clock?: () => number): PagerDutyLedger {
       if (!held.has(fingerprint) && held.size >= bound) return false;
       seats.set(groupKey, held.add(fingerprint));
       return true;
+    },
+    async notePageFiring(groupKey, pageOrder, entries) {
+      const page = pages.get(groupKey);
+      if (page !== undefined && page.order > pageOrder) return null;
+      const listed = page?.order === pageOrder ? page.entries : new Set<string>();
+      for (const e of entries) listed.add(e);
+      pages.set(groupKey, { order: pageOrder, entries: listed });
+      return [...listed].sort();
     },
     async freeOwnIncident(groupKey, fingerprint) {
       seats.get(groupKey)?.delete(fingerprint);
@@ -293,6 +302,7 @@ class ForwarderModel {
             ownIncidents: living((g) => ledger.ownIncidents(g)),
             claimOwnIncident: living((g, fp, bound, now) => ledger.claimOwnIncident(g, fp, bound, now)),
             freeOwnIncident: living((g, fp) => ledger.freeOwnIncident(g, fp)),
+            notePageFiring: living((g, o, e, now) => ledger.notePageFiring(g, o, e, now)),
             takeSlot: living((k, w, l, ms) => ledger.takeSlot(k, w, l, ms)),
             noteKeyProblem: living((k, now) => ledger.noteKeyProblem(k, now)),
           },
