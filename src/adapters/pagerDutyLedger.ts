@@ -5,7 +5,10 @@
  *   accepted for that key (or a resolve dropped because nothing was open, which ends the key's
  *   incident all the same), the parts of that page accepted (parts of one grouped page share its
  *   order), its action (trigger or resolve) and `open`: PagerDuty may hold an open incident for
- *   the key (a trigger attempted, no resolve accepted since);
+ *   the key (a trigger attempted, no resolve accepted since), and the routing key it was opened
+ *   with (`keyId`, the start of its SHA-256, and `keyVersion`, the SSM parameter version). An
+ *   open record has no expiry (`expiresAt` removed): it lives as long as the incident; once
+ *   closed it expires 14 days after its last write;
  * - `pagerduty-own#<group-<id>>`: per-alert mode, the alerts of a group holding an incident of
  *   their own (a string set, at most the bound; taken and freed by conditional writes);
  * - `pagerduty-pace#<key id>#<window start>`: events sent in one pacing window for one routing key;
@@ -20,7 +23,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { PAGERDUTY_KEY_PROBLEM_TTL_SECONDS, PAGERDUTY_ORDER_TTL_SECONDS } from '../core/constants.ts';
-import { PAGERDUTY_ACTIONS } from '../core/pagerduty/events.ts';
+import { type KnownOrder, PAGERDUTY_ACTIONS } from '../core/pagerduty/events.ts';
 import { STATE_KEYS } from '../core/stateKeys.ts';
 import type { PagerDutyLedger } from '../forwarder/ports.ts';
 import { conditional } from './dynamoConditional.ts';
@@ -55,26 +58,40 @@ function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: str
       const action = Object.values(PAGERDUTY_ACTIONS).find((a) => a === Item.action) ?? null;
       // Records written before `open` was: open unless their last word was a resolve.
       const open = typeof Item.open === 'boolean' ? Item.open : action !== PAGERDUTY_ACTIONS.resolve;
-      return { order: Item.order, parts: parts.sort((a, b) => a - b), action, open };
+      const known: KnownOrder = { order: Item.order, parts: parts.sort((a, b) => a - b), action, open };
+      if (typeof Item.keyId === 'string')
+        known.opener = { keyId: Item.keyId, version: typeof Item.keyVersion === 'number' ? Item.keyVersion : null };
+      return known;
     },
 
-    async recordAttempt(dedupKey, order, nowMs, action) {
-      const names = { '#order': 'order', '#action': 'action', '#open': 'open' };
+    async recordAttempt(dedupKey, order, _nowMs, action, opener) {
+      const trigger = action === PAGERDUTY_ACTIONS.trigger;
+      const names: Record<string, string> = { '#order': 'order', '#action': 'action', '#open': 'open' };
       // A resolve leaves `open` as it was (the trigger's incident is open until the resolve is
       // accepted); sent only while open, so a record from before `open` was is open.
-      const open = action === PAGERDUTY_ACTIONS.trigger ? ':true' : 'if_not_exists(#open, :true)';
-      const values = { ':order': order, ':action': action, ':true': true, ':expiresAt': expiryOf(nowMs) };
-      const set = `SET #order = :order, #action = :action, #open = ${open}, expiresAt = :expiresAt`;
+      const open = trigger ? ':true' : 'if_not_exists(#open, :true)';
+      const values: Record<string, unknown> = { ':order': order, ':action': action, ':true': true };
+      let set = `SET #order = :order, #action = :action, #open = ${open}`;
+      if (trigger && opener !== undefined) {
+        set += ', keyId = :keyId, keyVersion = :keyVersion';
+        values[':keyId'] = opener.keyId;
+        values[':keyVersion'] = opener.version;
+      }
+      // Why no expiry while open: the incident lasts as long as it lasts (a silenced group, an
+      // alert that never repeats), and its resolve must still find it; a resolve sets it again.
+      const remove = trigger ? ['expiresAt'] : [];
+      const update = (more: string[]) =>
+        `${set}${[...remove, ...more].length > 0 ? ` REMOVE ${[...remove, ...more].join(', ')}` : ''}`;
       // A newer order starts with no part accepted; the same order keeps its parts.
       const newer = await updateOrder(dedupKey, {
-        UpdateExpression: `${set} REMOVE parts`,
+        UpdateExpression: update(['parts']),
         ConditionExpression: 'attribute_not_exists(pk) OR #order < :order',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       });
       if (newer) return true;
       return updateOrder(dedupKey, {
-        UpdateExpression: set,
+        UpdateExpression: update([]),
         ConditionExpression: '#order = :order',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
@@ -83,15 +100,17 @@ function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: str
 
     recordAccepted(dedupKey, order, part, nowMs, action) {
       const closes = action === PAGERDUTY_ACTIONS.resolve;
+      // Closed: the record expires 14 days on; still open: it does not expire.
       return updateOrder(dedupKey, {
-        UpdateExpression: `ADD parts :part SET expiresAt = :expiresAt${closes ? ', #open = :false' : ''}`,
+        UpdateExpression: closes
+          ? 'ADD parts :part SET expiresAt = :expiresAt, #open = :false'
+          : 'ADD parts :part REMOVE expiresAt',
         ConditionExpression: '#order = :order',
         ExpressionAttributeNames: { '#order': 'order', ...(closes ? { '#open': 'open' } : {}) },
         ExpressionAttributeValues: {
           ':order': order,
           ':part': new Set([part]),
-          ':expiresAt': expiryOf(nowMs),
-          ...(closes ? { ':false': false } : {}),
+          ...(closes ? { ':false': false, ':expiresAt': expiryOf(nowMs) } : {}),
         },
       });
     },
@@ -160,6 +179,46 @@ function createDynamoPagerDutyLedger(doc: DynamoDBDocumentClient, tableName: str
           }),
         ),
       );
+    },
+
+    async notePageFiring(groupKey, pageOrder, entries, nowMs) {
+      const Key = { pk: STATE_KEYS.pagerDutyPage(groupKey) };
+      const names = { '#order': 'order' };
+      const values = { ':order': pageOrder, ':expiresAt': expiryOf(nowMs) };
+      const listed = (item: Record<string, unknown> | undefined) =>
+        item?.entries instanceof Set ? [...(item.entries as Set<string>)].sort() : [];
+      let after: Record<string, unknown> | undefined;
+      const write = (input: Pick<UpdateCommandInput, 'UpdateExpression' | 'ConditionExpression'>, more = {}) =>
+        conditional(async () => {
+          ({ Attributes: after } = await doc.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key,
+              ...input,
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: { ...values, ...more },
+              ReturnValues: 'ALL_NEW',
+            }),
+          ));
+        });
+      // DynamoDB keeps no empty set: a part listing no firing alert only starts its page.
+      const add = entries.length === 0 ? {} : { ':entries': new Set(entries) };
+      const newer = await write(
+        {
+          UpdateExpression: `SET #order = :order, expiresAt = :expiresAt${entries.length === 0 ? ' REMOVE entries' : ', entries = :entries'}`,
+          ConditionExpression: 'attribute_not_exists(pk) OR #order < :order',
+        },
+        add,
+      );
+      if (newer) return listed(after);
+      const same = await write(
+        {
+          UpdateExpression: `SET expiresAt = :expiresAt${entries.length === 0 ? '' : ' ADD entries :entries'}`,
+          ConditionExpression: '#order = :order',
+        },
+        add,
+      );
+      return same ? listed(after) : null;
     },
 
     async freeOwnIncident(groupKey, fingerprint) {

@@ -28,6 +28,8 @@ const STATE_KEYS = {
   pagerDutyOrder: (dedupKey: string) => `pagerduty-order#${dedupKey}`,
   /** Per-alert mode: the alerts of a group (`group-<id>`) holding an incident of their own (TTL). */
   pagerDutyOwn: (groupKey: string) => `pagerduty-own#${groupKey}`,
+  /** Per-alert mode: the firing alerts the parts of a group's newest page listed, so far (TTL). */
+  pagerDutyPage: (groupKey: string) => `pagerduty-page#${groupKey}`,
   /** Events sent to one routing key (its id, never the key) in one pacing window (TTL). */
   pagerDutyPace: (keyId: string, windowStartMs: number) => `pagerduty-pace#${keyId}#${windowStartMs}`,
   /** A missing or refused routing key was already reported (TTL). */

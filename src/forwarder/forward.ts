@@ -14,6 +14,7 @@ import {
   PAGERDUTY_PACE_WINDOW_MS,
 } from '../core/constants.ts';
 import {
+  type AlertFacts,
   type AlertPage,
   closesNothing,
   EVENTS_PER,
@@ -24,10 +25,19 @@ import {
   type OrderedEvent,
   PAGERDUTY_ACTIONS,
   PagerDutyMessageError,
+  type RoutingKeyRef,
   readAlertPage,
   resolvedSince,
 } from '../core/pagerduty/events.ts';
-import { assignIncidents, freedBy, INCIDENT_REASONS, perAlertEvents } from '../core/pagerduty/perAlert.ts';
+import {
+  alertOfEntry,
+  assignIncidents,
+  freedBy,
+  INCIDENT_REASONS,
+  pageEntry,
+  pageOrderOf,
+  perAlertEvents,
+} from '../core/pagerduty/perAlert.ts';
 import { LOG_MESSAGES } from './logMessages.ts';
 import { type ForwarderDeps, PagerDutyDeliveryError } from './ports.ts';
 
@@ -93,9 +103,26 @@ async function eventsOf(page: AlertPage, routingKey: string, deps: ForwarderDeps
     await deps.ledger.freeOwnIncident(groupKey, fingerprint);
     held.delete(fingerprint);
   }
+  // What the page's other parts listed: their firing alerts may take a seat this part freed, and
+  // the overflow lists them all, whichever part comes first.
+  const pageOrder = pageOrderOf(page);
+  const firingHere = page.alerts.filter((a) => a.status === 'firing');
+  let others: AlertFacts[] = [];
+  let complete = false;
+  if (pageOrder !== null) {
+    const listed = await deps.ledger.notePageFiring(groupKey, pageOrder, firingHere.map(pageEntry), deps.now());
+    if (listed !== null) {
+      const here = new Set(page.alerts.map((a) => a.fingerprint));
+      others = listed.map(alertOfEntry).filter((a) => !here.has(a.fingerprint));
+      complete = firingHere.length + others.length >= (page.group?.counts.firing ?? firingHere.length);
+    }
+  }
+  const fromOthers = new Set(others.map((a) => a.fingerprint));
   const own = new Set<string>();
+  const promoted = new Set<string>();
   let refreshed = false;
-  for (const { fingerprint, reason } of assignIncidents(page.alerts, held, PAGERDUTY_OWN_INCIDENTS_PER_GROUP)) {
+  const ranked = assignIncidents([...page.alerts, ...others], held, PAGERDUTY_OWN_INCIDENTS_PER_GROUP);
+  for (const { fingerprint, reason } of ranked) {
     if (reason === INCIDENT_REASONS.full) continue;
     // A kept seat is claimed again once per page: that moves the seats' TTL on while the group fires.
     const claim = reason === INCIDENT_REASONS.room || !refreshed;
@@ -107,11 +134,12 @@ async function eventsOf(page: AlertPage, routingKey: string, deps: ForwarderDeps
       continue;
     refreshed ||= reason === INCIDENT_REASONS.kept;
     own.add(fingerprint);
+    if (reason === INCIDENT_REASONS.room && fromOthers.has(fingerprint)) promoted.add(fingerprint);
   }
-  const coalesced = page.alerts.filter((a) => a.status === 'firing').length - own.size;
+  const coalesced = firingHere.length + others.length - own.size;
   if (coalesced > 0)
     deps.log('info', LOG_MESSAGES.coalesced, { groupKey, own: own.size, coalesced, order: page.order });
-  return perAlertEvents(page, groupKey, own, routingKey);
+  return perAlertEvents(page, groupKey, own, routingKey, { others, promoted, complete });
 }
 
 /** The events of the records that are alert messages; each other record is logged once and skipped. */
@@ -162,6 +190,41 @@ async function worthSending(e: OrderedEvent, deps: ForwarderDeps): Promise<Forwa
   );
 }
 
+/** The routing key an event goes to, and what the ledger remembers of it. */
+interface Route {
+  key: string;
+  ref: RoutingKeyRef;
+}
+
+const routeOf = (key: string, version: number | null): Route => ({ key, ref: { keyId: keyIdOf(key), version } });
+
+/**
+ * Where an event goes: the service its key's open incident was opened on, when the routing key
+ * changed since (read at the version that opened it, and checked against the id remembered), so
+ * the incident is updated and resolved where it is; otherwise the current key. An old key that
+ * can no longer be read (the version deleted, SSM keeps 100) or does not match is logged, and the
+ * event goes to the current key.
+ */
+async function routeFor(e: OrderedEvent, current: Route, deps: ForwarderDeps): Promise<Route> {
+  if (e.order === null) return current;
+  const known = await deps.ledger.known(e.event.dedup_key);
+  const opener = known?.opener;
+  if (opener === undefined || !known?.open || opener.keyId === current.ref.keyId) return current;
+  if (opener.version === null || deps.routingKeyAt === undefined) return current;
+  try {
+    const old = routeOf(await deps.routingKeyAt(opener.version), opener.version);
+    if (old.ref.keyId === opener.keyId) return old;
+    deps.log('warn', LOG_MESSAGES.openerKeyLost, { dedupKey: e.event.dedup_key, version: opener.version });
+  } catch (error) {
+    deps.log('warn', LOG_MESSAGES.openerKeyLost, {
+      dedupKey: e.event.dedup_key,
+      version: opener.version,
+      error: (error as Error).message,
+    });
+  }
+  return current;
+}
+
 /** How many times a drop is decided again when its key changed between the read and the write. */
 const DECIDE_TRIES = 3;
 
@@ -172,15 +235,16 @@ const DECIDE_TRIES = 3;
  * Checked before taking a place (a retry's accepted events and resolves with nothing open cost
  * no pace), and again after a wait: a newer page of the key may have been attempted meanwhile.
  */
-async function decide(e: OrderedEvent, keyId: string, left: number, deps: ForwarderDeps): Promise<ForwardDecision> {
+async function decide(e: OrderedEvent, route: Route, left: number, deps: ForwarderDeps): Promise<ForwardDecision> {
   const key = e.event.dedup_key;
   for (let tries = 1; ; tries++) {
     let decision = await worthSending(e, deps);
-    if (decision.send && (await takePace(keyId, left, deps))) decision = await worthSending(e, deps);
+    if (decision.send && (await takePace(route.ref.keyId, left, deps))) decision = await worthSending(e, deps);
     if (e.order === null) return decision;
     if (decision.send) {
       // Written before the send: should its answer be lost, the retry still knows it may be open.
-      if (await deps.ledger.recordAttempt(key, e.order, deps.now(), e.event.event_action)) return decision;
+      const action = e.event.event_action;
+      if (await deps.ledger.recordAttempt(key, e.order, deps.now(), action, route.ref)) return decision;
       return { send: false, reason: FORWARD_REASONS.stale };
     }
     if (!closesNothing(decision.reason)) return decision;
@@ -197,16 +261,16 @@ async function decide(e: OrderedEvent, keyId: string, left: number, deps: Forwar
  */
 async function closeAfterLateTrigger(
   e: OrderedEvent,
-  keyId: string,
+  route: Route,
   left: number,
   deps: ForwarderDeps,
 ): Promise<boolean | Error> {
   if (e.order === null) return false;
   const known = await deps.ledger.known(e.event.dedup_key);
   if (!resolvedSince({ order: e.order, action: e.event.event_action }, known)) return false;
-  await takePace(keyId, left, deps);
+  await takePace(route.ref.keyId, left, deps);
   try {
-    await deps.sender.send({ ...e.event, event_action: PAGERDUTY_ACTIONS.resolve });
+    await deps.sender.send({ ...e.event, routing_key: route.key, event_action: PAGERDUTY_ACTIONS.resolve });
   } catch (error) {
     return error as Error;
   }
@@ -236,20 +300,21 @@ async function noteKeyProblem(keyId: string, error: Error, deps: ForwarderDeps):
  */
 async function forwardToPagerDuty(event: SNSEvent, deps: ForwarderDeps): Promise<ForwardResult> {
   if ((event.Records ?? []).length === 0) return { sent: 0, dropped: 0, refused: 0 };
-  let routingKey: string;
+  let current: Route;
   try {
-    routingKey = await deps.routingKey();
+    const read = await deps.routingKey();
+    current = typeof read === 'string' ? routeOf(read, null) : routeOf(read.key, read.version);
   } catch (error) {
     await noteKeyProblem('missing', error as Error, deps);
     throw error;
   }
-  const keyId = keyIdOf(routingKey);
-  const { events, refused } = await eventsOfRecords(event, routingKey, deps);
+  const { events, refused } = await eventsOfRecords(event, current.key, deps);
   const failures: Error[] = [];
   let sent = 0;
   let dropped = 0;
   for (const [i, e] of events.entries()) {
-    const decision = await decide(e, keyId, events.length - i, deps);
+    const route = await routeFor(e, current, deps);
+    const decision = await decide(e, route, events.length - i, deps);
     if (!decision.send) {
       dropped++;
       deps.log('info', closesNothing(decision.reason) ? LOG_MESSAGES.noIncident : LOG_MESSAGES.dropped, {
@@ -261,10 +326,16 @@ async function forwardToPagerDuty(event: SNSEvent, deps: ForwarderDeps): Promise
       continue;
     }
     try {
-      await deps.sender.send(e.event);
+      await deps.sender.send(route.key === e.event.routing_key ? e.event : { ...e.event, routing_key: route.key });
     } catch (error) {
-      if (keyRefused(error)) await noteKeyProblem(keyId, error as Error, deps);
+      if (keyRefused(error)) await noteKeyProblem(route.ref.keyId, error as Error, deps);
       failures.push(error as Error);
+      // PagerDuty may have taken it though no answer came: it may have opened after its newer resolve.
+      if (!keyRefused(error)) {
+        const late = await closeAfterLateTrigger(e, route, events.length - i, deps);
+        if (late instanceof Error) failures.push(late);
+        else if (late) sent++;
+      }
       continue;
     }
     sent++;
@@ -278,7 +349,7 @@ async function forwardToPagerDuty(event: SNSEvent, deps: ForwarderDeps): Promise
     );
     if (!learnt) {
       // A newer event of the key was attempted meanwhile (another container, within this request).
-      const late = await closeAfterLateTrigger(e, keyId, events.length - i, deps);
+      const late = await closeAfterLateTrigger(e, route, events.length - i, deps);
       if (late instanceof Error) failures.push(late);
       else if (late) sent++;
     }

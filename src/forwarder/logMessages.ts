@@ -11,6 +11,7 @@ const LOG_MESSAGES = {
   noIncident: 'dropped a resolve for a dedup_key with no open incident',
   coalesced: 'coalesced alerts of a group into its overflow incident',
   lateTrigger: 'closed again an incident a late trigger opened after its resolve',
+  openerKeyLost: 'could not read the routing key an open incident was opened with: sent to the current key',
 } as const;
 
 export { LOG_MESSAGES };

@@ -4,7 +4,13 @@
  * (src/adapters/pagerDutyEventsClient.ts, src/adapters/pagerDutyLedger.ts); the Lambda entry and the
  * tests compose them. Nothing here imports an adapter.
  */
-import type { EventsPer, KnownOrder, PagerDutyAction, PagerDutyEvent } from '../core/pagerduty/events.ts';
+import type {
+  EventsPer,
+  KnownOrder,
+  PagerDutyAction,
+  PagerDutyEvent,
+  RoutingKeyRef,
+} from '../core/pagerduty/events.ts';
 
 /** Sends one event to the Events API; throws `PagerDutyDeliveryError` when it was not accepted. */
 interface PagerDutySender {
@@ -34,12 +40,20 @@ interface PagerDutyLedger {
   known(dedupKey: string): Promise<KnownOrder | null>;
   /**
    * Before a send: `order` becomes the newest known (its parts accepted kept when it already was),
-   * with `action`; a trigger marks the key open. False when a newer order is known (drop as stale).
+   * with `action`; a trigger marks the key open and remembers the routing key it goes to (`opener`).
+   * An open record has no expiry: it is kept until a resolve closes it. False when a newer order is
+   * known (drop as stale).
    */
-  recordAttempt(dedupKey: string, order: number, nowMs: number, action: PagerDutyAction): Promise<boolean>;
+  recordAttempt(
+    dedupKey: string,
+    order: number,
+    nowMs: number,
+    action: PagerDutyAction,
+    opener?: RoutingKeyRef,
+  ): Promise<boolean>;
   /**
-   * After PagerDuty's 202: `part` accepted at `order`; a resolve closes the key. False (nothing
-   * written) when another order was attempted since.
+   * After PagerDuty's 202: `part` accepted at `order`; a resolve closes the key (and gives the
+   * record its expiry). False (nothing written) when another order was attempted since.
    */
   recordAccepted(
     dedupKey: string,
@@ -57,6 +71,12 @@ interface PagerDutyLedger {
   ownIncidents(groupKey: string): Promise<Set<string>>;
   /** Takes a seat for `fingerprint` among at most `bound`; true when it holds one (taken now or before). */
   claimOwnIncident(groupKey: string, fingerprint: string, bound: number, nowMs: number): Promise<boolean>;
+  /**
+   * Per-alert mode: adds `entries` (the firing alerts one part of a group's page lists) to what the
+   * parts of the page of `pageOrder` listed so far, and returns them all; a newer page starts
+   * afresh. Null when a newer page of the group was noted (this part is late).
+   */
+  notePageFiring(groupKey: string, pageOrder: number, entries: string[], nowMs: number): Promise<string[] | null>;
   /** Frees the seat of `fingerprint`, if it holds one. */
   freeOwnIncident(groupKey: string, fingerprint: string): Promise<void>;
   /** Takes one of `limit` events of the window starting at `windowStartMs`; false when all are taken. */
@@ -65,9 +85,20 @@ interface PagerDutyLedger {
   noteKeyProblem(keyId: string, nowMs: number): Promise<boolean>;
 }
 
+/** The routing key as read now, with the SSM parameter version it was read at. */
+interface VersionedRoutingKey {
+  key: string;
+  version: number | null;
+}
+
 interface ForwarderDeps {
-  /** The routing key, decrypted (cached by the caller). */
-  routingKey: () => Promise<string>;
+  /** The routing key, decrypted (cached by the caller), with its parameter version when known. */
+  routingKey: () => Promise<string | VersionedRoutingKey>;
+  /**
+   * The routing key at an earlier parameter version (SSM's `name:version`), to close an incident on
+   * the service it was opened on after the key changed. Absent: every event goes to the current key.
+   */
+  routingKeyAt?: (version: number) => Promise<string>;
   sender: PagerDutySender;
   ledger: PagerDutyLedger;
   eventsPer: EventsPer;
@@ -79,5 +110,5 @@ interface ForwarderDeps {
   log: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
 }
 
-export type { ForwarderDeps, PagerDutyLedger, PagerDutySender };
+export type { ForwarderDeps, PagerDutyLedger, PagerDutySender, VersionedRoutingKey };
 export { PagerDutyDeliveryError };

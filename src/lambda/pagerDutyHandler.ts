@@ -8,9 +8,8 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SSMClient } from '@aws-sdk/client-ssm';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import type { Context, SNSEvent } from 'aws-lambda';
@@ -18,25 +17,47 @@ import { createPagerDutySender } from '../adapters/pagerDutyEventsClient.ts';
 import { createDynamoPagerDutyLedger } from '../adapters/pagerDutyLedger.ts';
 import { SERVICE_NAME } from '../core/constants.ts';
 import { type ForwardResult, forwardToPagerDuty } from '../forwarder/forward.ts';
+import type { VersionedRoutingKey } from '../forwarder/ports.ts';
 import { readPagerDutyConfig } from './forwarderEnvironment.ts';
 
 const env = readPagerDutyConfig(process.env);
 const logger = new Logger({ serviceName: `${SERVICE_NAME}-pagerduty` });
-const ssm = new SSMProvider({ awsSdkV3Client: new SSMClient({}) });
+const ssm = new SSMClient({});
 const sender = createPagerDutySender({ url: env.eventsUrl });
 const ledger = createDynamoPagerDutyLedger(DynamoDBDocumentClient.from(new DynamoDBClient({})), env.stateTable);
 
-// Why: the key is decrypted by SSM and cached for the warm function; never logged.
-async function routingKey(): Promise<string> {
-  const key = await ssm.get(env.routingKeyParameter, { decrypt: true, maxAge: env.routingKeyMaxAgeSeconds });
+/** One version of the routing key parameter, decrypted; `name:version` reads an earlier one. */
+async function readKey(name: string): Promise<VersionedRoutingKey> {
+  const { Parameter } = await ssm.send(new GetParameterCommand({ Name: name, WithDecryption: true }));
+  const key = Parameter?.Value;
   if (typeof key !== 'string' || key.trim() === '')
-    throw new Error(`expected a routing key in SSM parameter ${env.routingKeyParameter}, found none`);
-  return key.trim();
+    throw new Error(`expected a routing key in SSM parameter ${name}, found none`);
+  return { key: key.trim(), version: typeof Parameter?.Version === 'number' ? Parameter.Version : null };
+}
+
+// Why: the key is decrypted by SSM and cached for the warm function (with the version it was read
+// at, which the ledger remembers per open incident); never logged.
+let current: { read: VersionedRoutingKey; atMs: number } | null = null;
+async function routingKey(): Promise<VersionedRoutingKey> {
+  if (current !== null && Date.now() - current.atMs < env.routingKeyMaxAgeSeconds * 1000) return current.read;
+  current = { read: await readKey(env.routingKeyParameter), atMs: Date.now() };
+  return current.read;
+}
+
+// A parameter version never changes: each one read is kept for the warm function.
+const earlier = new Map<number, string>();
+async function routingKeyAt(version: number): Promise<string> {
+  const known = earlier.get(version);
+  if (known !== undefined) return known;
+  const { key } = await readKey(`${env.routingKeyParameter}:${version}`);
+  earlier.set(version, key);
+  return key;
 }
 
 async function forward(event: SNSEvent, context: Context): Promise<ForwardResult> {
   const result = await forwardToPagerDuty(event, {
     routingKey,
+    routingKeyAt,
     sender,
     ledger,
     eventsPer: env.eventsPer,

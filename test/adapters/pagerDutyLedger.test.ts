@@ -176,27 +176,39 @@ describe('createDynamoPagerDutyLedger on dynalite', () => {
     expect([written, await ledger.known(key)]).toEqual([results, known]);
   });
 
-  it('knows nothing of a key never written; writes each record with a 14-day TTL', async () => {
-    // Act
-    await ledger.recordAttempt('group-a', 5, T0, 'trigger');
-    const attempted = await dynamo.doc.send(
-      new GetCommand({ TableName: 'state', Key: { pk: 'pagerduty-order#group-a' } }),
-    );
+  it('knows nothing of a key never written; an open record never expires, a closed one 14 days on', async () => {
+    // Act: a trigger attempted and accepted (open), its resolve attempted and accepted, a resolve closing nothing.
+    const item = async (key: string) =>
+      (await dynamo.doc.send(new GetCommand({ TableName: 'state', Key: { pk: `pagerduty-order#${key}` } }))).Item;
+    await ledger.recordAttempt('group-a', 5, T0, 'trigger', { keyId: 'k1', version: 3 });
+    const attempted = await item('group-a');
     await ledger.recordAccepted('group-a', 5, 1, T0 + 1_000, 'trigger');
-    const accepted = await dynamo.doc.send(
-      new GetCommand({ TableName: 'state', Key: { pk: 'pagerduty-order#group-a' } }),
-    );
+    const accepted = await item('group-a');
+    await ledger.recordAttempt('group-a', 6, T0 + 2_000, 'resolve', { keyId: 'k2', version: 4 });
+    const resolving = await item('group-a');
+    const knownResolving = await ledger.known('group-a');
+    await ledger.recordAccepted('group-a', 6, 1, T0 + 3_000, 'resolve');
+    const resolved = await item('group-a');
     await ledger.recordClosed('group-b', 5, 1, T0);
-    const closed = await dynamo.doc.send(
-      new GetCommand({ TableName: 'state', Key: { pk: 'pagerduty-order#group-b' } }),
-    );
+    const closed = await item('group-b');
 
-    // Assess
+    // Assess: a resolve goes where the trigger opened the incident (the trigger's key kept).
     expect(await ledger.known('group-never')).toBeNull();
-    expect([attempted.Item?.expiresAt, accepted.Item?.expiresAt, closed.Item?.expiresAt]).toEqual([
-      T0_SECONDS + 14 * 86_400,
-      T0_SECONDS + 1 + 14 * 86_400,
-      T0_SECONDS + 14 * 86_400,
+    expect(knownResolving).toEqual({
+      order: 6,
+      parts: [],
+      action: 'resolve',
+      open: true,
+      opener: { keyId: 'k1', version: 3 },
+    });
+    expect(
+      [attempted, accepted, resolving, resolved, closed].map((i) => [i?.expiresAt, i?.open, i?.keyId, i?.keyVersion]),
+    ).toEqual([
+      [undefined, true, 'k1', 3],
+      [undefined, true, 'k1', 3],
+      [undefined, true, 'k1', 3],
+      [T0_SECONDS + 3 + 14 * 86_400, false, 'k1', 3],
+      [T0_SECONDS + 14 * 86_400, false, undefined, undefined],
     ]);
   });
 

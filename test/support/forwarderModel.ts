@@ -12,6 +12,7 @@
 
 import { buildPublishInput } from '../../src/adapters/snsMessage.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
+import { PAGERDUTY_ORDER_TTL_SECONDS } from '../../src/core/constants.ts';
 import {
   type AlertPage,
   type EventsPer,
@@ -65,36 +66,65 @@ class ForwarderCrashError extends Error {
   }
 }
 
-/** A PagerDutyLedger over maps, with the DynamoDB ledger's conditions. */
-function createMemoryLedger(): PagerDutyLedger {
-  const orders = new Map<string, KnownOrder>();
+/** How long an order record outlives its last write (the table's TTL), as the DynamoDB ledger keeps it. */
+const ORDER_TTL_MS = PAGERDUTY_ORDER_TTL_SECONDS * 1000;
+
+/**
+ * A PagerDutyLedger over maps, with the DynamoDB ledger's conditions. Given a clock, an order
+ * record expires as the DynamoDB ledger's TTL makes it (an expired record reads as none).
+ */
+function createMemoryLedger(clock?: () => number): PagerDutyLedger {
+  const records = new Map<string, KnownOrder & { expiresAtMs: number }>();
   const seats = new Map<string, Set<string>>();
+  const pages = new Map<string, { order: number; entries: Set<string> }>();
   const slots = new Map<string, number>();
   const problems = new Set<string>();
+  const live = (dedupKey: string) => {
+    const a = records.get(dedupKey);
+    if (a !== undefined && clock !== undefined && a.expiresAtMs <= clock()) {
+      records.delete(dedupKey);
+      return undefined;
+    }
+    return a;
+  };
+  // An open record does not expire (the incident may last); a closed one 14 days after its last write.
+  const set = (dedupKey: string, known: KnownOrder, nowMs: number) =>
+    records.set(dedupKey, { ...known, expiresAtMs: known.open ? Number.POSITIVE_INFINITY : nowMs + ORDER_TTL_MS });
   return {
     async known(dedupKey) {
-      const a = orders.get(dedupKey);
-      return a === undefined ? null : { ...a, parts: [...a.parts].sort((x, y) => x - y) };
+      const a = live(dedupKey);
+      if (a === undefined) return null;
+      const known: KnownOrder = {
+        order: a.order,
+        parts: [...a.parts].sort((x, y) => x - y),
+        action: a.action,
+        open: a.open,
+      };
+      if (a.opener !== undefined) known.opener = { ...a.opener };
+      return known;
     },
-    async recordAttempt(dedupKey, order, _nowMs, action) {
-      const a = orders.get(dedupKey);
+    async recordAttempt(dedupKey, order, nowMs, action, opener) {
+      const a = live(dedupKey);
       if (a !== undefined && a.order > order) return false;
       const open = action === 'trigger' || (a?.open ?? true);
-      orders.set(dedupKey, { order, parts: a?.order === order ? a.parts : [], action, open });
+      const keyOf = action === 'trigger' && opener !== undefined ? opener : a?.opener;
+      const parts = a?.order === order ? a.parts : [];
+      set(dedupKey, { order, parts, action, open, ...(keyOf === undefined ? {} : { opener: keyOf }) }, nowMs);
       return true;
     },
-    async recordAccepted(dedupKey, order, part, _nowMs, action) {
-      const a = orders.get(dedupKey);
+    async recordAccepted(dedupKey, order, part, nowMs, action) {
+      const a = live(dedupKey);
       if (a === undefined || a.order !== order) return false;
-      a.parts = [...new Set([...a.parts, part])];
-      if (action === 'resolve') a.open = false;
+      const open = action === 'resolve' ? false : a.open;
+      set(dedupKey, { ...a, parts: [...new Set([...a.parts, part])], open }, nowMs);
       return true;
     },
-    async recordClosed(dedupKey, order, part) {
-      const a = orders.get(dedupKey);
+    async recordClosed(dedupKey, order, part, nowMs) {
+      const a = live(dedupKey);
       if (a !== undefined && (a.open || a.order > order)) return false;
       const parts = a?.order === order ? [...new Set([...a.parts, part])] : [part];
-      orders.set(dedupKey, { order, parts, action: a?.order === order ? a.action : 'resolve', open: false });
+      const opener = a?.opener === undefined ? {} : { opener: a.opener };
+      set(dedupKey, { order, parts, action: a?.order === order ? a.action : 'resolve', open: false, ...opener }, nowMs);
       return true;
     },
     async ownIncidents(groupKey) {
@@ -105,6 +135,14 @@ function createMemoryLedger(): PagerDutyLedger {
       if (!held.has(fingerprint) && held.size >= bound) return false;
       seats.set(groupKey, held.add(fingerprint));
       return true;
+    },
+    async notePageFiring(groupKey, pageOrder, entries) {
+      const page = pages.get(groupKey);
+      if (page !== undefined && page.order > pageOrder) return null;
+      const listed = page?.order === pageOrder ? page.entries : new Set<string>();
+      for (const e of entries) listed.add(e);
+      pages.set(groupKey, { order: pageOrder, entries: listed });
+      return [...listed].sort();
     },
     async freeOwnIncident(groupKey, fingerprint) {
       seats.get(groupKey)?.delete(fingerprint);
@@ -264,6 +302,7 @@ class ForwarderModel {
             ownIncidents: living((g) => ledger.ownIncidents(g)),
             claimOwnIncident: living((g, fp, bound, now) => ledger.claimOwnIncident(g, fp, bound, now)),
             freeOwnIncident: living((g, fp) => ledger.freeOwnIncident(g, fp)),
+            notePageFiring: living((g, o, e, now) => ledger.notePageFiring(g, o, e, now)),
             takeSlot: living((k, w, l, ms) => ledger.takeSlot(k, w, l, ms)),
             noteKeyProblem: living((k, now) => ledger.noteKeyProblem(k, now)),
           },

@@ -407,6 +407,18 @@ interface KnownOrder {
   action: PagerDutyAction | null;
   /** A trigger was attempted and no resolve accepted since (records from before: `action !== 'resolve'`). */
   open: boolean;
+  /**
+   * The routing key the open incident was opened with: its id (`keyIdOf`) and SSM parameter
+   * version, so its events go on to that service after a key change; absent on older records.
+   */
+  opener?: RoutingKeyRef;
+}
+
+/** Which routing key an incident was opened with, never the key itself: its id and parameter version. */
+interface RoutingKeyRef {
+  keyId: string;
+  /** The SSM parameter version the key was read at; null when the reader did not say. */
+  version: number | null;
 }
 
 /** Why an event is sent or dropped. */
@@ -500,6 +512,7 @@ export type {
   OrderedEvent,
   PagerDutyAction,
   PagerDutyEvent,
+  RoutingKeyRef,
 };
 export {
   alertEvent,

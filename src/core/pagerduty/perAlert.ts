@@ -182,15 +182,62 @@ function overflowResolve(page: AlertPage, groupKey: string, routingKey: string):
 }
 
 /**
+ * What the parts of a page forwarded so far say about the rest of it (per-alert mode, a page with
+ * an order): the firing alerts other parts listed (`pageEntry`, read back by `alertOfEntry`), those
+ * of them that took a seat freed by this part (`promoted`: this part triggers their incidents), and
+ * whether every firing alert of the page is known (`complete`: the page's counts are reached).
+ */
+interface PageView {
+  others: AlertFacts[];
+  promoted: ReadonlySet<string>;
+  complete: boolean;
+}
+
+/** What the ledger keeps of a firing alert listed by one part of a page, enough to trigger or list it. */
+const pageEntry = (a: AlertFacts): string =>
+  JSON.stringify([a.fingerprint, a.target, a.rule, a.severity, a.details.firedAt ?? null]);
+
+/** A firing alert another part of the page listed (`pageEntry`), its details those few facts. */
+function alertOfEntry(entry: string): AlertFacts {
+  const [fingerprint, target, rule, severity, firedAt] = JSON.parse(entry) as [
+    string,
+    string,
+    string,
+    Severity,
+    unknown,
+  ];
+  const details = {
+    fingerprint,
+    status: 'firing',
+    target,
+    rule,
+    severity,
+    firedAt,
+    listedBy: 'another part of the page',
+  };
+  return { fingerprint, status: 'firing', target, rule, severity, details };
+}
+
+/**
+ * The order of the page a part belongs to: part i of a page carries the page's order plus i - 1,
+ * so the overflow's events of every part of one page share one order (none makes another stale).
+ */
+const pageOrderOf = (page: AlertPage): number | null => (page.order === null ? null : page.order - (page.part - 1));
+
+/**
  * The events of one page of a group (its key `groupKey`) in per-alert mode, given the firing
- * alerts that have an incident of their own (`own`, from `assignIncidents` and the seats taken):
- * - a trigger for each of those, keyed by its fingerprint;
+ * alerts that have an incident of their own (`own`, from `assignIncidents` and the seats taken)
+ * and, when known, what the page's other parts listed (`view`):
+ * - a trigger for each of those of this part, and of other parts' alerts given a seat this part
+ *   freed (`view.promoted`), keyed by its fingerprint;
  * - a resolve for every resolved alert, keyed by its fingerprint (the forwarder sends only those
  *   PagerDuty accepted a trigger for);
- * - the overflow incident: a trigger listing the firing alerts without an incident of their own,
- *   or, when none fires, a resolve. A part of a page sees only its own alerts, so on a page in
- *   parts the overflow resolves with the page (the group's every alert resolved). A page without
- *   an order (published before orders) never resolves it: nothing could tell whether one is open.
+ * - the overflow incident, at the page's order (`pageOrderOf`): a trigger listing every firing
+ *   alert of the page known without an incident of its own (this part's and the others listed),
+ *   or, when none fires, a resolve, but only when the whole page is known: a page in one part,
+ *   every firing alert of the page listed (`view.complete`), or the group resolved as a whole. A
+ *   part holding only resolved alerts of a firing group says nothing of the overflow. A page
+ *   without an order (published before orders) never resolves it.
  *
  * @example perAlertEvents(page, page.groupKey, new Set(['fp-a']), key).map((e) => e.event.dedup_key)
  * // ['fp-a', 'group-5f1c...-more']
@@ -200,8 +247,9 @@ function perAlertEvents(
   groupKey: string,
   own: ReadonlySet<string>,
   routingKey: string,
+  view?: PageView,
 ): OrderedEvent[] {
-  const ordered = (event: PagerDutyEvent): OrderedEvent => ({ event, order: page.order, part: page.part });
+  const ordered = (event: PagerDutyEvent, order = page.order): OrderedEvent => ({ event, order, part: page.part });
   const events: OrderedEvent[] = [];
   const overflow: AlertFacts[] = [];
   for (const alert of page.alerts) {
@@ -209,13 +257,30 @@ function perAlertEvents(
     if (alert.status === 'resolved' || own.has(fp)) events.push(ordered(alertEvent(alert, routingKey, fp)));
     else overflow.push(alert);
   }
+  for (const alert of view?.others ?? []) {
+    if (view?.promoted.has(alert.fingerprint)) events.push(ordered(alertEvent(alert, routingKey, alert.fingerprint)));
+    else if (!own.has(alert.fingerprint)) overflow.push(alert);
+  }
+  const overflowOrder = view === undefined ? page.order : pageOrderOf(page);
   const wholePage = (page.group?.part.count ?? 1) === 1;
-  const pageResolved = page.alerts.every((a) => a.status === 'resolved') || page.group?.status === 'resolved';
-  if (overflow.length > 0) events.push(ordered(overflowTrigger(page, groupKey, overflow, routingKey)));
-  else if (page.order !== null && page.alerts.length > 0 && (wholePage || pageResolved))
-    events.push(ordered(overflowResolve(page, groupKey, routingKey)));
+  const groupResolved =
+    page.group === null ? page.alerts.every((a) => a.status === 'resolved') : page.group.status === 'resolved';
+  const knowsAll = wholePage || groupResolved || view?.complete === true;
+  if (overflow.length > 0) events.push(ordered(overflowTrigger(page, groupKey, overflow, routingKey), overflowOrder));
+  else if (page.order !== null && page.alerts.length > 0 && knowsAll)
+    events.push(ordered(overflowResolve(page, groupKey, routingKey), overflowOrder));
   return events;
 }
 
-export type { IncidentAssignment, IncidentReason };
-export { assignIncidents, freedBy, INCIDENT_REASONS, overflowKeyOf, perAlertEvents, rankFiring };
+export type { IncidentAssignment, IncidentReason, PageView };
+export {
+  alertOfEntry,
+  assignIncidents,
+  freedBy,
+  INCIDENT_REASONS,
+  overflowKeyOf,
+  pageEntry,
+  pageOrderOf,
+  perAlertEvents,
+  rankFiring,
+};

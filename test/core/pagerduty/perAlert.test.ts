@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { readAlertPage } from '../../../src/core/pagerduty/events.ts';
+import { type AlertFacts, readAlertPage } from '../../../src/core/pagerduty/events.ts';
 import {
+  alertOfEntry,
   assignIncidents,
   freedBy,
   INCIDENT_REASONS,
   overflowKeyOf,
+  pageEntry,
   perAlertEvents,
   rankFiring,
 } from '../../../src/core/pagerduty/perAlert.ts';
@@ -29,10 +31,13 @@ const alert = (target: string, status: 'firing' | 'resolved', firedAtMinutes: nu
   new: false,
 });
 type Alert = ReturnType<typeof alert>;
+/** One alert as the forwarder reads it. */
+const readAlert = (a: Alert) => readAlertPage(JSON.stringify(a)).alerts[0] as AlertFacts;
 
 /** A grouped page as the monitor publishes it, read as the forwarder reads it. */
-function page(alerts: Alert[], options: { order?: number | null; part?: [number, number] } = {}) {
-  const firing = alerts.filter((a) => a.status === 'firing').length;
+function page(alerts: Alert[], options: { order?: number | null; part?: [number, number]; groupFiring?: number } = {}) {
+  // A part sees its own alerts; the page's status and counts are the whole page's (`groupFiring`).
+  const firing = options.groupFiring ?? alerts.filter((a) => a.status === 'firing').length;
   const [index, count] = options.part ?? [1, 1];
   const order = options.order === undefined ? T0 : options.order;
   return readAlertPage(
@@ -46,7 +51,7 @@ function page(alerts: Alert[], options: { order?: number | null; part?: [number,
       severity: 'warning',
       rule: 'closing-pileup',
       evaluatedAt: new Date(T0).toISOString(),
-      counts: { firing, resolved: alerts.length - firing, new: 0 },
+      counts: { firing, resolved: alerts.filter((a) => a.status === 'resolved').length, new: 0 },
       part: { index, count },
       alerts,
       ...(order === null ? {} : { order }),
@@ -213,6 +218,15 @@ describe('perAlertEvents', () => {
       own: [],
       expected: [['fp-a', 'resolve']],
     },
+    {
+      case: 'a part of only resolved alerts of a page still firing says nothing of the overflow',
+      page: page([alert('a', 'resolved'), alert('b', 'resolved')], { part: [3, 3], order: T0 + 2, groupFiring: 146 }),
+      own: [],
+      expected: [
+        ['fp-a', 'resolve'],
+        ['fp-b', 'resolve'],
+      ],
+    },
   ])('$case', ({ page: p, own, expected }) => {
     // Act
     const events = perAlertEvents(p, GROUP, new Set(own), KEY);
@@ -220,6 +234,59 @@ describe('perAlertEvents', () => {
     // Assess
     expect(keys(events)).toEqual(expected);
     expect(events.every((e) => e.order === p.order && e.part === p.part)).toBe(true);
+  });
+
+  const other = (target: string) => alertOfEntry(pageEntry(readAlert(alert(target, 'firing'))));
+  it.each([
+    {
+      case: "a resolved part gives freed seats to other parts' alerts and lists the rest in the overflow",
+      page: page([alert('a', 'resolved')], { part: [3, 3], order: T0 + 2, groupFiring: 3 }),
+      own: ['fp-b'],
+      view: { others: [other('b'), other('c')], promoted: new Set(['fp-b']), complete: true },
+      expected: [
+        ['fp-a', 'resolve', T0 + 2],
+        ['fp-b', 'trigger', T0 + 2],
+        [`${GROUP}-more`, 'trigger', T0],
+      ],
+      listed: ['c'],
+    },
+    {
+      case: 'every firing alert of the page known, each with its own incident: the overflow resolves',
+      page: page([alert('a', 'resolved')], { part: [2, 2], order: T0 + 1, groupFiring: 1 }),
+      own: ['fp-b'],
+      view: { others: [other('b')], promoted: new Set(['fp-b']), complete: true },
+      expected: [
+        ['fp-a', 'resolve', T0 + 1],
+        ['fp-b', 'trigger', T0 + 1],
+        [`${GROUP}-more`, 'resolve', T0],
+      ],
+      listed: [],
+    },
+    {
+      case: 'a firing part lists the overflow alerts of the parts before it too, at the page order',
+      page: page([alert('d', 'firing')], { part: [2, 3], order: T0 + 1, groupFiring: 4 }),
+      own: ['fp-b'],
+      view: { others: [other('b'), other('c')], promoted: new Set<string>(), complete: false },
+      expected: [[`${GROUP}-more`, 'trigger', T0]],
+      listed: ['d', 'c'],
+    },
+    {
+      case: 'the page not all known and none past the bound: nothing said of the overflow',
+      page: page([alert('a', 'resolved')], { part: [3, 3], order: T0 + 2, groupFiring: 5 }),
+      own: ['fp-b'],
+      view: { others: [other('b')], promoted: new Set<string>(), complete: false },
+      expected: [['fp-a', 'resolve', T0 + 2]],
+      listed: [],
+    },
+  ])('$case', ({ page: p, own, view, expected, listed }) => {
+    // Act
+    const events = perAlertEvents(p, GROUP, new Set(own), KEY, view);
+
+    // Assess
+    expect(events.map((e) => [e.event.dedup_key, e.event.event_action, e.order])).toEqual(expected);
+    const more = events.find((e) => e.event.dedup_key.endsWith('-more') && e.event.event_action === 'trigger');
+    const alerts = (more?.event.payload.custom_details.alerts ?? []) as { target: string }[];
+    expect(alerts.map((a) => a.target)).toEqual(listed);
   });
 
   it('the overflow trigger names the rule and how many more targets, and lists their alerts', () => {
