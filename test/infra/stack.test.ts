@@ -129,6 +129,7 @@ describe('HttpdStatusAlertsStack with default context', () => {
       targetMetrics: 'none',
       sharedSecretParameters: [],
       claimLeaseMs: 300_000,
+      runtimeApi: null,
     });
   });
 
