@@ -40,14 +40,14 @@ describe('Function: evaluateConfigAlert', () => {
       [[FIRING], [], [RESOLVED], []],
     ],
     [
-      'a new problem set pages again; one resolve at the end',
+      'a new problem set pages again, as an update; one resolve at the end',
       [
         [0, ['a']],
         [1, ['b']],
         [2, ['b']],
         [3, null],
       ],
-      [[FIRING], [FIRING], [], [RESOLVED]],
+      [[FIRING], [`${FIRING} (problems changed)`], [], [RESOLVED]],
     ],
   ] as Array<[string, Array<[number, string[] | null]>, string[][]]>)('%s', (_, input, expected) => {
     expect(steps(input)).toEqual(expected);
@@ -86,7 +86,7 @@ describe('Function: evaluateConfigAlert', () => {
     alerts: Object.fromEntries(alerts.map((a) => [a.fingerprint, a])),
   });
 
-  it.fails.each([
+  it.each([
     [
       'a fix in two steps: one incident, updated, then resolved',
       [
