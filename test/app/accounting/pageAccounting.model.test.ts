@@ -401,7 +401,7 @@ describe('page accounting under random runs, faults and configuration changes', 
     ]);
   });
 
-  it.fails.each([false, true])(
+  it.each([false, true])(
     "a removal applied by a late tick (older than the target's last evaluation) still resolves it (sharded: %s)",
     async (sharded) => {
       // The 12:00 tick's event runs again after the 12:01 run paged a0 into its group (EventBridge's
