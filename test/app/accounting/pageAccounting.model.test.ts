@@ -382,6 +382,22 @@ describe('page accounting under random runs, faults and configuration changes', 
     ]);
   });
 
+  it.fails('a container whose first configuration apply failed never re-applies its older cache over a removal', async () => {
+    const commands: Command[] = [
+      ...perAlertRule,
+      { kind: 'closing', target: 0, count: 1 },
+      // 12:00: container 1 caches the configuration listing a0; storing it fails, nothing applied.
+      { kind: 'run', container: 1, crash: null, snsFailures: 0, dynamoFailures: 1 },
+      run(0), // 12:01: a0 fires
+      { kind: 'removeTarget', target: 0 },
+      run(2), // 12:02: container 2 reads the removal: a0 resolved, its item deleted
+      run(1), // 12:03: container 1's cache (12:00) still lists a0; the stored generation must win
+    ];
+    const result = await runSequence(commands, 'clear');
+    expect(result.violations).toEqual([]);
+    expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status}`)).toEqual(['a0/r1 firing', 'a0/r1 resolved']);
+  });
+
   it('sharded: a shard message delivered again after the next dispatch removed its target never pages it again', async () => {
     const commands: Command[] = [
       ...perAlertRule,
