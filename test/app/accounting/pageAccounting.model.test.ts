@@ -291,6 +291,27 @@ describe('page accounting under random runs, faults and configuration changes', 
     expect((await runSequence(commands, 'clear')).violations).toEqual([]);
   });
 
+  it.each(['group', 'alert'] as const)(
+    'forwarder (%s): a configuration fixed in two steps ends with nothing open, in the monitor nor in PagerDuty',
+    async (eventsPer) => {
+      // Two broken parameters, then one, then none: one alert, its update, one resolve. (Each problem
+      // set was its own alert before: the first set's incident stayed open for ever.)
+      const commands: Command[] = [
+        { kind: 'breakConfig', broken: true, parts: 2 },
+        ...Array.from({ length: 6 }, (_, i) => run(i % CONTAINERS)),
+        { kind: 'breakConfig', broken: true, parts: 1 },
+        ...Array.from({ length: 6 }, (_, i) => run(i % CONTAINERS)),
+        { kind: 'forward', picks: [0, 0], faults: [] },
+      ];
+      const result = await runSequence(commands, 'clear', { eventsPer });
+      expect(result.violations).toEqual([]);
+      const incidents = [...result.pagerDuty.incidents.entries()];
+      expect(incidents.map(([key, i]) => [key, i.status, i.events.map((e) => e.action)])).toEqual([
+        ['configuration', 'resolved', ['trigger', 'trigger', 'resolve']],
+      ]);
+    },
+  );
+
   it('two overlapping runs applying a removal never drop the resolve one of them still owes', async () => {
     // Found by the soak: a run dies holding a0's item while its rule is removed; a0 is then
     // removed from the configuration and two runs apply that at once. Run B stores "a0 still
