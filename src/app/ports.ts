@@ -169,6 +169,12 @@ interface AppliedConfig {
 /** Per-container memory of the configuration between invocations (null: none applied yet, a cold start). */
 interface WarmConfig {
   applied: AppliedConfig | null;
+  /**
+   * The stored configuration's generation when this container last read its parameters with
+   * nothing applied (its first apply failed, or the configuration is invalid): once the table
+   * moves past it, the source's cache is older than what another container applied, and loses.
+   */
+  readAt?: string | null;
 }
 
 interface TargetMetrics {

@@ -3,9 +3,10 @@
  * closing-slot count the model sets, rules on it (renamed, removed, narrowed), silences, a
  * clock, several warm containers (each with its own warm memory and its own configuration cache at
  * the stack's age, 270 s), and faults: crashes at any table write or publish (before or
- * after it), SNS refusals, DynamoDB errors. Runs drive the real `runCycle` against a state table
- * (memory or dynalite); every accepted publish is logged. `checkAfterCleanRun` and `checkLog`
- * state the invariants.
+ * after it), SNS refusals, DynamoDB errors, late ticks (a tick's event run again after later
+ * ones), sharded consumers on clocks of their own, and a configuration fixed in steps. Runs drive
+ * the real `runCycle` against a state table (memory or dynalite); every accepted publish is
+ * logged. `checkAfterCleanRun`, `checkLog` and `checkIncidents` state the invariants.
  */
 import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
 import type {
@@ -159,7 +160,17 @@ type Command =
   | { kind: 'narrowRule'; index: number; glob: number }
   | { kind: 'silence'; target: number; rule: number; minutes: number }
   | { kind: 'endSilences' }
-  | { kind: 'breakConfig'; broken: boolean };
+  /**
+   * A tick's event run late, after later ticks' runs (EventBridge's retry after a throttle, or a
+   * duplicate delivery): a run whose time is `back` steps before the clock (1: the last tick's
+   * time again). In sharded mode a dispatch, its shards checked as `shards` says.
+   */
+  | { kind: 'lateRun'; container: ContainerId; back: number; shards?: readonly number[] }
+  /**
+   * The configuration made invalid (`parts` broken parameters, default 1: a different problem
+   * set for each count) or valid again. Changing `parts` while broken is a fix made in steps.
+   */
+  | { kind: 'breakConfig'; broken: boolean; parts?: number };
 
 /** How a sequence runs: its table, sharded or not, and the forwarder's mapping and ledger. */
 interface ModelOptions {
@@ -170,6 +181,11 @@ interface ModelOptions {
   eventsPer?: EventsPer;
   /** The forwarder's ledger (default one in memory with the DynamoDB ledger's conditions). */
   ledger?: PagerDutyLedger;
+  /**
+   * Sharded mode: each container's clock as a consumer, ahead (+) or behind (-) the dispatcher's,
+   * in ms (by container index, default 0). Within half a step: a `for` never runs out a tick early.
+   */
+  skews?: readonly number[];
 }
 
 interface Published {
@@ -203,6 +219,8 @@ class World {
   silences: ModelSilence[] = [];
   /** An invalid silences parameter is present: the last valid configuration stays in force. */
   broken = false;
+  /** How many silences parameters are broken while `broken` (each count its own problem set). */
+  brokenParts = 1;
   /** [from, to) while the configuration was invalid: silences written then were not in force. */
   brokenSpans: Array<[number, number]> = [];
   ruleCounter = 1;
@@ -236,6 +254,13 @@ class World {
   perShard: number;
   /** SQS: shard messages not yet checked (or delivered again). */
   shardQueue: ShardMessage[] = [];
+  /** Each container's clock as a consumer, relative to the dispatcher's (ms). */
+  skews: readonly number[];
+  /**
+   * Every accepted page as an incident thread sees it: its `dedup_key` (a group page's group
+   * id, else the alert's fingerprint), its order, status, and the alerts it says are firing.
+   */
+  threads: Array<{ key: string; order: number; status: 'firing' | 'resolved'; firing: string[]; seq: number }> = [];
   /** Every accepted page goes on to the PagerDuty forwarder. */
   readonly forwarder: ForwarderModel;
   readonly table: StateTable;
@@ -245,6 +270,7 @@ class World {
     this.sharded = options.sharded === true;
     this.perShard = options.perShard ?? 1;
     this.forwarder = new ForwarderModel(options.eventsPer ?? 'group', options.ledger);
+    this.skews = options.skews ?? [];
     for (let i = 0; i < CONTAINERS; i++) this.containers.push(this.newContainer());
   }
 
@@ -294,7 +320,11 @@ class World {
       rules: rules.length > 0 ? { '/m/rules/all': JSON.stringify({ rules }) } : {},
       silences: {
         ...(silences.length > 0 ? { '/m/silences/all': JSON.stringify({ silences }) } : {}),
-        ...(this.broken ? { '/m/silences/broken': '{"silences":[{}]}' } : {}),
+        ...(this.broken
+          ? Object.fromEntries(
+              Array.from({ length: this.brokenParts }, (_, i) => [`/m/silences/broken-${i}`, '{"silences":[{}]}']),
+            )
+          : {}),
       },
     };
   }
@@ -443,6 +473,7 @@ class World {
         effect('publish', async () => {
           this.log.push(...changesIn(n, this.nowMs));
           this.orders.push(orderOf(n, this.nowMs));
+          this.threads.push(threadOf(n, this.threads.length));
           this.forwarder.published(n);
         }),
     };
@@ -473,13 +504,53 @@ class World {
     };
   }
 
-  async run(runs: Array<{ container: ContainerId; faults: Faults }>, shardPlan: readonly number[] = []): Promise<void> {
-    const now = new Date(this.nowMs);
+  /**
+   * One tick's runs (overlapping when several) at the clock, then the clock moves on; with `back`
+   * steps, a late tick's: run at that older time, between ticks (the clock stays), never a clean run.
+   */
+  async run(
+    runs: Array<{ container: ContainerId; faults: Faults }>,
+    shardPlan: readonly number[] = [],
+    back = 0,
+  ): Promise<void> {
+    const now = new Date(this.nowMs - back * STEP_MS);
+    if (back > 0) return this.lateRun(runs, shardPlan, now);
     for (const { target, rule } of this.pairs()) {
       const state = this.owed(target, rule);
       const key = `${target}/${rule}`;
       if (this.stable.get(key)?.state !== state) this.stable.set(key, { state, sinceMs: this.nowMs });
     }
+    await this.cycles(runs, now);
+    const consumers = this.sharded ? await this.consume(runs[0]?.container ?? 0, shardPlan, runs[0]?.faults) : [];
+    let clean = this.settleFaults(runs, consumers);
+    // A shard of this tick's dispatch not checked this tick: its targets' evaluation was lost.
+    if (this.shardQueue.some((m) => m.scheduledAt === now.toISOString())) {
+      clean = false;
+      this.lastDirtyMs = this.nowMs;
+    }
+    // A configuration change reaches every warm container within its cache's age.
+    if (clean && this.nowMs > this.lastDirtyMs + LEASE_MS && this.nowMs >= this.configChangedMs + CONFIG_MAX_AGE_MS)
+      this.checkAfterCleanRun();
+    this.nowMs += STEP_MS;
+  }
+
+  /**
+   * A late tick's run (its dispatch and shards in sharded mode) at `now`, older than the clock.
+   * Its evaluations, a tick or more behind, may lag what the model owes: the checks wait a lease.
+   */
+  async lateRun(
+    runs: Array<{ container: ContainerId; faults: Faults }>,
+    shardPlan: readonly number[],
+    now: Date,
+  ): Promise<void> {
+    await this.cycles(runs, now);
+    const consumers = this.sharded ? await this.consume(runs[0]?.container ?? 0, shardPlan, runs[0]?.faults) : [];
+    this.settleFaults(runs, consumers);
+    this.lastDirtyMs = this.nowMs;
+  }
+
+  /** The runs' cycles (or dispatches) at `now`; failures the model did not inject are reported. */
+  async cycles(runs: Array<{ container: ContainerId; faults: Faults }>, now: Date): Promise<void> {
     const queue: ShardQueue = { send: async (messages) => void this.shardQueue.push(...messages) };
     await Promise.all(
       runs.map(({ container, faults }) =>
@@ -508,7 +579,13 @@ class World {
         }),
       ),
     );
-    const consumers = this.sharded ? await this.consume(runs[0]?.container ?? 0, shardPlan, runs[0]?.faults) : [];
+  }
+
+  /** Containers that died lose their memory; faulty runs recorded. Whether every run was clean. */
+  settleFaults(
+    runs: Array<{ container: ContainerId; faults: Faults }>,
+    consumers: Array<{ container: ContainerId; faults: Faults }>,
+  ): boolean {
     let clean = true;
     for (const { container, faults } of [...runs, ...consumers]) {
       if (faults.crashed) this.containers[container] = this.newContainer(); // died with its memory and cache
@@ -519,15 +596,7 @@ class World {
       }
       if (faults.crashed || faults.lostWrite || faults.injectedSns) clean = false;
     }
-    // A shard of this tick's dispatch not checked this tick: its targets' evaluation was lost.
-    if (this.shardQueue.some((m) => m.scheduledAt === now.toISOString())) {
-      clean = false;
-      this.lastDirtyMs = this.nowMs;
-    }
-    // A configuration change reaches every warm container within its cache's age.
-    if (clean && this.nowMs > this.lastDirtyMs + LEASE_MS && this.nowMs >= this.configChangedMs + CONFIG_MAX_AGE_MS)
-      this.checkAfterCleanRun();
-    this.nowMs += STEP_MS;
+    return clean;
   }
 
   /**
@@ -565,7 +634,7 @@ class World {
       const { batchItemFailures } = await consumeShards(
         [{ messageId: `s${i}`, body: JSON.stringify(message) }],
         this.deps(container, f),
-        new Date(this.nowMs),
+        new Date(this.nowMs + (this.skews[container] ?? 0)),
         SHARD_MAX_AGE_SECONDS,
       );
       if (batchItemFailures.length === 0) continue;
@@ -673,6 +742,35 @@ class World {
   }
 
   /**
+   * The promise, at the end: every incident the monitor opened is closed or stands for an alert
+   * still firing. An incident is a page thread per `dedup_key` (a group page's group id, else the
+   * alert's fingerprint) as the page stream says: its newest page (highest order) FIRING must name
+   * only alerts that fire now, of configured targets and rules (a removed target owns nothing
+   * open); the configuration alert's, only while the configuration is invalid.
+   */
+  checkIncidents(): void {
+    const newest = new Map<string, World['threads'][number]>();
+    for (const p of this.threads) {
+      const before = newest.get(p.key);
+      if (before === undefined || p.order > before.order || (p.order === before.order && p.seq > before.seq))
+        newest.set(p.key, p);
+    }
+    for (const [key, p] of newest) {
+      if (p.status !== 'firing') continue;
+      if (key.startsWith('configuration')) {
+        if (!this.broken || key !== 'configuration') this.violations.push(`incident ${key} left open`);
+        continue;
+      }
+      const stale = p.firing.filter((pair) => {
+        const [target, rule] = pair.split('/') as [string, string];
+        return !this.holds(target, rule) || this.silenced(target, rule, this.nowMs);
+      });
+      if (p.firing.length === 0 || stale.length > 0)
+        this.violations.push(`incident ${key} left open for ${stale.join(', ') || 'no firing alert'}`);
+    }
+  }
+
+  /**
    * Per alert (single pages) and per group (group pages): every accepted page carries an order,
    * and successive pages' orders strictly increase. A copy of a page in flight when a run died
    * or lost its commit, replayed from its claim, carries that page's order again (a consumer
@@ -717,6 +815,22 @@ function orderOf(n: Notification, atMs: number): OrderedPage {
   return { sequence, order: typeof order === 'number' ? order : undefined, atMs };
 }
 
+/** An accepted page as its incident thread sees it (`World.threads`). */
+function threadOf(n: Notification, seq: number): World['threads'][number] {
+  const group = n.payload.group as { id?: unknown } | undefined;
+  const key = typeof group?.id === 'string' ? `group ${group.id}` : n.fingerprint;
+  const alerts = n.payload.alerts;
+  const firing = Array.isArray(alerts)
+    ? (alerts as Array<{ target: string; rule: string; status: string }>)
+        .filter((a) => a.status === 'firing')
+        .map((a) => `${a.target}/${a.rule}`)
+    : n.status === 'firing'
+      ? [`${n.target}/${n.rule}`]
+      : [];
+  const order = typeof n.payload.order === 'number' ? n.payload.order : 0;
+  return { key, order, status: n.status, firing, seq };
+}
+
 /**
  * The transitions a page tells of, one per alert: a single alert's page (unless a reminder), and
  * each alert of a group page marked `new` (the others are repeated there for context).
@@ -724,7 +838,8 @@ function orderOf(n: Notification, atMs: number): OrderedPage {
 function changesIn(n: Notification, atMs: number): Published[] {
   const alerts = n.payload.alerts;
   if (n.payload.kind !== 'group' || !Array.isArray(alerts)) {
-    if (n.reason === 'repeat') return [];
+    // A reminder, or the configuration alert's update (its problems changed): no transition.
+    if (n.reason === 'repeat' || n.payload.problemsChanged === true) return [];
     const grouped = n.payload.group !== undefined;
     return [
       { target: n.target, rule: n.rule, status: n.status, evaluatedAt: String(n.payload.evaluatedAt), atMs, grouped },
@@ -808,6 +923,12 @@ async function apply(world: World, command: Command, silenceLog: Array<ModelSile
         ],
         command.shards,
       );
+    case 'lateRun':
+      return world.run(
+        [{ container: command.container % CONTAINERS, faults: faults() }],
+        command.shards,
+        Math.max(1, command.back),
+      );
     case 'overlap': {
       const a = (command.containerA ?? 0) % CONTAINERS;
       const b = (a + 1 + ((command.containerB ?? a) % (CONTAINERS - 1))) % CONTAINERS;
@@ -887,6 +1008,7 @@ async function apply(world: World, command: Command, silenceLog: Array<ModelSile
         world.validAgainMs = world.nowMs;
       }
       world.broken = command.broken;
+      world.brokenParts = Math.max(1, command.parts ?? 1);
       return;
     case 'endSilences':
       for (const s of silenceLog) if (s.untilMs > world.nowMs) s.untilMs = world.nowMs;
@@ -924,6 +1046,7 @@ async function runSequence(
   }
   world.checkLog(silenceLog);
   world.checkOrders();
+  world.checkIncidents();
   // Every delivery and retry forwarded: PagerDuty's incidents end as the monitor's last pages say.
   await world.forwarder.settle(world.nowMs);
   world.violations.push(...world.forwarder.check());

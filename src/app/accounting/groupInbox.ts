@@ -6,7 +6,13 @@
  * are written together. A group item holds MAX_GROUP_MEMBERS alerts: a firing alert a full item
  * refuses goes on to the group's continuation (`group#<id>-1`, -2, ..., MAX_GROUP_ITEMS in all).
  */
-import { addToGroup, type LatestPage, withContinuation } from '../../core/alerts/group.ts';
+import {
+  addToGroup,
+  evaluatedAtOf,
+  heldOtherwise,
+  type LatestPage,
+  withContinuation,
+} from '../../core/alerts/group.ts';
 import type { GroupRef, Notification } from '../../core/alerts/types.ts';
 import { MAX_GROUP_ITEMS, MAX_GROUP_MEMBERS } from '../../core/constants.ts';
 import type { DeliverOptions, Delivery, Logger, Notifier, PageRouter, StateTable } from '../ports.ts';
@@ -14,6 +20,23 @@ import { updateMeta } from './conditionalUpdate.ts';
 import { groupItemKey, type StoredGroup } from './groupItems.ts';
 import { openGroups, register } from './groupRegistry.ts';
 import { storedPage } from './targetItems.ts';
+
+/**
+ * A hand-over older than the one its group holds for the alert, saying otherwise (a run on a late
+ * tick): the group ignored it, so the page was not accepted and its sender still owes it.
+ */
+class OlderHandOverError extends Error {
+  constructor(page: Notification, heldAt: string, now: Date, options?: ErrorOptions) {
+    super(
+      `expected a hand-over of ${page.target}/${page.rule} at least as new as the one group holds (${heldAt}), found one evaluated at ${evaluatedAtOf(page, now)}; the next run sends it again`,
+      options,
+    );
+    this.name = 'OlderHandOverError';
+  }
+}
+
+/** What one item's write came to for a page: held, refused (full, or a resolve it does not hold), or older than held. */
+type Added = 'held' | 'refused' | { olderThan: string };
 
 function latestOf(page: Notification): LatestPage {
   const kept = storedPage(page);
@@ -123,7 +146,7 @@ class GroupInbox {
     queue.busy = true;
     while (queue.waiting.length > 0) {
       const batch = queue.waiting.splice(0);
-      let added: boolean[];
+      let added: Added[];
       try {
         added = await this.#write(queue.itemKey, batch);
       } catch (error) {
@@ -133,7 +156,9 @@ class GroupInbox {
       // Every page refused here is queued before any next write starts: they go on together.
       const onward = new Set<Queue>();
       for (const [i, w] of batch.entries()) {
-        if (added[i] === true) w.resolve(w.continuation);
+        const outcome = added[i] ?? 'refused';
+        if (outcome === 'held') w.resolve(w.continuation);
+        else if (outcome !== 'refused') w.reject(new OlderHandOverError(w.page, outcome.olderThan, this.#now));
         else if (w.page.status === 'firing' && w.continuation + 1 < this.#maxItems)
           onward.add(this.#enqueue({ ...w, continuation: w.continuation + 1 }));
         else w.resolve(null);
@@ -143,8 +168,8 @@ class GroupInbox {
     queue.busy = false;
   }
 
-  async #write(itemKey: string, batch: readonly Waiter[]): Promise<boolean[]> {
-    let added: boolean[] = [];
+  async #write(itemKey: string, batch: readonly Waiter[]): Promise<Added[]> {
+    let added: Added[] = [];
     let created = false;
     const latest = batch.map(({ page }) => latestOf(page)); // once, not on every retry of the write
     const writes = await updateMeta<StoredGroup>(this.#table, itemKey, (current) => {
@@ -152,9 +177,14 @@ class GroupInbox {
       created = current === null;
       let group = current?.group ?? null;
       for (const [i, { page, continuation }] of batch.entries()) {
+        const held = group?.members[page.fingerprint];
+        if (held !== undefined && heldOtherwise(group, page, this.#now)) {
+          added.push({ olderThan: held.at });
+          continue;
+        }
         const ref = withContinuation(page.group, continuation);
         const next = addToGroup(group, ref, page, latest[i] as LatestPage, this.#now, this.#maxMembers);
-        added.push(next !== null);
+        added.push(next === null ? 'refused' : 'held');
         if (next !== null) group = next;
       }
       return group === null ? undefined : { ...current, group, claim: current?.claim ?? null };
@@ -200,4 +230,4 @@ function groupingRouter(notifier: Notifier, inbox: GroupInbox, logger: Logger): 
   return routed;
 }
 
-export { GroupInbox, groupingRouter };
+export { GroupInbox, groupingRouter, OlderHandOverError };

@@ -99,10 +99,12 @@ function withPagesUnsent(next: TargetState, before: TargetState | null, pages: r
       if (was !== undefined) out.alerts[fingerprint] = was; // dropped only once its page went out
       continue;
     }
+    const { lastSentVariant: _, ...rest } = now;
     out.alerts[fingerprint] = {
-      ...now,
+      ...rest,
       lastSentAt: was?.lastSentAt ?? null,
       lastSentStatus: was?.lastSentStatus ?? null,
+      ...(was?.lastSentVariant === undefined ? {} : { lastSentVariant: was.lastSentVariant }),
     };
   }
   return out;

@@ -1,6 +1,6 @@
 /**
  * Reading a run's configuration, writing nothing: the parameters (afresh when another container
- * applied a configuration since this one did), validated whole; when invalid or unreadable, the
+ * applied a configuration since this one did, or since it read them with nothing applied), validated whole; when invalid or unreadable, the
  * last valid configuration to keep in force (this container's, else the table's copy) and the
  * problems the configuration alert pages. Table failures on the way join the run's ledger.
  */
@@ -87,10 +87,16 @@ async function readConfig(ctx: RunContext): Promise<ConfigRead> {
     undefined,
   );
   const warm = deps.warmConfig.applied;
-  const fresh = warm !== null && warm.generation !== tableGeneration;
+  // With nothing applied here (a first apply that failed), the generation the cache was read at
+  // stands in: a cache read before another container stored a configuration must not undo it.
+  const fresh =
+    warm !== null
+      ? warm.generation !== tableGeneration
+      : tableGeneration != null && (deps.warmConfig.readAt ?? null) !== tableGeneration;
   let raw: RawConfig | null = null;
   try {
     raw = await deps.config.loadRaw(fresh ? { fresh } : undefined);
+    if (tableGeneration !== undefined) deps.warmConfig.readAt = tableGeneration;
     return {
       valid: true,
       raw,

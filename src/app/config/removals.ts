@@ -2,8 +2,10 @@
  * Targets removed from the configuration: found by comparing the configuration applied with the
  * last one stored (so this works across cold starts and changes made while no run was going);
  * each alert whose firing page went out is resolved ("target removed from configuration"), then
- * the target's item is deleted, through the one claim machine (`targetItems.ts`). Removals that
- * could not finish stay owed in the stored pointer and are retried by the next run.
+ * the target's item is deleted once every resolve was accepted, through the one claim machine
+ * (`targetItems.ts`). A run older than the target's last evaluation (a late tick) resolves at that
+ * evaluation's time. Removals that could not finish stay owed in the stored pointer and are
+ * retried by the next run.
  */
 import { evaluateRemovedTarget } from '../../core/evaluate.ts';
 import { leaf, type MonitorConfig } from '../../core/monitorConfig.ts';
@@ -13,6 +15,12 @@ import { commitTarget, settleTarget, targetKey } from '../accounting/targetItems
 import type { PageRouter } from '../ports.ts';
 import { leaseOf, type RunContext } from '../runContext.ts';
 import { LAST_VALID_KEY, readConfigGeneration, readStoredConfig, saveRemoving } from './stored.ts';
+
+/** `now`, or `evaluatedAt` when the item was evaluated later than it. */
+function laterOf(now: Date, evaluatedAt: string | null | undefined): Date {
+  const ms = evaluatedAt == null ? Number.NaN : Date.parse(evaluatedAt);
+  return Number.isFinite(ms) && ms > now.getTime() ? new Date(ms) : now;
+}
 
 /** Times a run writes the stored pointer again after another run moved it on. */
 const MAX_APPLY_ATTEMPTS = 5;
@@ -44,7 +52,10 @@ async function removeTargets(
     }
     const item = settled.stored;
     if (item === null) continue;
-    const { notifications, state } = evaluateRemovedTarget(item.state, rules, now, deps.evaluate);
+    // A run of a late tick resolves at the target's last evaluation time, not before it: its group
+    // ignores a hand-over older than the one it holds, and the alert would stay open there.
+    const at = laterOf(now, item.state.evaluatedAt);
+    const { notifications, state } = evaluateRemovedTarget(item.state, rules, at, deps.evaluate);
     const next = state ?? { ...item.state, alerts: {} };
     const changed = JSON.stringify(next) !== JSON.stringify(item.state);
     const outcome = await commitTarget(

@@ -212,6 +212,17 @@ function addToGroup(
 }
 
 /**
+ * Whether the group holds a newer hand-over of the page's alert with another status: the page is
+ * ignored (`addToGroup`), not held, so whatever it says (a resolve) is still owed by its sender.
+ */
+function heldOtherwise(group: GroupState | null, page: Notification, now: Date): boolean {
+  const prev = group?.members[page.fingerprint];
+  return (
+    prev !== undefined && Date.parse(prev.at) > Date.parse(evaluatedAtOf(page, now)) && prev.status !== page.status
+  );
+}
+
+/**
  * Whether the group pages now, and why (Alertmanager's flush: `group_wait` 0, `group_interval`,
  * `repeat_interval`). A change is a member whose status differs from what the last page said.
  *
@@ -281,6 +292,7 @@ export {
   groupId,
   groupRefOf,
   groupRefOfKey,
+  heldOtherwise,
   isOpen,
   markPaged,
   pagedOf,

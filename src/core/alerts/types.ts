@@ -30,6 +30,11 @@ interface AlertRecord {
   /** When a notification for it was last published, and which status it carried. */
   lastSentAt: string | null;
   lastSentStatus: 'firing' | 'resolved' | null;
+  /**
+   * What the last page said beyond its status, when an alert's firing page can change while it
+   * fires (the configuration alert: the hash of the problem set it listed); kept with `lastSentAt`.
+   */
+  lastSentVariant?: string;
   /** The metric value at the latest evaluation (null when it could not be evaluated). */
   value: number | null;
   threshold: number;

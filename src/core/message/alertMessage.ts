@@ -102,6 +102,8 @@ type ConfigAlertMessage = MessageIdentity & {
   problemCount?: number;
   problems?: string[];
   targetsInForce?: number | null;
+  /** A page updating the open alert: the configuration is still invalid and its problems changed. */
+  problemsChanged?: true;
 };
 
 /** The resolve of an alert no longer evaluated (src/core/notify/removal.ts). */

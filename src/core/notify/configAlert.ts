@@ -1,7 +1,8 @@
 /**
- * The configuration alert: one alert per distinct set of configuration problems, kept in a state
- * of its own and published through the same claim, publish, commit protocol as every other
- * alert. Its page lists at most `MAX_PROBLEM_LINES` problems in the text and `MAX_PAYLOAD_PROBLEMS`
+ * The configuration alert: one alert (fingerprint `configuration`, so one PagerDuty incident)
+ * whatever its problems, kept in a state of its own and published through the same claim,
+ * publish, commit protocol as every other alert. A changed problem set pages again as an update
+ * of the same alert, so a configuration fixed in any number of steps ends with nothing open. Its page lists at most `MAX_PROBLEM_LINES` problems in the text and `MAX_PAYLOAD_PROBLEMS`
  * in the JSON, each capped, with "and N more": every variant fits SNS whatever the input
  * (a rules parameter of 4 KB of `{}` gives thousands of problems).
  */
@@ -13,6 +14,8 @@ import { cleanConfigText, redactCredentials } from '../text/sanitize.ts';
 /** The name the configuration alert carries where a target name would be. */
 const CONFIG_ALERT_TARGET = 'httpd-status-alerts';
 const CONFIG_ALERT_RULE = 'configuration';
+/** The alert's fingerprint (the page's `dedup_key`): the same for every problem set. */
+const CONFIG_ALERT_FINGERPRINT = CONFIG_ALERT_RULE;
 const MAX_PROBLEM_LINES = 20;
 const MAX_PAYLOAD_PROBLEMS = 50;
 const MAX_PROBLEM_CHARS = 300;
@@ -35,10 +38,18 @@ function more(total: number, listed: number): string[] {
   return total > listed ? [`... and ${total - listed} more`] : [];
 }
 
-function firingPage(record: AlertRecord, problems: readonly string[], inForce: number | null, now: Date): Notification {
+function firingPage(
+  record: AlertRecord,
+  problems: readonly string[],
+  inForce: number | null,
+  now: Date,
+  changed: boolean,
+): Notification {
   const listed = problems.slice(0, MAX_PROBLEM_LINES).map((l) => `  - ${shown(l)}`);
   const message = [
-    'The monitor configuration in SSM is invalid or unreadable.',
+    changed
+      ? 'The monitor configuration in SSM is still invalid; its problems changed (this page updates the open alert).'
+      : 'The monitor configuration in SSM is invalid or unreadable.',
     inForce === null
       ? 'No valid configuration has been seen yet: no target is checked until it is fixed.'
       : `The last valid configuration stays in force (${inForce} target(s)).`,
@@ -59,7 +70,7 @@ function firingPage(record: AlertRecord, problems: readonly string[], inForce: n
     severity: 'warning',
     value: problems.length,
     threshold: 0,
-    subject: '[FIRING warning] httpd-status-alerts: invalid configuration',
+    subject: `[FIRING warning] httpd-status-alerts: invalid configuration${changed ? ' (problems changed)' : ''}`,
     message,
     // Why the alert's identity in the JSON: it is an alert message like the others (the PagerDuty forwarder reads these fields).
     payload: {
@@ -72,6 +83,7 @@ function firingPage(record: AlertRecord, problems: readonly string[], inForce: n
       problemCount: problems.length,
       problems: [...payloadProblems, ...more(problems.length, payloadProblems.length)],
       targetsInForce: inForce,
+      ...(changed ? { problemsChanged: true } : {}),
       evaluatedAt: now.toISOString(),
     } satisfies ConfigAlertMessage,
     labels: {},
@@ -104,10 +116,12 @@ function resolvedPage(record: AlertRecord, now: Date): Notification {
 }
 
 /**
- * The configuration alert's next state and page. Invalid: the alert of this problem set fires
- * (one page per distinct set); alerts of earlier sets are dropped once the new one went out.
- * Valid: one resolve for the newest alert whose firing page went out, every record dropped.
- * The returned state counts the page as sent; records a page drops are absent from it.
+ * The configuration alert's next state and pages. Invalid: the alert fires when it is not firing
+ * yet, and pages again (an update of the same alert) when its problem set differs from the one
+ * its last page listed. Valid: its resolve when its firing page went out, the record dropped.
+ * Either way every record an earlier version kept per problem set (`configuration#<hash>`) whose
+ * firing page went out is resolved and dropped, so an upgrade mid-incident leaves nothing open.
+ * The returned state counts the pages as sent; records a page drops are absent from it.
  *
  * @example
  * evaluateConfigAlert({ previous: null, problems: ['/p/rules/x: expected JSON'], targetsInForce: 3, now })
@@ -116,40 +130,38 @@ function resolvedPage(record: AlertRecord, now: Date): Notification {
 function evaluateConfigAlert(input: ConfigAlertInput): { state: TargetState; notifications: Notification[] } {
   const { previous, problems, now } = input;
   const at = now.toISOString();
-  const before = Object.values(previous?.alerts ?? {});
+  const id = CONFIG_ALERT_FINGERPRINT;
+  const current = previous?.alerts[id];
+  const firing = current?.lastSentStatus === 'firing';
   const alerts: Record<string, AlertRecord> = {};
   const notifications: Notification[] = [];
   if (problems !== null) {
-    const id = `${CONFIG_ALERT_RULE}#${problemsHash(problems)}`;
-    const current = previous?.alerts[id];
-    if (current?.lastSentStatus === 'firing') {
-      alerts[id] = current; // sent: earlier problem sets are superseded and dropped
-    } else {
-      for (const r of before) if (r.fingerprint !== id) alerts[r.fingerprint] = r; // kept until this one is sent
+    const hash = problemsHash(problems);
+    if (firing && current.lastSentVariant === hash) alerts[id] = current;
+    else {
       const record: AlertRecord = {
         fingerprint: id,
         target: CONFIG_ALERT_TARGET,
         rule: CONFIG_ALERT_RULE,
         severity: 'warning',
         state: 'firing',
-        activeAt: current?.activeAt ?? at,
-        firedAt: current?.firedAt ?? at,
+        activeAt: (firing && current.activeAt) || at,
+        firedAt: (firing && current.firedAt) || at,
         resolvedAt: null,
         lastSentAt: at,
         lastSentStatus: 'firing',
+        lastSentVariant: hash,
         value: problems.length,
         threshold: 0,
+        ...(current?.order === undefined ? {} : { order: current.order }),
       };
       alerts[id] = record;
-      notifications.push(firingPage(record, problems, input.targetsInForce, now));
+      notifications.push(firingPage(record, problems, input.targetsInForce, now, firing));
     }
-  } else {
-    const owed = before
-      .filter((r) => r.lastSentStatus === 'firing')
-      .sort((a, b) => (a.firedAt ?? '').localeCompare(b.firedAt ?? ''));
-    const newest = owed.at(-1);
-    if (newest !== undefined) notifications.push(resolvedPage(newest, now));
-  }
+  } else if (firing) notifications.push(resolvedPage(current, now));
+  // Records of earlier versions, one per problem set: each incident a page opened is closed.
+  for (const r of Object.values(previous?.alerts ?? {}))
+    if (r.fingerprint !== id && r.lastSentStatus === 'firing') notifications.push(resolvedPage(r, now));
   return {
     state: { target: CONFIG_ALERT_TARGET, evaluatedAt: at, consecutiveFailures: 0, counters: null, alerts },
     notifications,
@@ -157,4 +169,4 @@ function evaluateConfigAlert(input: ConfigAlertInput): { state: TargetState; not
 }
 
 export type { ConfigAlertInput };
-export { CONFIG_ALERT_TARGET, evaluateConfigAlert, MAX_PAYLOAD_PROBLEMS, MAX_PROBLEM_LINES };
+export { CONFIG_ALERT_FINGERPRINT, CONFIG_ALERT_TARGET, evaluateConfigAlert, MAX_PAYLOAD_PROBLEMS, MAX_PROBLEM_LINES };

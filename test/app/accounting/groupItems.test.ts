@@ -316,6 +316,20 @@ describe('the list of open groups under races', () => {
     await flush(table, 5, [groupItemKey(REF.key)]);
   }
 
+  it.each<[string, 'firing' | 'resolved', number, string]>([
+    ['the same status, older: held (nothing to say)', 'firing', 1, 'held 0'],
+    ['a resolve as new as the firing it holds: held', 'resolved', 2, 'held 0'],
+    ['a resolve older than the firing it holds: refused, still owed', 'resolved', 1, 'OlderHandOverError'],
+  ])('a late hand-over after one evaluated at minute 2: %s', async (_, status, minute, expected) => {
+    const table = createMemoryStateTable();
+    await new GroupInbox(table, at(2)).add(handed('web-1', 'firing', 2));
+    const answer = await new GroupInbox(table, at(3))
+      .add(handed('web-1', status, minute))
+      .then((held) => `held ${held}`)
+      .catch((error: Error) => error.name);
+    expect(answer).toBe(expected);
+  });
+
   it('a group a hand-over re-creates after the run read the list is listed again', async () => {
     const table = createMemoryStateTable();
     await closedOnce(table);

@@ -3,10 +3,13 @@
  * in an order the test chooses and replays; crashing at any table write or publish, before or
  * after it), SNS refusals, DynamoDB errors, and configuration changes (targets added and removed,
  * rules added, removed, renamed, narrowed, silences added and ended, the configuration made
- * invalid and valid again), against the real run, commit and state code, in three warm
- * containers. A third of the sequences run sharded: each run is a dispatch (`dispatchShards`)
- * whose shard messages consumers in other containers (`consumeShards`) take in any order, a
- * tick or two late (after a later dispatch), twice, or die on. Every accepted page goes on to the
+ * invalid and valid again, with one or two problems, so a fix can take two steps), late ticks (a
+ * tick's event run again after later ticks: a duplicate delivery, or EventBridge's retry after a
+ * throttle), against the real run, commit and state code, in three warm containers. A third of
+ * the sequences run sharded: each run is a dispatch (`dispatchShards`) whose shard messages
+ * consumers in other containers (`consumeShards`), each on a clock of its own (up to 29 s ahead
+ * of or 20 s behind the dispatcher's), take in any order, a tick or two late (after a later
+ * dispatch), twice, or die on. Every accepted page goes on to the
  * real PagerDuty forwarder (test/support/forwarderModel.ts). Invariants
  * (test/support/pageModel.ts, test/support/forwarderModel.ts):
  * 1. After a run with no fault and no faulty run's claim still in force, for every (target, rule):
@@ -31,6 +34,10 @@
  *    after every delivery and retry, nothing dead-lettered and each incident's state is the
  *    monitor's last word (the action of its `dedup_key`'s page of the highest order), also when
  *    PagerDuty took an event whose answer was lost or whose function died before learning it.
+ * 7. The promise, at the end: every incident the monitor opened is closed or stands for an alert
+ *    still firing. Per `dedup_key` (a group page's group id, else the alert's fingerprint), the
+ *    newest page that is FIRING names only alerts firing now, of configured targets and rules: a
+ *    removed target owns nothing open; the configuration alert is open only while invalid.
  * Rules added by a sequence may wait `for` and keep firing for `keepFiringFor` (one or two runs):
  * a pending alert owes nothing (its latest page must not be FIRING), a kept one may be either.
  * Most sequences use the memory table (same conditional semantics as DynamoDB); some use dynalite.
@@ -140,7 +147,28 @@ const command: fc.Arbitrary<Command> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('endSilences' as const) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('breakConfig' as const), broken: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('breakConfig' as const),
+      broken: fc.boolean(),
+      // One or two broken parameters: changing the count while broken is a fix made in steps.
+      parts: fc.integer({ min: 1, max: 2 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('lateRun' as const),
+      container: fc.nat({ max: CONTAINERS - 1 }),
+      // 1: the last tick's event again (a duplicate delivery); 2 or 3: a tick run after later ones.
+      back: fc.integer({ min: 1, max: 3 }),
+      shards: fc.array(
+        fc.nat({ max: 6 }).map((n) => (n > 3 ? 0 : n)),
+        { maxLength: 4 },
+      ),
+    }),
+  },
 );
 
 /** A third of the sequences run sharded (one or two targets a shard); the forwarder maps per group or per alert. */
@@ -148,6 +176,8 @@ const mode: fc.Arbitrary<ModelOptions> = fc.record({
   sharded: fc.nat({ max: 2 }).map((n) => n === 2),
   perShard: fc.integer({ min: 1, max: 2 }),
   eventsPer: fc.constantFrom('group' as const, 'alert' as const),
+  // Consumers' clocks ahead of or behind the dispatcher's, each container its own.
+  skews: fc.array(fc.constantFrom(0, 20_000, -20_000, 29_000), { minLength: CONTAINERS, maxLength: CONTAINERS }),
 });
 
 const sequenceOf = (maxLength: number) =>
@@ -260,6 +290,27 @@ describe('page accounting under random runs, faults and configuration changes', 
     expect((await runSequence(commands, 'clear')).violations).toEqual([]);
   });
 
+  it.each(['group', 'alert'] as const)(
+    'forwarder (%s): a configuration fixed in two steps ends with nothing open, in the monitor nor in PagerDuty',
+    async (eventsPer) => {
+      // Two broken parameters, then one, then none: one alert, its update, one resolve. (Each problem
+      // set was its own alert before: the first set's incident stayed open for ever.)
+      const commands: Command[] = [
+        { kind: 'breakConfig', broken: true, parts: 2 },
+        ...Array.from({ length: 6 }, (_, i) => run(i % CONTAINERS)),
+        { kind: 'breakConfig', broken: true, parts: 1 },
+        ...Array.from({ length: 6 }, (_, i) => run(i % CONTAINERS)),
+        { kind: 'forward', picks: [0, 0], faults: [] },
+      ];
+      const result = await runSequence(commands, 'clear', { eventsPer });
+      expect(result.violations).toEqual([]);
+      const incidents = [...result.pagerDuty.incidents.entries()];
+      expect(incidents.map(([key, i]) => [key, i.status, i.events.map((e) => e.action)])).toEqual([
+        ['configuration', 'resolved', ['trigger', 'trigger', 'resolve']],
+      ]);
+    },
+  );
+
   it('two overlapping runs applying a removal never drop the resolve one of them still owes', async () => {
     // Found by the soak: a run dies holding a0's item while its rule is removed; a0 is then
     // removed from the configuration and two runs apply that at once. Run B stores "a0 still
@@ -351,6 +402,22 @@ describe('page accounting under random runs, faults and configuration changes', 
     ]);
   });
 
+  it('a container whose first configuration apply failed never re-applies its older cache over a removal', async () => {
+    const commands: Command[] = [
+      ...perAlertRule,
+      { kind: 'closing', target: 0, count: 1 },
+      // 12:00: container 1 caches the configuration listing a0; storing it fails, nothing applied.
+      { kind: 'run', container: 1, crash: null, snsFailures: 0, dynamoFailures: 1 },
+      run(0), // 12:01: a0 fires
+      { kind: 'removeTarget', target: 0 },
+      run(2), // 12:02: container 2 reads the removal: a0 resolved, its item deleted
+      run(1), // 12:03: container 1's cache (12:00) still lists a0; the stored generation must win
+    ];
+    const result = await runSequence(commands, 'clear');
+    expect(result.violations).toEqual([]);
+    expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status}`)).toEqual(['a0/r1 firing', 'a0/r1 resolved']);
+  });
+
   it('sharded: a shard message delivered again after the next dispatch removed its target never pages it again', async () => {
     const commands: Command[] = [
       ...perAlertRule,
@@ -369,6 +436,25 @@ describe('page accounting under random runs, faults and configuration changes', 
       'a0/r1 resolved 2026-11-22T12:01:00.000Z',
     ]);
   });
+
+  it.each([false, true])(
+    "a removal applied by a late tick (older than the target's last evaluation) still resolves it (sharded: %s)",
+    async (sharded) => {
+      // The 12:00 tick's event runs again after the 12:01 run paged a0 into its group (EventBridge's
+      // retry after a throttle) and applies a0's removal at 12:00: the group holds a newer hand-over
+      // (12:01) and ignored the older resolve, but the target's item was deleted as if it held it.
+      const commands: Command[] = [
+        run(0), // 12:00
+        { kind: 'closing', target: 0, count: 1 },
+        run(0), // 12:01: a0 fires, handed over to r0's group at 12:01
+        { kind: 'removeTarget', target: 0 },
+        { kind: 'lateRun', container: 1, back: 2 }, // the 12:00 tick again, container 1 reads the removal
+      ];
+      const result = await runSequence(commands, 'clear', { sharded });
+      expect(result.violations).toEqual([]);
+      expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status}`)).toEqual(['a0/r0 firing', 'a0/r0 resolved']);
+    },
+  );
 
   it.each(['group', 'alert'] as const)(
     'forwarder (%s): retries, duplicates and reordered deliveries end with PagerDuty as the last page says',

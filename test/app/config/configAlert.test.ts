@@ -1,6 +1,7 @@
 /**
- * The configuration alert through the claim machine (memory table): one page per distinct set of
- * problems, resolved once valid again; its writes and refused pages in the run's ledger.
+ * The configuration alert through the claim machine (memory table): one alert whatever its
+ * problems (a changed set pages an update), resolved once valid again; its writes and refused
+ * pages in the run's ledger.
  */
 import { describe, expect, it } from 'vitest';
 import { createMemoryStateTable } from '../../../src/adapters/memoryStateStore.ts';
@@ -31,7 +32,7 @@ function deps(table: StateTable): CycleDeps {
 }
 
 describe('commitConfigAlert', () => {
-  it('pages once per distinct problem set, resolves when valid; the ledger counts its writes', async () => {
+  it('pages once per problem set, resolves when valid; the ledger counts its writes', async () => {
     // Prepare
     const table = createMemoryStateTable();
     const subjects: string[] = [];
@@ -61,6 +62,28 @@ describe('commitConfigAlert', () => {
       [2, ['[RESOLVED warning] httpd-status-alerts: configuration valid again'], 2, 0],
     ]);
     expect((await table.loadMany([CONFIG_ALERT_KEY])).get(CONFIG_ALERT_KEY)?.claim).toBeNull();
+  });
+
+  it('a refused update is paged again by the next run: the record keeps the problem set its last page listed', async () => {
+    const table = createMemoryStateTable();
+    const pages: string[] = [];
+    const router = (refuse: boolean): PageRouter => ({
+      publish: async (page) => {
+        if (refuse) throw new Error('SNS is down');
+        pages.push(`${page.status} ${page.fingerprint} ${String(page.payload.problemCount)}`);
+        return null;
+      },
+    });
+    const steps: Array<[number, string[] | null, boolean]> = [
+      [0, ['a', 'b'], false],
+      [1, ['b'], true], // the update refused
+      [2, ['b'], false], // sent now
+      [3, ['b'], false],
+      [4, null, false],
+    ];
+    for (const [minute, problems, refuse] of steps)
+      await commitConfigAlert(startRun(deps(table), at(minute)), router(refuse), problems, 1);
+    expect(pages).toEqual(['firing configuration 2', 'firing configuration 1', 'resolved configuration undefined']);
   });
 
   it('a refused page: in the ledger, not marked sent (the next run pages it)', async () => {

@@ -115,11 +115,12 @@ describe('readConfig', () => {
   });
 
   it.each([
+    { case: 'cold, nothing stored: the source may answer from its cache', warm: false, elsewhere: false, fresh: null },
     {
-      case: 'cold (nothing applied here): the source may answer from its cache',
+      case: 'cold, a configuration stored: read afresh (a cache may predate it)',
       warm: false,
       elsewhere: true,
-      fresh: null,
+      fresh: { fresh: true },
     },
     { case: 'warm, the table still at what this container applied', warm: true, elsewhere: false, fresh: null },
     {
@@ -139,6 +140,30 @@ describe('readConfig', () => {
     await readConfig(startRun(deps(table, raw('a0'), loads, warmConfig), NOW));
     // Assess
     expect(loads).toEqual([fresh]);
+  });
+
+  it.each([
+    {
+      case: 'the table still at the generation its parameters were read at: the cache may answer',
+      between: false,
+      loads: [null, null],
+    },
+    {
+      case: 'another container stored a configuration since its parameters were read: read afresh',
+      between: true,
+      loads: [null, { fresh: true }],
+    },
+  ])('nothing applied here (its first apply failed): $case', async ({ between, loads: expected }) => {
+    // Prepare: a container reads its parameters with nothing stored, and applies nothing
+    const table = createMemoryStateTable();
+    const warmConfig: WarmConfig = { applied: null };
+    const loads: unknown[] = [];
+    await readConfig(startRun(deps(table, raw('a0'), loads, warmConfig), NOW));
+    if (between) await appliedElsewhere(table, raw('b0'));
+    // Act
+    await readConfig(startRun(deps(table, raw('a0'), loads, warmConfig), NOW));
+    // Assess
+    expect(loads).toEqual(expected);
   });
 
   it('the pointer unreadable: the configuration still read afresh, the failure in the ledger', async () => {

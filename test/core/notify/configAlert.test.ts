@@ -40,18 +40,112 @@ describe('evaluateConfigAlert', () => {
       [[FIRING], [], [RESOLVED], []],
     ],
     [
-      'a new problem set pages again; one resolve at the end',
+      'a new problem set pages again, as an update; one resolve at the end',
       [
         [0, ['a']],
         [1, ['b']],
         [2, ['b']],
         [3, null],
       ],
-      [[FIRING], [FIRING], [], [RESOLVED]],
+      [[FIRING], [`${FIRING} (problems changed)`], [], [RESOLVED]],
     ],
   ] as Array<[string, Array<[number, string[] | null]>, string[][]]>)('%s', (_, input, expected) => {
     expect(steps(input)).toEqual(expected);
   });
+
+  /** Steps from `previous`, each step's pages as `STATUS dedup_key` (the alert's fingerprint is the page's dedup_key). */
+  function pages(input: Array<[number, string[] | null]>, previous: TargetState | null = null): string[][] {
+    let state = previous;
+    return input.map(([m, problems]) => {
+      const result = evaluateConfigAlert({ previous: state, problems, targetsInForce: 3, now: minute(m) });
+      state = result.state;
+      return result.notifications.map((n) => `${n.status} ${n.fingerprint}`);
+    });
+  }
+
+  /** A record an earlier version wrote: one alert per problem set, `configuration#<hash>`, its page sent. */
+  const legacy = (hash: string, sent: 'firing' | 'resolved' | null): TargetState['alerts'][string] => ({
+    fingerprint: `configuration#${hash}`,
+    target: 'httpd-status-alerts',
+    rule: 'configuration',
+    severity: 'warning',
+    state: 'firing',
+    activeAt: minute(-10).toISOString(),
+    firedAt: minute(-10).toISOString(),
+    resolvedAt: null,
+    lastSentAt: sent === null ? null : minute(-10).toISOString(),
+    lastSentStatus: sent,
+    value: 1,
+    threshold: 0,
+  });
+  const legacyState = (alerts: TargetState['alerts'][string][]): TargetState => ({
+    target: 'httpd-status-alerts',
+    evaluatedAt: minute(-1).toISOString(),
+    consecutiveFailures: 0,
+    counters: null,
+    alerts: Object.fromEntries(alerts.map((a) => [a.fingerprint, a])),
+  });
+
+  it.each([
+    [
+      'a fix in two steps: one incident, updated, then resolved',
+      [
+        [0, ['a', 'b']],
+        [1, ['b']],
+        [2, null],
+      ],
+      null,
+      [['firing configuration'], ['firing configuration'], ['resolved configuration']],
+    ],
+    [
+      'a fix in three steps: one incident, updated twice, then resolved',
+      [
+        [0, ['a', 'b', 'c']],
+        [1, ['b', 'c']],
+        [2, ['c']],
+        [3, null],
+        [4, null],
+      ],
+      null,
+      [['firing configuration'], ['firing configuration'], ['firing configuration'], ['resolved configuration'], []],
+    ],
+    [
+      'the set changes, comes back, then valid: an update per change, one resolve',
+      [
+        [0, ['a']],
+        [1, ['b']],
+        [2, ['b']],
+        [3, ['a']],
+        [4, null],
+      ],
+      null,
+      [['firing configuration'], ['firing configuration'], [], ['firing configuration'], ['resolved configuration']],
+    ],
+    [
+      'earlier versions left two sets paged: valid resolves both',
+      [
+        [0, null],
+        [1, null],
+      ],
+      legacyState([legacy('1111111111111111', 'firing'), legacy('2222222222222222', 'firing')]),
+      [['resolved configuration#1111111111111111', 'resolved configuration#2222222222222222'], []],
+    ],
+    [
+      'an upgrade mid-incident: the new alert fires, every owed earlier one resolves; one resolve at the end',
+      [
+        [0, ['a']],
+        [1, ['a']],
+        [2, null],
+      ],
+      legacyState([legacy('1111111111111111', 'firing'), legacy('2222222222222222', null)]),
+      [['firing configuration', 'resolved configuration#1111111111111111'], [], ['resolved configuration']],
+    ],
+  ] as Array<[string, Array<[number, string[] | null]>, TargetState | null, string[][]]>)(
+    '%s',
+    (_, input, previous, expected) => {
+      expect(pages(input, previous)).toEqual(expected);
+    },
+  );
 
   it('caps the problems listed in every variant, whatever their number and length', () => {
     const problems = Array.from(
