@@ -10,6 +10,7 @@
  * the operator removed (whose resolve would then never be owed).
  */
 import { buildMonitorConfig, leaf, type MonitorConfig, type RawConfig } from '../core/monitorConfig.ts';
+import { SHARD_BUDGET, SQS_LIMITS } from '../core/sqsLimits.ts';
 import { redactCredentials } from '../core/text/sanitize.ts';
 import { resolveConfig } from './config/resolve.ts';
 import { readConfigGeneration, readStoredConfig } from './config/stored.ts';
@@ -27,10 +28,26 @@ class StoredConfigUnreadableError extends Error {
   }
 }
 
-/** SQS takes 256 KiB a message; leave room for the envelope. */
-const MAX_MESSAGE_BYTES = 240 * 1024;
+/** One target, with every rules and silences parameter, does not fit in one SQS message. */
+class ShardTooLargeError extends Error {
+  constructor(target: string, bytes: number) {
+    super(
+      `expected a shard message of one target (${target}) with every rules and silences parameter to fit in ${SHARD_BUDGET.messageBytes} bytes (SQS takes ${SQS_LIMITS.messageBytes}), found ${bytes} bytes: make the rules or silences documents smaller`,
+    );
+    this.name = 'ShardTooLargeError';
+  }
+}
 
-/** Split the targets (by name) into shards of at most `perShard`, halving any shard too large to send. */
+const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+/**
+ * Split the targets (by name) into shards of at most `perShard` targets and at most
+ * `SHARD_BUDGET.messageBytes` bytes of JSON each, whatever the target documents hold. A message
+ * is its envelope (ids, times, every rules and silences parameter) plus one `"name":"value"`
+ * entry per target, so its size is known before it is written: shards are filled greedily.
+ *
+ * @throws ShardTooLargeError when the envelope and a single target exceed the budget
+ */
 function planShards(
   raw: RawConfig,
   config: MonitorConfig,
@@ -43,28 +60,36 @@ function planShards(
   const byName = new Map<string, [string, string]>();
   for (const [parameter, value] of Object.entries(raw.targets)) byName.set(leaf(parameter), [parameter, value]);
   const names = config.targets.map((t) => t.name).sort();
-  const slices: RawConfig[] = [];
-  const add = (chunk: string[]) => {
-    const slice: RawConfig = { targets: {}, rules: raw.rules, silences: raw.silences };
-    for (const name of chunk) {
-      const entry = byName.get(name);
-      if (entry) slice.targets[entry[0]] = entry[1];
-    }
-    if (chunk.length > 1 && Buffer.byteLength(JSON.stringify(slice)) > MAX_MESSAGE_BYTES) {
-      const half = Math.ceil(chunk.length / 2);
-      add(chunk.slice(0, half));
-      add(chunk.slice(half));
-    } else slices.push(slice);
-  };
-  for (let i = 0; i < names.length; i += perShard) add(names.slice(i, i + perShard));
-  return slices.map((slice, index) => ({
+  const envelope = (targets: Record<string, string>, index: number, count: number): ShardMessage => ({
     version: 1,
     runId,
     scheduledAt,
     ...(generation === null ? {} : { generation }),
-    shard: { index, count: slices.length },
-    raw: slice,
-  }));
+    shard: { index, count },
+    raw: { targets, rules: raw.rules, silences: raw.silences },
+  });
+  // The envelope with no target, its shard numbers at their widest: every message is at most this plus its entries.
+  const widest = Math.max(names.length, 1);
+  const base = bytes(JSON.stringify(envelope({}, widest, widest)));
+  const chunks: Array<Array<[string, string]>> = [];
+  let chunk: Array<[string, string]> = [];
+  let size = base;
+  for (const name of names) {
+    const entry = byName.get(name);
+    if (entry === undefined) continue;
+    // `"parameter":"value"` and the comma before it (one too many for the first: an upper bound).
+    const entryBytes = bytes(JSON.stringify(entry[0])) + 1 + bytes(JSON.stringify(entry[1])) + 1;
+    if (base + entryBytes > SHARD_BUDGET.messageBytes) throw new ShardTooLargeError(name, base + entryBytes);
+    if (chunk.length >= perShard || size + entryBytes > SHARD_BUDGET.messageBytes) {
+      chunks.push(chunk);
+      chunk = [];
+      size = base;
+    }
+    chunk.push(entry);
+    size += entryBytes;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks.map((entries, index) => envelope(Object.fromEntries(entries), index, chunks.length));
 }
 
 /** The scheduled invocation in sharded mode: configuration once, then one message per shard. */
@@ -185,4 +210,4 @@ async function consumeShards(
   return { batchItemFailures, summaries };
 }
 
-export { consumeShards, dispatchShards, planShards, StoredConfigUnreadableError };
+export { consumeShards, dispatchShards, planShards, ShardTooLargeError, StoredConfigUnreadableError };

@@ -16,12 +16,18 @@ import type { CycleDeps, ShardMessage, StateTable } from '../../src/app/ports.ts
 import { consumeShards, dispatchShards, planShards } from '../../src/app/shards.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import { buildMonitorConfig, type RawConfig } from '../../src/core/monitorConfig.ts';
+import { SHARD_BUDGET, SQS_LIMITS } from '../../src/core/sqsLimits.ts';
 import { credentials, type LocalDynamo, type LocalSns, region, startDynalite, startSns } from '../support/emulators.ts';
+import { realisticTargets } from '../support/realisticTargets.ts';
 
 /** The scope of the targets under `/p` (none names a secret). */
 const SCOPE = { prefix: '/p', sharedSecretParameters: [] };
 const BUSY = readFileSync(new URL('../fixtures/apache-2.4.71/prefork-busy/report.html', import.meta.url), 'latin1');
 const IDLE = readFileSync(new URL('../fixtures/apache-2.4.71/prefork-idle/report.html', import.meta.url), 'latin1');
+const IDLE_AUTO = readFileSync(
+  new URL('../fixtures/apache-2.4.71/prefork-idle/report.auto.txt', import.meta.url),
+  'latin1',
+);
 const RULES = JSON.stringify({
   rules: [{ name: 'closing-seen', metric: 'slots_closing', op: '>=', threshold: 3, severity: 'critical' }],
 });
@@ -52,7 +58,7 @@ describe('planShards', () => {
     ).toBe(true);
   });
 
-  it('halves a shard that would not fit in one SQS message', () => {
+  it('fills a shard by bytes when its targets would not fit in one SQS message', () => {
     const raw = rawWith(8, 'http://127.0.0.1:1/');
     for (const key of Object.keys(raw.targets)) {
       raw.targets[key] = JSON.stringify({ url: 'http://127.0.0.1:1/', labels: { note: 'x'.repeat(250) } }).padEnd(
@@ -62,7 +68,34 @@ describe('planShards', () => {
     }
     const shards = planShards(raw, buildMonitorConfig(raw, SCOPE), 500, 'run-2', '2026-11-22T12:00:00Z', 'g1');
     expect(shards.map((s) => Object.keys(s.raw.targets).length)).toEqual([2, 2, 2, 2]);
-    expect(shards.every((s) => Buffer.byteLength(JSON.stringify(s)) < 256 * 1024)).toBe(true);
+    expect(shards.every((s) => Buffer.byteLength(JSON.stringify(s)) <= SHARD_BUDGET.messageBytes)).toBe(true);
+  });
+
+  it.each<[string, number, number[]]>([
+    // [case, targets per shard, targets in each shard]: 5,000 targets of 262-293 bytes
+    ['500 a shard fits (about 165 KiB each)', 500, Array(10).fill(500)],
+    ['1,000 a shard would be about 330 KiB: filled to the byte budget instead', 1000, [...Array(6).fill(731), 614]],
+  ])('realistic targets, %s', (_, perShard, sizes) => {
+    const raw: RawConfig = {
+      targets: realisticTargets(5000, '/p', 'http://127.0.0.1:1/'),
+      rules: { '/p/rules/r': RULES },
+      silences: {},
+    };
+    const shards = planShards(raw, buildMonitorConfig(raw, SCOPE), perShard, 'run-3', '2026-11-22T12:00:00Z', 'g1');
+    expect(shards.map((s) => Object.keys(s.raw.targets).length)).toEqual(sizes);
+    const sent = shards.flatMap((s) => Object.keys(s.raw.targets));
+    expect(sent).toEqual(Object.keys(raw.targets).sort());
+    for (const s of shards) expect(Buffer.byteLength(JSON.stringify(s))).toBeLessThanOrEqual(SHARD_BUDGET.messageBytes);
+  });
+
+  it('refuses, saying why, a shard of one target that the rules alone make too large', () => {
+    const raw = rawWith(1, 'http://127.0.0.1:1/');
+    raw.silences['/p/silences/big'] = 'x'.repeat(SHARD_BUDGET.messageBytes);
+    expect(() =>
+      planShards(raw, buildMonitorConfig({ ...raw, silences: {} }, SCOPE), 10, 'r', '2026-11-22T12:00:00Z', null),
+    ).toThrow(
+      /expected a shard message of one target \(web-00\) with every rules and silences parameter to fit in 245760 bytes \(SQS takes 262144\), found 2\d{5} bytes/,
+    );
   });
 });
 
@@ -214,6 +247,98 @@ describe('dispatch and consume through SQS', () => {
     expect(result.summaries).toEqual([]);
     expect(await sns.drain()).toEqual([]);
   });
+});
+
+describe('5,000 realistic targets through an SQS that enforces its size limits', () => {
+  let sns: LocalSns;
+  let page: Server;
+  let sqs: SQSClient;
+  let queueUrl: string;
+  /** Each SendMessageBatch call: its entries and their bodies' bytes. */
+  const batches: Array<{ entries: number; bytes: number }> = [];
+
+  beforeAll(async () => {
+    sns = await startSns();
+    page = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(IDLE_AUTO));
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    sqs = new SQSClient({ endpoint: sns.endpoint, region, credentials });
+    sqs.middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Entries?: Array<{ MessageBody: string }> };
+        if (input.Entries)
+          batches.push({
+            entries: input.Entries.length,
+            bytes: input.Entries.reduce((n, e) => n + Buffer.byteLength(e.MessageBody), 0),
+          });
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    // A queue made before SQS raised its default: 256 KiB a message (fauxqs enforces it, and 1 MiB a batch).
+    queueUrl = (
+      await sqs.send(
+        new CreateQueueCommand({
+          QueueName: 'shards-256k',
+          Attributes: { MaximumMessageSize: String(SQS_LIMITS.messageBytes) },
+        }),
+      )
+    ).QueueUrl as string;
+  });
+  afterAll(async () => {
+    sqs.destroy();
+    page.closeAllConnections();
+    await Promise.all([sns.stop(), new Promise<void>((resolve) => page.close(() => resolve()))]);
+  });
+
+  it('dispatches in batches under 1 MiB and 10 entries; every shard is received and checked', async () => {
+    const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/server-status?auto`;
+    const raw: RawConfig = { targets: realisticTargets(5000, '/p', url), rules: { '/p/rules/r': RULES }, silences: {} };
+    const secrets: string[] = [];
+    const d: CycleDeps = {
+      config: {
+        loadRaw: async () => raw,
+        getSecret: async (name) => {
+          secrets.push(name);
+          return 'monitor:s3cret';
+        },
+      },
+      secretScope: SCOPE,
+      table: createMemoryStateTable(),
+      notifier: createSnsNotifier(sns.sns, sns.topicArn, { sleep: async () => {} }),
+      fetch: (t) => fetchStatusPage(t),
+      metrics: { target: () => {}, run: () => {} },
+      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      concurrency: 32,
+      evaluate: {},
+      claimLeaseMs: 60_000,
+      warm: new Map(),
+      warmConfig: { applied: null },
+    };
+    const now = new Date('2026-11-22T12:00:00Z');
+    const dispatched = await dispatchShards(d, createSqsShardQueue(sqs, queueUrl), now, {
+      perShard: 500,
+      scheduledAt: now.toISOString(),
+    });
+    expect(dispatched).toEqual({ mode: 'dispatch', shards: 10, targets: 5000, configError: null });
+    // Ten messages of about 165 KiB: one batch of all ten would be past 1 MiB (BatchRequestTooLong).
+    expect(batches.reduce((n, b) => n + b.bytes, 0)).toBeGreaterThan(SQS_LIMITS.batchBytes);
+    expect(batches.map((b) => b.entries)).toEqual([5, 5]);
+    expect(batches.every((b) => b.bytes <= SHARD_BUDGET.batchBytes)).toBe(true);
+
+    const records: Array<{ messageId: string; body: string }> = [];
+    for (;;) {
+      const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
+      if (!got.Messages?.length) break;
+      for (const m of got.Messages) records.push({ messageId: m.MessageId as string, body: m.Body as string });
+    }
+    expect(records).toHaveLength(10);
+    const consumed = await consumeShards(records, d, new Date(now.getTime() + 5_000), 60);
+    expect(consumed.batchItemFailures).toEqual([]);
+    expect(consumed.summaries.reduce((n, s) => n + s.targets, 0)).toBe(5000);
+    expect(consumed.summaries.every((s) => s.down === 0 && s.failed === 0)).toBe(true);
+    // Every target read its own secret, once.
+    expect(new Set(secrets).size).toBe(5000);
+  }, 120_000);
 });
 
 describe('a shard message delivered after the configuration moved on', () => {
