@@ -83,6 +83,22 @@ class Watchdog extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
       alarmDescription: `httpd-status-alerts: no heartbeat for ${heartbeatMinutes} minutes; the monitor itself stopped, Apache is unwatched`,
     });
+    // Why: a run (or, sharded, a shard) whose pages or state failed, in two of three ticks: a
+    // fault the next run's retry did not clear. A failed shard is returned to SQS, so Lambda's
+    // Errors never counts it; a lasting SNS or DynamoDB fault shows here.
+    const tick = Duration.minutes(props.scheduleMinutes);
+    this.alarms.push(
+      new cloudwatch.Alarm(this, 'RunsFailing', {
+        metric: monitorMetric(EMITTED_METRICS.runsFailed, { period: tick, statistic: 'Maximum' }),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: quiet,
+        alarmDescription:
+          'httpd-status-alerts: runs failed in two of the last three ticks (pages refused or the state table failing); see the "publish failed" and "target state failed" log lines',
+      }),
+    );
     // Why: anything in the failure queue is a run nobody will retry.
     this.add('FailedRunsQueued', {
       metric: props.failures.metricApproximateNumberOfMessagesVisible({ period: window, statistic: 'Maximum' }),

@@ -181,7 +181,8 @@ interface TargetMetrics {
 
 interface MetricsSink {
   target(values: TargetMetrics): void;
-  run(values: { alertsSent: number; targets: number; targetsDown: number }): void;
+  /** Once per run; `failed`: its pages or state failed (no heartbeat then, a failed run counted). */
+  run(values: { alertsSent: number; targets: number; targetsDown: number; failed: boolean }): void;
 }
 
 interface Logger {

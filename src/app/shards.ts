@@ -168,46 +168,79 @@ async function shardConfig(
   return { config: buildMonitorConfig(raw, deps.secretScope), generation: stored.pointer.generation };
 }
 
+/** One SQS record as the event source mapping delivers it (the fields a consumer reads). */
+interface ShardRecord {
+  messageId: string;
+  body: string;
+  /** `ApproximateReceiveCount`: 1 on the first delivery; more on a redelivery of a failed shard. */
+  attributes?: { ApproximateReceiveCount?: string };
+}
+
 /**
- * The queue-fed invocation: check each record's shard. Stale shards are dropped (a newer dispatch
- * covers them); unreadable ones and those whose pages SNS refused are returned for a retry.
+ * The queue-fed invocation: check each record's shard. A stale shard (older than the interval) is
+ * dropped on its first delivery (a newer dispatch covers its targets) but returned on a
+ * redelivery: it failed before, and SQS's redrive takes it to the dead-letter queue, whose alarm
+ * pages, rather than its failure passing as a success. Unreadable shards and those whose pages or
+ * state failed are returned for a retry and counted in `RunsFailed`, with no heartbeat.
  */
 async function consumeShards(
-  records: ReadonlyArray<{ messageId: string; body: string }>,
+  records: ReadonlyArray<ShardRecord>,
   deps: CycleDeps,
   now: Date,
   maxAgeSeconds: number,
 ): Promise<{ batchItemFailures: Array<{ itemIdentifier: string }>; summaries: CycleSummary[] }> {
   const batchItemFailures: Array<{ itemIdentifier: string }> = [];
   const summaries: CycleSummary[] = [];
+  const failed = (messageId: string) => {
+    batchItemFailures.push({ itemIdentifier: messageId });
+  };
   for (const record of records) {
     const message = readMessage(record.body);
     if (message === null) {
       deps.logger.error('unreadable shard message', { messageId: record.messageId, body: record.body.slice(0, 200) });
-      batchItemFailures.push({ itemIdentifier: record.messageId });
+      deps.metrics.run({ alertsSent: 0, targets: 0, targetsDown: 0, failed: true });
+      failed(record.messageId);
       continue;
     }
+    const receives = Number(record.attributes?.ApproximateReceiveCount ?? 1);
     if (now.getTime() - Date.parse(message.scheduledAt) > maxAgeSeconds * 1000) {
-      deps.logger.warn('stale shard dropped', {
-        runId: message.runId,
-        shard: message.shard,
-        scheduledAt: message.scheduledAt,
-      });
+      const facts = { runId: message.runId, shard: message.shard, scheduledAt: message.scheduledAt, receives };
+      if (receives > 1) {
+        // A redelivered shard failed on an earlier delivery: past its tick it is not checked, but dead-lettered.
+        deps.logger.error('stale shard that failed before: returned for the dead-letter queue', facts);
+        deps.metrics.run({ alertsSent: 0, targets: 0, targetsDown: 0, failed: true });
+        failed(record.messageId);
+      } else deps.logger.warn('stale shard dropped', facts);
       continue;
     }
+    let config: { config: MonitorConfig; generation: string };
     try {
-      const { config, generation } = await shardConfig(deps, message);
-      summaries.push(await checkShard(deps, config, now, generation));
+      config = await shardConfig(deps, message);
     } catch (error) {
       deps.logger.error('shard failed', {
         runId: message.runId,
         shard: message.shard,
         error: (error as Error).message,
       });
-      batchItemFailures.push({ itemIdentifier: record.messageId });
+      // `checkShard` was not reached: the failed run is counted here.
+      deps.metrics.run({ alertsSent: 0, targets: 0, targetsDown: 0, failed: true });
+      failed(record.messageId);
+      continue;
+    }
+    try {
+      summaries.push(await checkShard(deps, config.config, now, config.generation));
+    } catch (error) {
+      // `checkShard` counted the failed run (its metrics are sent before it throws).
+      deps.logger.error('shard failed', {
+        runId: message.runId,
+        shard: message.shard,
+        error: (error as Error).message,
+      });
+      failed(record.messageId);
     }
   }
   return { batchItemFailures, summaries };
 }
 
+export type { ShardRecord };
 export { consumeShards, dispatchShards, planShards, ShardTooLargeError, StoredConfigUnreadableError };

@@ -20,13 +20,29 @@ const RUN_DIMENSIONS = ['service'] as const;
 const TARGET_DIMENSIONS = ['service', 'target'] as const;
 
 const EMITTED_METRICS = {
-  /** One per completed run: the heartbeat alarm pages when it stops. */
+  /**
+   * One per run that completed without a failure (a one-invocation run, or one shard in sharded
+   * mode): the heartbeat alarm pages when it stops. A run whose pages or state writes failed emits
+   * `RunsFailed` instead: a monitor failing every run is not healthy.
+   */
   heartbeat: {
     name: 'Heartbeat',
     unit: METRIC_UNITS.count,
     scope: METRIC_SCOPES.run,
     dimensions: RUN_DIMENSIONS,
     source: { from: METRIC_SOURCES.run, field: 'runs' },
+  },
+  /**
+   * 1 for a run whose pages or state reads and writes failed (or whose shard could not be checked),
+   * 0 for one that did not: in sharded mode a failed shard is returned to SQS, so Lambda's Errors
+   * never counts it, and this is what alarms.
+   */
+  runsFailed: {
+    name: 'RunsFailed',
+    unit: METRIC_UNITS.count,
+    scope: METRIC_SCOPES.run,
+    dimensions: RUN_DIMENSIONS,
+    source: { from: METRIC_SOURCES.run, field: 'failed' },
   },
   alertsSent: {
     name: 'AlertsSent',

@@ -83,10 +83,11 @@ function createMetricsSink(options: MetricsSinkOptions): MetricsSink {
     target(values) {
       options.write(targetLine(values, options, options.wantsTargetMetrics(values.target)));
     },
-    run({ alertsSent, targetsDown }) {
-      const { heartbeat, alertsSent: sent, targetsDown: down } = EMITTED_METRICS;
-      // The stack alarms when this stops arriving: the monitor itself stopped.
-      options.runMetrics.addMetric(heartbeat.name, heartbeat.unit, 1);
+    run({ alertsSent, targetsDown, failed }) {
+      const { heartbeat, runsFailed, alertsSent: sent, targetsDown: down } = EMITTED_METRICS;
+      // The stack alarms when this stops arriving: the monitor stopped, or every run of it fails.
+      if (!failed) options.runMetrics.addMetric(heartbeat.name, heartbeat.unit, 1);
+      options.runMetrics.addMetric(runsFailed.name, runsFailed.unit, failed ? 1 : 0);
       options.runMetrics.addMetric(sent.name, sent.unit, alertsSent);
       options.runMetrics.addMetric(down.name, down.unit, targetsDown);
     },

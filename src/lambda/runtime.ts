@@ -85,7 +85,12 @@ const deps: CycleDeps = {
 };
 
 interface SqsEvent {
-  Records: Array<{ eventSource: string; messageId: string; body: string }>;
+  Records: Array<{
+    eventSource: string;
+    messageId: string;
+    body: string;
+    attributes?: { ApproximateReceiveCount?: string };
+  }>;
 }
 
 function isSqsEvent(event: unknown): event is SqsEvent {

@@ -17,6 +17,7 @@ import { consumeShards, dispatchShards, planShards } from '../../src/app/shards.
 import type { Notification } from '../../src/core/alerts/types.ts';
 import { buildMonitorConfig, type RawConfig } from '../../src/core/monitorConfig.ts';
 import { SHARD_BUDGET, SQS_LIMITS } from '../../src/core/sqsLimits.ts';
+import { createMetricsSink } from '../../src/lambda/metricsSink.ts';
 import { credentials, type LocalDynamo, type LocalSns, region, startDynalite, startSns } from '../support/emulators.ts';
 import { realisticTargets } from '../support/realisticTargets.ts';
 
@@ -480,5 +481,126 @@ describe('a shard message delivered after the configuration moved on', () => {
     await w.consume(first, at(2));
     expect(w.said()).toEqual(['a1/r0 firing']);
     expect(w.logs.map(([m]) => m)).toContain('shard checked against the configuration stored since its dispatch');
+  });
+});
+
+describe('a shard that fails alarms: counted, no heartbeat, its redelivery dead-lettered', () => {
+  const T0 = Date.parse('2026-11-22T12:00:00Z');
+  const raw: RawConfig = {
+    targets: {
+      '/m/targets/a0': JSON.stringify({ url: 'http://a0.test/server-status' }),
+      '/m/targets/a1': JSON.stringify({ url: 'http://a1.test/server-status' }),
+    },
+    rules: {
+      '/m/rules/all': JSON.stringify({
+        rules: [{ name: 'r0', metric: 'slots_closing', op: '>=', threshold: 1, severity: 'critical', groupBy: [] }],
+      }),
+    },
+    silences: {},
+  };
+
+  /** A fault that lasts from the shard's first delivery on: SNS refusing every page, or DynamoDB every write. */
+  type Fault = 'none' | 'sns' | 'dynamodb';
+
+  function world(fault: Fault) {
+    const memory = createMemoryStateTable();
+    let faulty = false;
+    const refuse = (what: string) => {
+      throw new Error(`${what} refused (a lasting fault)`);
+    };
+    const table: StateTable = {
+      ...memory,
+      put: async (...a) => (faulty && fault === 'dynamodb' ? refuse('PutItem') : memory.put(...a)),
+      putMeta: async (...a) => (faulty && fault === 'dynamodb' ? refuse('PutItem') : memory.putMeta(...a)),
+    };
+    const recorded: Array<[string, number]> = [];
+    const logs: string[] = [];
+    const deps: CycleDeps = {
+      config: { loadRaw: async () => structuredClone(raw), getSecret: async () => '' },
+      secretScope: { prefix: '/m', sharedSecretParameters: [] },
+      table,
+      notifier: {
+        publish: async () => {
+          if (faulty && fault === 'sns') refuse('Publish (KMS key disabled)');
+        },
+      },
+      fetch: async (t) => ({
+        ok: true,
+        body: 'Total Accesses: 100\nUptime: 1000\nScoreboard: CC________\n',
+        status: 200,
+        contentType: 'text/plain',
+        latencyMs: 1,
+        url: t.url,
+      }),
+      metrics: createMetricsSink({
+        namespace: 'N',
+        service: 's',
+        wantsTargetMetrics: () => false,
+        runMetrics: { addMetric: (name, _unit, value) => void recorded.push([name, value]) },
+        write: () => {},
+        clock: () => 0,
+      }),
+      logger: { info: (m) => void logs.push(m), warn: (m) => void logs.push(m), error: (m) => void logs.push(m) },
+      concurrency: 2,
+      evaluate: {},
+      claimLeaseMs: 60_000,
+      warm: new Map(),
+      warmConfig: { applied: null },
+    };
+    return {
+      deps,
+      recorded,
+      logs,
+      breakNow: () => {
+        faulty = true;
+      },
+    };
+  }
+
+  /** The run metrics a consume recorded: heartbeats and failed runs. */
+  const runFigures = (recorded: Array<[string, number]>) => ({
+    heartbeats: recorded.filter(([n]) => n === 'Heartbeat').length,
+    failed: recorded.filter(([n]) => n === 'RunsFailed').reduce((sum, [, v]) => sum + v, 0),
+  });
+
+  it.each<[Fault, { first: string[]; redelivered: string[]; heartbeats: number; failed: number }]>([
+    // [the fault, records returned to SQS on the first delivery and on the redelivery 65 s later (past the
+    //  60 s shard age), heartbeats and failed runs counted over both]
+    ['none', { first: [], redelivered: [], heartbeats: 1, failed: 0 }],
+    ['sns', { first: ['m0'], redelivered: ['m0'], heartbeats: 0, failed: 2 }],
+    ['dynamodb', { first: ['m0'], redelivered: ['m0'], heartbeats: 0, failed: 2 }],
+  ])('fault: %s', async (fault, expected) => {
+    const w = world(fault);
+    const queued: ShardMessage[] = [];
+    await dispatchShards(w.deps, { send: async (m) => void queued.push(...m) }, new Date(T0), {
+      perShard: 10,
+      scheduledAt: new Date(T0).toISOString(),
+    });
+    w.breakNow();
+    const body = JSON.stringify(queued[0]);
+    const first = await consumeShards(
+      [{ messageId: 'm0', body, attributes: { ApproximateReceiveCount: '1' } }],
+      w.deps,
+      new Date(T0 + 5_000),
+      60,
+    );
+    // SQS deletes a shard that succeeded; a failed one is visible again at its visibility timeout
+    // (the function's timeout), past its tick.
+    const redelivered =
+      first.batchItemFailures.length === 0
+        ? { batchItemFailures: [] }
+        : await consumeShards(
+            [{ messageId: 'm0', body, attributes: { ApproximateReceiveCount: '2' } }],
+            w.deps,
+            new Date(T0 + 65_000),
+            60,
+          );
+    expect({
+      first: first.batchItemFailures.map((f) => f.itemIdentifier),
+      redelivered: redelivered.batchItemFailures.map((f) => f.itemIdentifier),
+      ...runFigures(w.recorded),
+    }).toEqual(expected);
+    if (fault !== 'none')
+      expect(w.logs).toContain('stale shard that failed before: returned for the dead-letter queue');
   });
 });

@@ -15,9 +15,10 @@ describe('EMITTED_METRICS', () => {
     },
   );
 
-  it('custom metrics by default: three fleet-level series, whatever the fleet size', () => {
+  it('custom metrics by default: four fleet-level series, whatever the fleet size', () => {
     expect(RUN_METRICS.map((m) => [m.name, m.unit, m.dimensions])).toEqual([
       ['Heartbeat', 'Count', ['service']],
+      ['RunsFailed', 'Count', ['service']],
       ['AlertsSent', 'Count', ['service']],
       ['TargetsDown', 'Count', ['service']],
     ]);

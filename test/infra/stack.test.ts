@@ -51,7 +51,7 @@ describe('HttpdStatusAlertsStack with default context', () => {
         .map((type, _, all) => [type, all.filter((t) => t === type).length]),
     );
     expect(counts).toEqual({
-      'AWS::CloudWatch::Alarm': 5,
+      'AWS::CloudWatch::Alarm': 6,
       'AWS::CloudWatch::Dashboard': 1,
       'AWS::DynamoDB::GlobalTable': 1,
       'AWS::Events::Rule': 1,
@@ -325,7 +325,7 @@ describe('HttpdStatusAlertsStack with default context', () => {
     });
   });
 
-  it('watches the watcher: five alarms, each to the ops topic on alarm and on recovery', () => {
+  it('watches the watcher: six alarms, each to the ops topic on alarm and on recovery', () => {
     const alarm = (props: Record<string, unknown>) =>
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         ...props,
@@ -373,6 +373,20 @@ describe('HttpdStatusAlertsStack with default context', () => {
       Threshold: 1,
       ComparisonOperator: 'LessThanThreshold',
       TreatMissingData: 'breaching',
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'RunsFailed',
+      Namespace: 'HttpdStatusAlerts',
+      Dimensions: [{ Name: 'service', Value: 'httpd-status-alerts' }],
+      Statistic: 'Maximum',
+      Period: 60,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: opsTopic }],
+      OKActions: [{ Ref: opsTopic }],
     });
     alarm({
       MetricName: 'ApproximateNumberOfMessagesVisible',

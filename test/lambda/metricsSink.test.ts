@@ -94,16 +94,32 @@ describe('createMetricsSink', () => {
     expect(other).not.toHaveProperty('_aws');
   });
 
-  it('records the three fleet-level metrics once per run, whatever the fleet size', () => {
+  it.each<[string, boolean, Array<[string, string, number]>]>([
+    [
+      'a run that completed: its heartbeat, no failure',
+      false,
+      [
+        ['Heartbeat', 'Count', 1],
+        ['RunsFailed', 'Count', 0],
+        ['AlertsSent', 'Count', 2],
+        ['TargetsDown', 'Count', 7],
+      ],
+    ],
+    [
+      'a run whose pages or state failed: counted, and no heartbeat',
+      true,
+      [
+        ['RunsFailed', 'Count', 1],
+        ['AlertsSent', 'Count', 2],
+        ['TargetsDown', 'Count', 7],
+      ],
+    ],
+  ])('records the fleet-level metrics once per run, whatever the fleet size: %s', (_, failed, expected) => {
     // Prepare
     const { sink, runMetrics } = sinkWith([]);
     // Act
-    sink.run({ alertsSent: 2, targets: 500, targetsDown: 7 });
+    sink.run({ alertsSent: 2, targets: 500, targetsDown: 7, failed });
     // Assess
-    expect(runMetrics).toEqual([
-      ['Heartbeat', 'Count', 1],
-      ['AlertsSent', 'Count', 2],
-      ['TargetsDown', 'Count', 7],
-    ]);
+    expect(runMetrics).toEqual(expected);
   });
 });
