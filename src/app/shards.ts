@@ -122,6 +122,7 @@ function readMessage(body: string): ShardMessage | null {
     const m = JSON.parse(body) as ShardMessage;
     return m.version === 1 &&
       typeof m.scheduledAt === 'string' &&
+      !Number.isNaN(Date.parse(m.scheduledAt)) &&
       typeof m.raw === 'object' &&
       m.raw !== null &&
       (m.generation === undefined || typeof m.generation === 'string')
@@ -177,7 +178,8 @@ interface ShardRecord {
 }
 
 /**
- * The queue-fed invocation: check each record's shard. A stale shard (older than the interval) is
+ * The queue-fed invocation: check each record's shard at its tick's time (`scheduledAt`), its age
+ * measured on `now`. A stale shard (older than the interval) is
  * dropped on its first delivery (a newer dispatch covers its targets) but returned on a
  * redelivery: it failed before, and SQS's redrive takes it to the dead-letter queue, whose alarm
  * pages, rather than its failure passing as a success. Unreadable shards and those whose pages or
@@ -228,7 +230,11 @@ async function consumeShards(
       continue;
     }
     try {
-      summaries.push(await checkShard(deps, config.config, now, config.generation));
+      // The shard's run time is its tick's, as a scheduled run's is its event's: a duplicate
+      // delivery, or a late shard of the previous tick next to this one's, counts one failed
+      // fetch per tick, and a shard of an older tick than the target's last evaluation is skipped.
+      const tick = new Date(message.scheduledAt);
+      summaries.push(await checkShard(deps, config.config, tick, config.generation));
     } catch (error) {
       // `checkShard` counted the failed run (its metrics are sent before it throws).
       deps.logger.error('shard failed', {

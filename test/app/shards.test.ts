@@ -604,3 +604,105 @@ describe('a shard that fails alarms: counted, no heartbeat, its redelivery dead-
       expect(w.logs).toContain('stale shard that failed before: returned for the dead-letter queue');
   });
 });
+
+describe('consumers count one failed fetch per schedule tick, by the shard message tick', () => {
+  const T0 = Date.parse('2026-11-22T12:00:00Z');
+  const MIN = 60_000;
+
+  it.each<[string, Array<[tick: number, deliveredAt: number]>, string[]]>([
+    // [case, each delivery: (its shard's tick, when it is consumed) in minutes after T0, the pages after each]
+    [
+      'one shard a tick',
+      [
+        [0, 0.1],
+        [1, 1.1],
+      ],
+      ['', 'firing target-down'],
+    ],
+    [
+      'a duplicate delivery of one tick',
+      [
+        [0, 0.1],
+        [0, 0.5],
+        [1, 1.1],
+      ],
+      ['', '', 'firing target-down'],
+    ],
+    [
+      "a late shard of the previous tick next to this tick's",
+      [
+        [0, 0.1],
+        [1, 1.1],
+        [0, 1.2],
+      ],
+      ['', 'firing target-down', ''],
+    ],
+    [
+      "out of order: this tick's shard before the previous tick's",
+      [
+        [1, 1.1],
+        [0, 1.2],
+        [2, 2.1],
+      ],
+      ['', '', 'firing target-down'],
+    ],
+    [
+      'the same tick delivered three times',
+      [
+        [0, 0.1],
+        [0, 0.2],
+        [0, 0.3],
+      ],
+      ['', '', ''],
+    ],
+  ])('%s', async (_, deliveries, expected) => {
+    const table = createMemoryStateTable();
+    const pages: Notification[] = [];
+    const raw: RawConfig = {
+      targets: { '/m/targets/web-1': JSON.stringify({ url: 'http://web-1.test/server-status' }) },
+      rules: {},
+      silences: {},
+    };
+    const deps: CycleDeps = {
+      config: { loadRaw: async () => raw, getSecret: async () => '' },
+      secretScope: { prefix: '/m', sharedSecretParameters: [] },
+      table,
+      notifier: { publish: async (n) => void pages.push(n) },
+      fetch: async (t) => ({ ok: false, reason: 'timeout', detail: 'no answer', latencyMs: 1, url: t.url }),
+      metrics: { target: () => {}, run: () => {} },
+      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      concurrency: 1,
+      evaluate: { downAfterFailures: 2 },
+      claimLeaseMs: 90_000,
+      warm: new Map(),
+      warmConfig: { applied: null },
+    };
+    // Every tick's shard, dispatched at its tick (one configuration throughout: one generation).
+    const shards = new Map<number, ShardMessage>();
+    for (const tick of new Set(deliveries.map(([t]) => t)).values()) {
+      const at = new Date(T0 + tick * MIN);
+      await dispatchShards(deps, { send: async (m) => void shards.set(tick, m[0] as ShardMessage) }, at, {
+        perShard: 10,
+        scheduledAt: at.toISOString(),
+      });
+    }
+    const after: string[] = [];
+    for (const [i, [tick, deliveredAt]] of deliveries.entries()) {
+      const before = pages.length;
+      const consumed = await consumeShards(
+        [{ messageId: `m${i}`, body: JSON.stringify(shards.get(tick)) }],
+        deps,
+        new Date(T0 + deliveredAt * MIN),
+        600,
+      );
+      expect(consumed.batchItemFailures).toEqual([]);
+      after.push(
+        pages
+          .slice(before)
+          .map((p) => `${p.status} ${p.rule}`)
+          .join(', '),
+      );
+    }
+    expect(after).toEqual(expected);
+  });
+});
