@@ -99,6 +99,20 @@ class Watchdog extends Construct {
           'httpd-status-alerts: runs failed in two of the last three ticks (pages refused or the state table failing); see the "publish failed" and "target state failed" log lines',
       }),
     );
+    // Why: SSM could not be read (throttled, denied, timed out) through a read's whole backoff, twice
+    // running (a read happens every `configMaxAgeSeconds`): the last good configuration is in
+    // force and no configuration page goes out, so changes to targets or rules are not taking effect.
+    this.add('ConfigurationUnreadable', {
+      metric: monitorMetric(EMITTED_METRICS.configurationUnreadable, {
+        period: Duration.minutes(10),
+        statistic: 'Sum',
+      }),
+      threshold: 2,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: quiet,
+      alarmDescription:
+        'httpd-status-alerts: the configuration in SSM could not be read (throttled, access denied or timed out) twice in 10 minutes; the last good configuration stays in force, changes are not taking effect',
+    });
     // Why: anything in the failure queue is a run nobody will retry.
     this.add('FailedRunsQueued', {
       metric: props.failures.metricApproximateNumberOfMessagesVisible({ period: window, statistic: 'Maximum' }),

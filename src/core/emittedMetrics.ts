@@ -44,6 +44,18 @@ const EMITTED_METRICS = {
     dimensions: RUN_DIMENSIONS,
     source: { from: METRIC_SOURCES.run, field: 'failed' },
   },
+  /**
+   * 1 for a configuration read whose source (SSM) could not be read within its budget (throttled,
+   * denied, timed out), 0 for one that could: the last valid configuration stays in force and no
+   * configuration page goes out, so this metric's alarm is what tells.
+   */
+  configurationUnreadable: {
+    name: 'ConfigurationUnreadable',
+    unit: METRIC_UNITS.count,
+    scope: METRIC_SCOPES.run,
+    dimensions: RUN_DIMENSIONS,
+    source: { from: METRIC_SOURCES.run, field: 'configurationUnreadable' },
+  },
   alertsSent: {
     name: 'AlertsSent',
     unit: METRIC_UNITS.count,

@@ -83,6 +83,10 @@ function createMetricsSink(options: MetricsSinkOptions): MetricsSink {
     target(values) {
       options.write(targetLine(values, options, options.wantsTargetMetrics(values.target)));
     },
+    configuration({ unreadable }) {
+      const metric = EMITTED_METRICS.configurationUnreadable;
+      options.runMetrics.addMetric(metric.name, metric.unit, unreadable ? 1 : 0);
+    },
     run({ alertsSent, targetsDown, failed }) {
       const { heartbeat, runsFailed, alertsSent: sent, targetsDown: down } = EMITTED_METRICS;
       // The stack alarms when this stops arriving: the monitor stopped, or every run of it fails.

@@ -11,6 +11,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import { withChatCopy } from '../adapters/chatCopyNotifier.ts';
@@ -48,7 +49,11 @@ const notifier =
         createSnsNotifier(snsClient, env.chatbotTopicArn, { chatbotFormat: true }),
         (error, n) => logger.error('chat copy not published', { fingerprint: n.fingerprint, status: n.status, error }),
       );
-const config = createSsmConfigSource(new SSMProvider(), env.ssmPrefix, env.configMaxAgeSeconds);
+// One attempt a call: the configuration read retries each page itself, with full-jitter backoff
+// within its budget (SDK retries on top would multiply the calls against SSM's 40 a second).
+const config = createSsmConfigSource(new SSMProvider(), env.ssmPrefix, env.configMaxAgeSeconds, {
+  client: new SSMClient({ maxAttempts: 1 }),
+});
 
 // Why: the warm container remembers each target's latency, so the next run starts the slow ones first.
 const latencies = createLatencyMemory();

@@ -15,10 +15,11 @@ describe('EMITTED_METRICS', () => {
     },
   );
 
-  it('custom metrics by default: four fleet-level series, whatever the fleet size', () => {
+  it('custom metrics by default: five fleet-level series, whatever the fleet size', () => {
     expect(RUN_METRICS.map((m) => [m.name, m.unit, m.dimensions])).toEqual([
       ['Heartbeat', 'Count', ['service']],
       ['RunsFailed', 'Count', ['service']],
+      ['ConfigurationUnreadable', 'Count', ['service']],
       ['AlertsSent', 'Count', ['service']],
       ['TargetsDown', 'Count', ['service']],
     ]);

@@ -51,7 +51,7 @@ describe('HttpdStatusAlertsStack with default context', () => {
         .map((type, _, all) => [type, all.filter((t) => t === type).length]),
     );
     expect(counts).toEqual({
-      'AWS::CloudWatch::Alarm': 6,
+      'AWS::CloudWatch::Alarm': 7,
       'AWS::CloudWatch::Dashboard': 1,
       'AWS::DynamoDB::GlobalTable': 1,
       'AWS::Events::Rule': 1,
@@ -325,7 +325,7 @@ describe('HttpdStatusAlertsStack with default context', () => {
     });
   });
 
-  it('watches the watcher: six alarms, each to the ops topic on alarm and on recovery', () => {
+  it('watches the watcher: seven alarms, each to the ops topic on alarm and on recovery', () => {
     const alarm = (props: Record<string, unknown>) =>
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         ...props,
@@ -387,6 +387,16 @@ describe('HttpdStatusAlertsStack with default context', () => {
       TreatMissingData: 'notBreaching',
       AlarmActions: [{ Ref: opsTopic }],
       OKActions: [{ Ref: opsTopic }],
+    });
+    alarm({
+      MetricName: 'ConfigurationUnreadable',
+      Namespace: 'HttpdStatusAlerts',
+      Dimensions: [{ Name: 'service', Value: 'httpd-status-alerts' }],
+      Statistic: 'Sum',
+      Period: 600,
+      Threshold: 2,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
     });
     alarm({
       MetricName: 'ApproximateNumberOfMessagesVisible',
