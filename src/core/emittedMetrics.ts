@@ -16,7 +16,12 @@ const METRIC_SOURCES = { catalogue: 'catalogue', fetch: 'fetch', run: 'run' } as
 /** CloudWatch units used here (the strings Powertools' `MetricUnit` holds). */
 const METRIC_UNITS = { count: 'Count', milliseconds: 'Milliseconds', none: 'None' } as const;
 
-const RUN_DIMENSIONS = ['service'] as const;
+/**
+ * `monitor` is the monitor's SSM prefix: two monitors in one account and region (another prefix,
+ * another stack) each have their own heartbeat and alarms, so one dead monitor is never hidden by
+ * the other's runs.
+ */
+const RUN_DIMENSIONS = ['service', 'monitor'] as const;
 const TARGET_DIMENSIONS = ['service', 'target'] as const;
 
 const EMITTED_METRICS = {
@@ -148,6 +153,7 @@ export {
   METRIC_SCOPES,
   METRIC_SOURCES,
   METRIC_UNITS,
+  RUN_DIMENSIONS,
   RUN_METRICS,
   TARGET_DIMENSIONS,
   TARGET_LOG_MESSAGE,

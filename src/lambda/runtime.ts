@@ -32,7 +32,12 @@ const logger = new Logger({
   serviceName: SERVICE_NAME,
   jsonReplacerFn: (_key, value) => (typeof value === 'string' ? redactCredentials(value) : value),
 });
-const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
+// Why: the run metrics carry the monitor's prefix (RUN_DIMENSIONS), so each monitor of an account has its own heartbeat.
+const metrics = new Metrics({
+  namespace: METRICS_NAMESPACE,
+  serviceName: SERVICE_NAME,
+  defaultDimensions: { monitor: env.ssmPrefix },
+});
 const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
   marshallOptions: { removeUndefinedValues: true },
 });

@@ -367,7 +367,10 @@ describe('HttpdStatusAlertsStack with default context', () => {
     alarm({
       MetricName: 'Heartbeat',
       Namespace: 'HttpdStatusAlerts',
-      Dimensions: [{ Name: 'service', Value: 'httpd-status-alerts' }],
+      Dimensions: [
+        { Name: 'monitor', Value: '/httpd-status-alerts' },
+        { Name: 'service', Value: 'httpd-status-alerts' },
+      ],
       Statistic: 'SampleCount',
       Period: 300,
       Threshold: 1,
@@ -377,7 +380,10 @@ describe('HttpdStatusAlertsStack with default context', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'RunsFailed',
       Namespace: 'HttpdStatusAlerts',
-      Dimensions: [{ Name: 'service', Value: 'httpd-status-alerts' }],
+      Dimensions: [
+        { Name: 'monitor', Value: '/httpd-status-alerts' },
+        { Name: 'service', Value: 'httpd-status-alerts' },
+      ],
       Statistic: 'Maximum',
       Period: 60,
       EvaluationPeriods: 3,
@@ -391,7 +397,10 @@ describe('HttpdStatusAlertsStack with default context', () => {
     alarm({
       MetricName: 'ConfigurationUnreadable',
       Namespace: 'HttpdStatusAlerts',
-      Dimensions: [{ Name: 'service', Value: 'httpd-status-alerts' }],
+      Dimensions: [
+        { Name: 'monitor', Value: '/httpd-status-alerts' },
+        { Name: 'service', Value: 'httpd-status-alerts' },
+      ],
       Statistic: 'Sum',
       Period: 600,
       Threshold: 2,
@@ -485,9 +494,9 @@ describe('HttpdStatusAlertsStack with subscriptions, targets and a 5-minute sche
     ]);
     // The only metrics graphed are fleet-level: no series per target.
     expect(widgets[0]?.properties.metrics?.map((m) => m.slice(0, 4))).toEqual([
-      ['HttpdStatusAlerts', 'Heartbeat', 'service', 'httpd-status-alerts'],
-      ['HttpdStatusAlerts', 'AlertsSent', 'service', 'httpd-status-alerts'],
-      ['HttpdStatusAlerts', 'TargetsDown', 'service', 'httpd-status-alerts'],
+      ['HttpdStatusAlerts', 'Heartbeat', 'monitor', '/httpd-status-alerts'],
+      ['HttpdStatusAlerts', 'AlertsSent', 'monitor', '/httpd-status-alerts'],
+      ['HttpdStatusAlerts', 'TargetsDown', 'monitor', '/httpd-status-alerts'],
     ]);
     expect(widgets.flatMap((w) => w.properties.metrics ?? []).filter((m) => m.includes('target'))).toEqual([]);
     // Each query reads the function's log group and the fields its per-target line carries.
