@@ -60,6 +60,9 @@ const config = createSsmConfigSource(new SSMProvider(), env.ssmPrefix, env.confi
   client: new SSMClient({ maxAttempts: 1 }),
 });
 
+/** The invocation being handled (one at a time per container): its id goes in every target line. */
+let requestId: string | null = null;
+
 // Why: the warm container remembers each target's latency, so the next run starts the slow ones first.
 const latencies = createLatencyMemory();
 const metricsSink = createMetricsSink({
@@ -69,6 +72,7 @@ const metricsSink = createMetricsSink({
   runMetrics: metrics,
   write: (line) => process.stdout.write(`${line}\n`),
   clock: Date.now,
+  requestId: () => requestId,
 });
 
 const deps: CycleDeps = {
@@ -110,7 +114,12 @@ function isSqsEvent(event: unknown): event is SqsEvent {
 
 /** The Lambda handler around `check`: logger context and one metrics flush per invocation. */
 function asLambdaHandler(check: (event: unknown) => Promise<unknown>) {
-  return middy(check).use(injectLambdaContext(logger)).use(logMetrics(metrics));
+  return middy(check)
+    .before((request) => {
+      requestId = request.context.awsRequestId ?? null;
+    })
+    .use(injectLambdaContext(logger))
+    .use(logMetrics(metrics));
 }
 
 export { asLambdaHandler, deps, env, isSqsEvent };

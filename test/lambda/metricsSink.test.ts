@@ -32,6 +32,34 @@ function sinkWith(optedIn: string[]) {
 }
 
 describe('createMetricsSink', () => {
+  it.each<[string, string | null, Record<string, unknown>]>([
+    [
+      'in an invocation',
+      'c6af9ac6-7b61-11e6-9a41-93e812345678',
+      { function_request_id: 'c6af9ac6-7b61-11e6-9a41-93e812345678' },
+    ],
+    ['outside one', null, {}],
+  ])('puts the invocation request id in each target line: %s', (_, id, expected) => {
+    const lines: string[] = [];
+    const sink = createMetricsSink({
+      namespace: 'N',
+      service: 's',
+      wantsTargetMetrics: () => false,
+      runMetrics: { addMetric: () => {} },
+      write: (line) => lines.push(line),
+      clock: () => 0,
+      requestId: () => id,
+    });
+    sink.target({ target: 'web-1', up: true, fetchLatencyMs: 3, metrics: new Map() });
+    expect(JSON.parse(lines[0] as string)).toEqual({
+      message: 'target checked',
+      target: 'web-1',
+      ...expected,
+      TargetUp: 1,
+      FetchLatency: 3,
+    });
+  });
+
   it.each([
     {
       intent: 'a target with a report: every computed figure that has a value, rounded',
