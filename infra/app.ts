@@ -18,9 +18,12 @@ try {
     throw new ConfigError([`configFile: expected an existing JSON file, found ${JSON.stringify(named)}`]);
   const path = named ?? DEFAULT_OPTIONS_FILE;
   const file = existsSync(path) ? { path, values: parseOptionsFile(path, readFileSync(path, 'utf8')) } : null;
-  new HttpdStatusAlertsStack(app, 'HttpdStatusAlerts', {
+  const options = readDeployOptions(file, context);
+  // Why: a second monitor in the account and region (another prefix) needs its own stack, or its
+  // deploy would replace the first.
+  new HttpdStatusAlertsStack(app, options.stackName, {
     description: 'httpd-status-alerts: watches Apache server-status reports and pages through SNS',
-    options: readDeployOptions(file, context),
+    options,
   });
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;

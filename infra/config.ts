@@ -26,6 +26,7 @@ import {
   DEFAULT_FUNCTION_TIMEOUT_SECONDS,
   MONITOR_ENVIRONMENT as ENV,
 } from '../src/lambda/environmentContract.ts';
+import { MAX_DASHBOARD_TARGETS } from './constructs/dashboard.ts';
 import { memoryForTargets } from './memorySize.ts';
 
 /** One example target seeded into `<prefix>/targets/<name>` (the Lambda's target contract). */
@@ -52,8 +53,10 @@ interface AlertsConfig {
   /** Subscribed to critical alerts only (filter policy) and to the ops alarms. */
   httpsEndpoints: string[];
   targets: Record<string, SeedTarget>;
-  /** Targets shown on the dashboard: the seeded ones plus `dashboardTargets`. */
+  /** Targets shown on the dashboard: the seeded ones and `dashboardTargets`; past 100, those named first. */
   dashboardTargets: string[];
+  /** Seeded targets past the dashboard's 100 (not shown; the dashboard's note says so). */
+  dashboardOmitted: number;
   /** Customer KMS key of the SecureString secrets; null means the AWS-managed `aws/ssm` key. */
   secretsKeyArn: string | null;
   /**
@@ -83,6 +86,7 @@ const DEFAULT_CONFIG: AlertsConfig = {
   httpsEndpoints: [],
   targets: {},
   dashboardTargets: [],
+  dashboardOmitted: 0,
   secretsKeyArn: null,
   sharedSecretParameters: [],
   vpc: null,
@@ -253,7 +257,18 @@ function readConfig(get: Lookup): AlertsConfig {
   );
   if (memoryAuto) c.memoryMb = memoryForTargets(Object.keys(c.targets).length);
   const extra = strings('dashboardTargets', TARGET_NAME, 'a target name');
-  c.dashboardTargets = [...new Set([...Object.keys(c.targets), ...extra])];
+  // Why: the ones named for the dashboard first; seeded targets fill it up to its 100, the rest are
+  // simply not shown (a fleet seeded with the deploy may be any size).
+  if (extra.length > MAX_DASHBOARD_TARGETS)
+    problems.push(
+      `dashboardTargets: expected at most ${MAX_DASHBOARD_TARGETS} names (one dashboard), found ${extra.length}`,
+    );
+  const all = [...new Set([...Object.keys(c.targets), ...extra])];
+  c.dashboardTargets =
+    all.length <= MAX_DASHBOARD_TARGETS
+      ? all
+      : [...new Set([...extra, ...Object.keys(c.targets)])].slice(0, MAX_DASHBOARD_TARGETS);
+  c.dashboardOmitted = all.length - c.dashboardTargets.length;
   // Why: custom metrics are billed per metric, up to eight per target; the dashboard reads the logs instead.
   const metrics = get('targetMetrics');
   if (metrics === 'all' || metrics === 'none') c.targetMetrics = metrics;

@@ -37,6 +37,7 @@ const OPTION_KEYS = [
   'shardConcurrency',
   'shardMode',
   'sharedSecretParameters',
+  'stackName',
   'subnetIds',
   'targetMetrics',
   'targets',
@@ -55,7 +56,24 @@ interface RoutingSettings {
   chatTopic: boolean;
 }
 
+/** The app's stack name when `stackName` is not given (a second monitor in the account needs another). */
+const DEFAULT_STACK_NAME = 'HttpdStatusAlerts';
+/** CloudFormation's rule for a stack name. */
+const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,127}$/;
+
+/** The stack name option: a CloudFormation stack name, else the problem (null: none). */
+function readStackName(value: unknown): { name: string; problem: string | null } {
+  if (value === undefined) return { name: DEFAULT_STACK_NAME, problem: null };
+  if (typeof value === 'string' && STACK_NAME.test(value)) return { name: value, problem: null };
+  return {
+    name: DEFAULT_STACK_NAME,
+    problem: `stackName: expected a CloudFormation stack name (a letter, then letters, digits and -, at most 128), found ${JSON.stringify(value)}`,
+  };
+}
+
 interface DeployOptions {
+  /** The CloudFormation stack (`stackName`, default `HttpdStatusAlerts`): one per monitor in an account and region. */
+  stackName: string;
   config: AlertsConfig;
   sharding: ShardingSettings;
   routing: RoutingSettings;
@@ -147,14 +165,16 @@ function readDeployOptions(
       return null;
     }
   };
+  const stackName = readStackName(get('stackName'));
+  if (stackName.problem !== null) problems.push(stackName.problem);
   const config = collect(() => readConfig(get));
   const sharding = collect(() => readShardingSettings(get));
   const pagerDuty = collect(() => readPagerDutySettings(get));
   const chatTopic = collect(() => readChatTopicFlag(get));
   const routing = pagerDuty === null || chatTopic === null ? null : { pagerDuty, chatTopic };
   if (problems.length > 0 || config === null || sharding === null || routing === null) throw new ConfigError(problems);
-  return { config, sharding, routing };
+  return { stackName: stackName.name, config, sharding, routing };
 }
 
 export type { DeployOptions, RoutingSettings };
-export { DEFAULT_OPTIONS_FILE, nearestOption, OPTION_KEYS, parseOptionsFile, readDeployOptions };
+export { DEFAULT_OPTIONS_FILE, DEFAULT_STACK_NAME, nearestOption, OPTION_KEYS, parseOptionsFile, readDeployOptions };

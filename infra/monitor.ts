@@ -81,8 +81,14 @@ function addMonitor(scope: Construct, { config, sharding, routing, handlerEntry 
     opsTopic: notifications.opsTopic,
     scheduleMinutes: config.scheduleMinutes,
     timeoutSeconds: config.timeoutSeconds,
+    monitor: config.prefix,
   });
-  const dashboard = new StatusDashboard(scope, 'Dashboard', { fn: monitor.fn, targets: config.dashboardTargets });
+  const dashboard = new StatusDashboard(scope, 'Dashboard', {
+    fn: monitor.fn,
+    targets: config.dashboardTargets,
+    omitted: config.dashboardOmitted,
+    monitor: config.prefix,
+  });
 
   new CfnOutput(scope, 'AlertTopicArn', { value: notifications.alertTopic.topicArn });
   new CfnOutput(scope, 'OpsTopicArn', { value: notifications.opsTopic.topicArn });

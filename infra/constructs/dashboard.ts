@@ -24,6 +24,10 @@ interface StatusDashboardProps {
   /** A function (not an imported one): the log widgets read its log group. */
   fn: lambda.Function;
   targets: string[];
+  /** Seeded targets left off the dashboard (past its 100): told in its note. */
+  omitted?: number;
+  /** The monitor's SSM prefix: its metrics' `monitor` dimension. */
+  monitor: string;
 }
 
 /** Logs Insights lines selecting the per-target lines, of one target when `target` is given. */
@@ -91,13 +95,21 @@ class StatusDashboard extends Construct {
           new cloudwatch.GraphWidget({
             title: 'monitor: runs, alerts sent, targets down',
             left: [
-              monitorMetric(EMITTED_METRICS.heartbeat, {
+              monitorMetric(EMITTED_METRICS.heartbeat, props.monitor, {
                 ...perMinute,
                 statistic: 'SampleCount',
                 label: 'completed runs',
               }),
-              monitorMetric(EMITTED_METRICS.alertsSent, { ...perMinute, statistic: 'Sum', label: 'alerts sent' }),
-              monitorMetric(EMITTED_METRICS.targetsDown, { ...perMinute, statistic: 'Maximum', label: 'targets down' }),
+              monitorMetric(EMITTED_METRICS.alertsSent, props.monitor, {
+                ...perMinute,
+                statistic: 'Sum',
+                label: 'alerts sent',
+              }),
+              monitorMetric(EMITTED_METRICS.targetsDown, props.monitor, {
+                ...perMinute,
+                statistic: 'Maximum',
+                label: 'targets down',
+              }),
             ],
             width: 6,
           }),
@@ -115,7 +127,7 @@ class StatusDashboard extends Construct {
             markdown:
               (props.targets.length === 0
                 ? 'No targets named in context: add `dashboardTargets` and redeploy.'
-                : `${props.targets.length} target(s).`) +
+                : `${props.targets.length} target(s)${props.omitted ? `; ${props.omitted} more seeded target(s) not shown (at most ${MAX_DASHBOARD_TARGETS} fit on one dashboard: name those you want in \`dashboardTargets\`)` : ''}.`) +
               ' Fleet tables and target rows are Logs Insights queries over the `target checked` log lines.',
             width: 6,
           }),
@@ -131,4 +143,4 @@ class StatusDashboard extends Construct {
   }
 }
 
-export { fleetQueries, StatusDashboard, type StatusDashboardProps, targetQueries };
+export { fleetQueries, MAX_DASHBOARD_TARGETS, StatusDashboard, type StatusDashboardProps, targetQueries };

@@ -16,15 +16,18 @@ import { EMITTED_METRICS, type EmittedMetric } from '../../src/core/emittedMetri
 const NEAR_TIMEOUT = 0.8;
 
 /**
- * A metric the monitor emits (`EMITTED_METRICS`): its name, namespace and `service` dimension,
- * then `dimensionsMap`, which must name exactly the metric's other dimensions: a graph or alarm
- * on a dimension set the function never writes would stay empty without a word.
+ * A metric the monitor emits (`EMITTED_METRICS`): its name, namespace, `service` dimension and,
+ * for a run metric, the `monitor` dimension (the monitor's SSM prefix), then `dimensionsMap`,
+ * which must name exactly the metric's other dimensions: a graph or alarm on a dimension set the
+ * function never writes would stay empty without a word.
  */
 function monitorMetric(
   metric: EmittedMetric,
+  monitor: string,
   props: Omit<cloudwatch.MetricProps, 'namespace' | 'metricName'>,
 ): cloudwatch.Metric {
-  const dimensionsMap = { service: SERVICE_NAME, ...props.dimensionsMap };
+  const own: Record<string, string> = (metric.dimensions as readonly string[]).includes('monitor') ? { monitor } : {};
+  const dimensionsMap = { service: SERVICE_NAME, ...own, ...props.dimensionsMap };
   const given = Object.keys(dimensionsMap).sort().join(',');
   const emitted = [...metric.dimensions].sort().join(',');
   if (given !== emitted) throw new Error(`${metric.name}: expected the dimensions ${emitted}, found ${given}`);
@@ -37,6 +40,8 @@ interface WatchdogProps {
   opsTopic: sns.ITopic;
   scheduleMinutes: number;
   timeoutSeconds: number;
+  /** The monitor's SSM prefix: its metrics' `monitor` dimension. */
+  monitor: string;
 }
 
 class Watchdog extends Construct {
@@ -74,14 +79,44 @@ class Watchdog extends Construct {
     // Why: no heartbeat means no run completed: the monitor is down, so silence is breaching.
     const heartbeatMinutes = Math.max(5, 2 * props.scheduleMinutes);
     this.add('HeartbeatMissing', {
-      metric: monitorMetric(EMITTED_METRICS.heartbeat, {
+      metric: monitorMetric(EMITTED_METRICS.heartbeat, props.monitor, {
         period: Duration.minutes(heartbeatMinutes),
         statistic: 'SampleCount',
       }),
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
-      alarmDescription: `httpd-status-alerts: no heartbeat for ${heartbeatMinutes} minutes; the monitor itself stopped, Apache is unwatched`,
+      alarmDescription: `httpd-status-alerts ${props.monitor}: no heartbeat for ${heartbeatMinutes} minutes; the monitor itself stopped, Apache is unwatched`,
+    });
+    // Why: a run (or, sharded, a shard) whose pages or state failed, in two of three ticks: a
+    // fault the next run's retry did not clear. A failed shard is returned to SQS, so Lambda's
+    // Errors never counts it; a lasting SNS or DynamoDB fault shows here.
+    const tick = Duration.minutes(props.scheduleMinutes);
+    this.alarms.push(
+      new cloudwatch.Alarm(this, 'RunsFailing', {
+        metric: monitorMetric(EMITTED_METRICS.runsFailed, props.monitor, { period: tick, statistic: 'Maximum' }),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: quiet,
+        alarmDescription:
+          'httpd-status-alerts: runs failed in two of the last three ticks (pages refused or the state table failing); see the "publish failed" and "target state failed" log lines',
+      }),
+    );
+    // Why: SSM could not be read (throttled, denied, timed out) through a read's whole backoff, twice
+    // running (a read happens every `configMaxAgeSeconds`): the last good configuration is in
+    // force and no configuration page goes out, so changes to targets or rules are not taking effect.
+    this.add('ConfigurationUnreadable', {
+      metric: monitorMetric(EMITTED_METRICS.configurationUnreadable, props.monitor, {
+        period: Duration.minutes(10),
+        statistic: 'Sum',
+      }),
+      threshold: 2,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: quiet,
+      alarmDescription:
+        'httpd-status-alerts: the configuration in SSM could not be read (throttled, access denied or timed out) twice in 10 minutes; the last good configuration stays in force, changes are not taking effect',
     });
     // Why: anything in the failure queue is a run nobody will retry.
     this.add('FailedRunsQueued', {

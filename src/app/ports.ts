@@ -187,7 +187,10 @@ interface TargetMetrics {
 
 interface MetricsSink {
   target(values: TargetMetrics): void;
-  run(values: { alertsSent: number; targets: number; targetsDown: number }): void;
+  /** Once per configuration read (the scheduled run's, the dispatch's): `unreadable` when its source could not be read. */
+  configuration?(values: { unreadable: boolean }): void;
+  /** Once per run; `failed`: its pages or state failed (no heartbeat then, a failed run counted). */
+  run(values: { alertsSent: number; targets: number; targetsDown: number; failed: boolean }): void;
 }
 
 interface Logger {

@@ -179,8 +179,8 @@ async function runCycle(deps: CycleDeps, now: Date): Promise<CycleSummary> {
   if (resolved.config === null) {
     await sendGroups(ctx, groups, { all: true, silences: [] });
     deps.logger.error('no valid configuration yet: nothing checked', { configError: resolved.error });
-    deps.metrics.run({ alertsSent: ctx.ledger.sent, targets: 0, targetsDown: 0 });
     const failure = ctx.ledger.toError();
+    deps.metrics.run({ alertsSent: ctx.ledger.sent, targets: 0, targetsDown: 0, failed: failure !== null });
     if (failure !== null) throw failure;
     const { sent, writes } = ctx.ledger;
     return { targets: 0, down: 0, sent, skipped: 0, failed: 0, conflicts: 0, writes, configError: resolved.error };
@@ -310,9 +310,14 @@ async function checkTargets(
     writes: ledger.writes,
     configError: step.configError,
   };
-  deps.metrics.run({ alertsSent: summary.sent, targets: summary.targets, targetsDown: summary.down });
-  deps.logger.info('run complete', { ...summary });
   const failure = ledger.toError();
+  deps.metrics.run({
+    alertsSent: summary.sent,
+    targets: summary.targets,
+    targetsDown: summary.down,
+    failed: failure !== null,
+  });
+  deps.logger.info('run complete', { ...summary });
   if (failure !== null) throw failure;
   return summary;
 }

@@ -10,6 +10,7 @@
  * the operator removed (whose resolve would then never be owed).
  */
 import { buildMonitorConfig, leaf, type MonitorConfig, type RawConfig } from '../core/monitorConfig.ts';
+import { SHARD_BUDGET, SQS_LIMITS } from '../core/sqsLimits.ts';
 import { redactCredentials } from '../core/text/sanitize.ts';
 import { resolveConfig } from './config/resolve.ts';
 import { readConfigGeneration, readStoredConfig } from './config/stored.ts';
@@ -27,10 +28,26 @@ class StoredConfigUnreadableError extends Error {
   }
 }
 
-/** SQS takes 256 KiB a message; leave room for the envelope. */
-const MAX_MESSAGE_BYTES = 240 * 1024;
+/** One target, with every rules and silences parameter, does not fit in one SQS message. */
+class ShardTooLargeError extends Error {
+  constructor(target: string, bytes: number) {
+    super(
+      `expected a shard message of one target (${target}) with every rules and silences parameter to fit in ${SHARD_BUDGET.messageBytes} bytes (SQS takes ${SQS_LIMITS.messageBytes}), found ${bytes} bytes: make the rules or silences documents smaller`,
+    );
+    this.name = 'ShardTooLargeError';
+  }
+}
 
-/** Split the targets (by name) into shards of at most `perShard`, halving any shard too large to send. */
+const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+/**
+ * Split the targets (by name) into shards of at most `perShard` targets and at most
+ * `SHARD_BUDGET.messageBytes` bytes of JSON each, whatever the target documents hold. A message
+ * is its envelope (ids, times, every rules and silences parameter) plus one `"name":"value"`
+ * entry per target, so its size is known before it is written: shards are filled greedily.
+ *
+ * @throws ShardTooLargeError when the envelope and a single target exceed the budget
+ */
 function planShards(
   raw: RawConfig,
   config: MonitorConfig,
@@ -43,28 +60,36 @@ function planShards(
   const byName = new Map<string, [string, string]>();
   for (const [parameter, value] of Object.entries(raw.targets)) byName.set(leaf(parameter), [parameter, value]);
   const names = config.targets.map((t) => t.name).sort();
-  const slices: RawConfig[] = [];
-  const add = (chunk: string[]) => {
-    const slice: RawConfig = { targets: {}, rules: raw.rules, silences: raw.silences };
-    for (const name of chunk) {
-      const entry = byName.get(name);
-      if (entry) slice.targets[entry[0]] = entry[1];
-    }
-    if (chunk.length > 1 && Buffer.byteLength(JSON.stringify(slice)) > MAX_MESSAGE_BYTES) {
-      const half = Math.ceil(chunk.length / 2);
-      add(chunk.slice(0, half));
-      add(chunk.slice(half));
-    } else slices.push(slice);
-  };
-  for (let i = 0; i < names.length; i += perShard) add(names.slice(i, i + perShard));
-  return slices.map((slice, index) => ({
+  const envelope = (targets: Record<string, string>, index: number, count: number): ShardMessage => ({
     version: 1,
     runId,
     scheduledAt,
     ...(generation === null ? {} : { generation }),
-    shard: { index, count: slices.length },
-    raw: slice,
-  }));
+    shard: { index, count },
+    raw: { targets, rules: raw.rules, silences: raw.silences },
+  });
+  // The envelope with no target, its shard numbers at their widest: every message is at most this plus its entries.
+  const widest = Math.max(names.length, 1);
+  const base = bytes(JSON.stringify(envelope({}, widest, widest)));
+  const chunks: Array<Array<[string, string]>> = [];
+  let chunk: Array<[string, string]> = [];
+  let size = base;
+  for (const name of names) {
+    const entry = byName.get(name);
+    if (entry === undefined) continue;
+    // `"parameter":"value"` and the comma before it (one too many for the first: an upper bound).
+    const entryBytes = bytes(JSON.stringify(entry[0])) + 1 + bytes(JSON.stringify(entry[1])) + 1;
+    if (base + entryBytes > SHARD_BUDGET.messageBytes) throw new ShardTooLargeError(name, base + entryBytes);
+    if (chunk.length >= perShard || size + entryBytes > SHARD_BUDGET.messageBytes) {
+      chunks.push(chunk);
+      chunk = [];
+      size = base;
+    }
+    chunk.push(entry);
+    size += entryBytes;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks.map((entries, index) => envelope(Object.fromEntries(entries), index, chunks.length));
 }
 
 /** The scheduled invocation in sharded mode: configuration once, then one message per shard. */
@@ -97,6 +122,7 @@ function readMessage(body: string): ShardMessage | null {
     const m = JSON.parse(body) as ShardMessage;
     return m.version === 1 &&
       typeof m.scheduledAt === 'string' &&
+      !Number.isNaN(Date.parse(m.scheduledAt)) &&
       typeof m.raw === 'object' &&
       m.raw !== null &&
       (m.generation === undefined || typeof m.generation === 'string')
@@ -143,46 +169,84 @@ async function shardConfig(
   return { config: buildMonitorConfig(raw, deps.secretScope), generation: stored.pointer.generation };
 }
 
+/** One SQS record as the event source mapping delivers it (the fields a consumer reads). */
+interface ShardRecord {
+  messageId: string;
+  body: string;
+  /** `ApproximateReceiveCount`: 1 on the first delivery; more on a redelivery of a failed shard. */
+  attributes?: { ApproximateReceiveCount?: string };
+}
+
 /**
- * The queue-fed invocation: check each record's shard. Stale shards are dropped (a newer dispatch
- * covers them); unreadable ones and those whose pages SNS refused are returned for a retry.
+ * The queue-fed invocation: check each record's shard at its tick's time (`scheduledAt`), its age
+ * measured on `now`. A stale shard (older than the interval) is
+ * dropped on its first delivery (a newer dispatch covers its targets) but returned on a
+ * redelivery: it failed before, and SQS's redrive takes it to the dead-letter queue, whose alarm
+ * pages, rather than its failure passing as a success. Unreadable shards and those whose pages or
+ * state failed are returned for a retry and counted in `RunsFailed`, with no heartbeat.
  */
 async function consumeShards(
-  records: ReadonlyArray<{ messageId: string; body: string }>,
+  records: ReadonlyArray<ShardRecord>,
   deps: CycleDeps,
   now: Date,
   maxAgeSeconds: number,
 ): Promise<{ batchItemFailures: Array<{ itemIdentifier: string }>; summaries: CycleSummary[] }> {
   const batchItemFailures: Array<{ itemIdentifier: string }> = [];
   const summaries: CycleSummary[] = [];
+  const failed = (messageId: string) => {
+    batchItemFailures.push({ itemIdentifier: messageId });
+  };
   for (const record of records) {
     const message = readMessage(record.body);
     if (message === null) {
       deps.logger.error('unreadable shard message', { messageId: record.messageId, body: record.body.slice(0, 200) });
-      batchItemFailures.push({ itemIdentifier: record.messageId });
+      deps.metrics.run({ alertsSent: 0, targets: 0, targetsDown: 0, failed: true });
+      failed(record.messageId);
       continue;
     }
+    const receives = Number(record.attributes?.ApproximateReceiveCount ?? 1);
     if (now.getTime() - Date.parse(message.scheduledAt) > maxAgeSeconds * 1000) {
-      deps.logger.warn('stale shard dropped', {
-        runId: message.runId,
-        shard: message.shard,
-        scheduledAt: message.scheduledAt,
-      });
+      const facts = { runId: message.runId, shard: message.shard, scheduledAt: message.scheduledAt, receives };
+      if (receives > 1) {
+        // A redelivered shard failed on an earlier delivery: past its tick it is not checked, but dead-lettered.
+        deps.logger.error('stale shard that failed before: returned for the dead-letter queue', facts);
+        deps.metrics.run({ alertsSent: 0, targets: 0, targetsDown: 0, failed: true });
+        failed(record.messageId);
+      } else deps.logger.warn('stale shard dropped', facts);
       continue;
     }
+    let config: { config: MonitorConfig; generation: string };
     try {
-      const { config, generation } = await shardConfig(deps, message);
-      summaries.push(await checkShard(deps, config, now, generation));
+      config = await shardConfig(deps, message);
     } catch (error) {
       deps.logger.error('shard failed', {
         runId: message.runId,
         shard: message.shard,
         error: (error as Error).message,
       });
-      batchItemFailures.push({ itemIdentifier: record.messageId });
+      // `checkShard` was not reached: the failed run is counted here.
+      deps.metrics.run({ alertsSent: 0, targets: 0, targetsDown: 0, failed: true });
+      failed(record.messageId);
+      continue;
+    }
+    try {
+      // The shard's run time is its tick's, as a scheduled run's is its event's: a duplicate
+      // delivery, or a late shard of the previous tick next to this one's, counts one failed
+      // fetch per tick, and a shard of an older tick than the target's last evaluation is skipped.
+      const tick = new Date(message.scheduledAt);
+      summaries.push(await checkShard(deps, config.config, tick, config.generation));
+    } catch (error) {
+      // `checkShard` counted the failed run (its metrics are sent before it throws).
+      deps.logger.error('shard failed', {
+        runId: message.runId,
+        shard: message.shard,
+        error: (error as Error).message,
+      });
+      failed(record.messageId);
     }
   }
   return { batchItemFailures, summaries };
 }
 
-export { consumeShards, dispatchShards, MAX_MESSAGE_BYTES, planShards, StoredConfigUnreadableError };
+export type { ShardRecord };
+export { consumeShards, dispatchShards, planShards, ShardTooLargeError, StoredConfigUnreadableError };

@@ -16,17 +16,50 @@ const METRIC_SOURCES = { catalogue: 'catalogue', fetch: 'fetch', run: 'run' } as
 /** CloudWatch units used here (the strings Powertools' `MetricUnit` holds). */
 const METRIC_UNITS = { count: 'Count', milliseconds: 'Milliseconds', none: 'None' } as const;
 
-const RUN_DIMENSIONS = ['service'] as const;
+/**
+ * `monitor` is the monitor's SSM prefix: two monitors in one account and region (another prefix,
+ * another stack) each have their own heartbeat and alarms, so one dead monitor is never hidden by
+ * the other's runs.
+ */
+const RUN_DIMENSIONS = ['service', 'monitor'] as const;
 const TARGET_DIMENSIONS = ['service', 'target'] as const;
 
 const EMITTED_METRICS = {
-  /** One per completed run: the heartbeat alarm pages when it stops. */
+  /**
+   * One per run that completed without a failure (a one-invocation run, or one shard in sharded
+   * mode): the heartbeat alarm pages when it stops. A run whose pages or state writes failed emits
+   * `RunsFailed` instead: a monitor failing every run is not healthy.
+   */
   heartbeat: {
     name: 'Heartbeat',
     unit: METRIC_UNITS.count,
     scope: METRIC_SCOPES.run,
     dimensions: RUN_DIMENSIONS,
     source: { from: METRIC_SOURCES.run, field: 'runs' },
+  },
+  /**
+   * 1 for a run whose pages or state reads and writes failed (or whose shard could not be checked),
+   * 0 for one that did not: in sharded mode a failed shard is returned to SQS, so Lambda's Errors
+   * never counts it, and this is what alarms.
+   */
+  runsFailed: {
+    name: 'RunsFailed',
+    unit: METRIC_UNITS.count,
+    scope: METRIC_SCOPES.run,
+    dimensions: RUN_DIMENSIONS,
+    source: { from: METRIC_SOURCES.run, field: 'failed' },
+  },
+  /**
+   * 1 for a configuration read whose source (SSM) could not be read within its budget (throttled,
+   * denied, timed out), 0 for one that could: the last valid configuration stays in force and no
+   * configuration page goes out, so this metric's alarm is what tells.
+   */
+  configurationUnreadable: {
+    name: 'ConfigurationUnreadable',
+    unit: METRIC_UNITS.count,
+    scope: METRIC_SCOPES.run,
+    dimensions: RUN_DIMENSIONS,
+    source: { from: METRIC_SOURCES.run, field: 'configurationUnreadable' },
   },
   alertsSent: {
     name: 'AlertsSent',
@@ -120,6 +153,7 @@ export {
   METRIC_SCOPES,
   METRIC_SOURCES,
   METRIC_UNITS,
+  RUN_DIMENSIONS,
   RUN_METRICS,
   TARGET_DIMENSIONS,
   TARGET_LOG_MESSAGE,

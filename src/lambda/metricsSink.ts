@@ -32,6 +32,12 @@ interface MetricsSinkOptions {
   write(line: string): void;
   /** Milliseconds since the epoch, for the EMF timestamp. */
   clock(): number;
+  /**
+   * The invocation's request id (Lambda's `awsRequestId`), put in every target line as
+   * `function_request_id`, the field Powertools' logger gives the run's own lines: a target's line
+   * is found with the run (and the shard) that wrote it. Null outside an invocation.
+   */
+  requestId?(): string | null;
 }
 
 /** Ratios to 4 decimals and the rest to 2: enough for a graph, and fewer log bytes. */
@@ -55,6 +61,8 @@ function figureOf(metric: TargetMetric, values: TargetMetrics): number | null {
  */
 function targetLine(values: TargetMetrics, options: MetricsSinkOptions, emf: boolean): string {
   const line: Record<string, unknown> = { message: TARGET_LOG_MESSAGE, target: values.target };
+  const requestId = options.requestId?.() ?? null;
+  if (requestId !== null) line.function_request_id = requestId;
   if (emf) line.service = options.service;
   const present: Array<{ Name: string; Unit: string }> = [];
   for (const metric of TARGET_METRICS) {
@@ -83,10 +91,15 @@ function createMetricsSink(options: MetricsSinkOptions): MetricsSink {
     target(values) {
       options.write(targetLine(values, options, options.wantsTargetMetrics(values.target)));
     },
-    run({ alertsSent, targetsDown }) {
-      const { heartbeat, alertsSent: sent, targetsDown: down } = EMITTED_METRICS;
-      // The stack alarms when this stops arriving: the monitor itself stopped.
-      options.runMetrics.addMetric(heartbeat.name, heartbeat.unit, 1);
+    configuration({ unreadable }) {
+      const metric = EMITTED_METRICS.configurationUnreadable;
+      options.runMetrics.addMetric(metric.name, metric.unit, unreadable ? 1 : 0);
+    },
+    run({ alertsSent, targetsDown, failed }) {
+      const { heartbeat, runsFailed, alertsSent: sent, targetsDown: down } = EMITTED_METRICS;
+      // The stack alarms when this stops arriving: the monitor stopped, or every run of it fails.
+      if (!failed) options.runMetrics.addMetric(heartbeat.name, heartbeat.unit, 1);
+      options.runMetrics.addMetric(runsFailed.name, runsFailed.unit, failed ? 1 : 0);
       options.runMetrics.addMetric(sent.name, sent.unit, alertsSent);
       options.runMetrics.addMetric(down.name, down.unit, targetsDown);
     },

@@ -11,6 +11,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import { withChatCopy } from '../adapters/chatCopyNotifier.ts';
@@ -31,7 +32,12 @@ const logger = new Logger({
   serviceName: SERVICE_NAME,
   jsonReplacerFn: (_key, value) => (typeof value === 'string' ? redactCredentials(value) : value),
 });
-const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME });
+// Why: the run metrics carry the monitor's prefix (RUN_DIMENSIONS), so each monitor of an account has its own heartbeat.
+const metrics = new Metrics({
+  namespace: METRICS_NAMESPACE,
+  serviceName: SERVICE_NAME,
+  defaultDimensions: { monitor: env.ssmPrefix },
+});
 const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
   marshallOptions: { removeUndefinedValues: true },
 });
@@ -48,7 +54,14 @@ const notifier =
         createSnsNotifier(snsClient, env.chatbotTopicArn, { chatbotFormat: true }),
         (error, n) => logger.error('chat copy not published', { fingerprint: n.fingerprint, status: n.status, error }),
       );
-const config = createSsmConfigSource(new SSMProvider(), env.ssmPrefix, env.configMaxAgeSeconds);
+// One attempt a call: the configuration read retries each page itself, with full-jitter backoff
+// within its budget (SDK retries on top would multiply the calls against SSM's 40 a second).
+const config = createSsmConfigSource(new SSMProvider(), env.ssmPrefix, env.configMaxAgeSeconds, {
+  client: new SSMClient({ maxAttempts: 1 }),
+});
+
+/** The invocation being handled (one at a time per container): its id goes in every target line. */
+let requestId: string | null = null;
 
 // Why: the warm container remembers each target's latency, so the next run starts the slow ones first.
 const latencies = createLatencyMemory();
@@ -59,6 +72,7 @@ const metricsSink = createMetricsSink({
   runMetrics: metrics,
   write: (line) => process.stdout.write(`${line}\n`),
   clock: Date.now,
+  requestId: () => requestId,
 });
 
 const deps: CycleDeps = {
@@ -85,7 +99,12 @@ const deps: CycleDeps = {
 };
 
 interface SqsEvent {
-  Records: Array<{ eventSource: string; messageId: string; body: string }>;
+  Records: Array<{
+    eventSource: string;
+    messageId: string;
+    body: string;
+    attributes?: { ApproximateReceiveCount?: string };
+  }>;
 }
 
 function isSqsEvent(event: unknown): event is SqsEvent {
@@ -95,7 +114,12 @@ function isSqsEvent(event: unknown): event is SqsEvent {
 
 /** The Lambda handler around `check`: logger context and one metrics flush per invocation. */
 function asLambdaHandler(check: (event: unknown) => Promise<unknown>) {
-  return middy(check).use(injectLambdaContext(logger)).use(logMetrics(metrics));
+  return middy(check)
+    .before((request) => {
+      requestId = request.context.awsRequestId ?? null;
+    })
+    .use(injectLambdaContext(logger))
+    .use(logMetrics(metrics));
 }
 
 export { asLambdaHandler, deps, env, isSqsEvent };

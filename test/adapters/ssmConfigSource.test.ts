@@ -63,7 +63,7 @@ describe('ssmConfigSource', () => {
     await source.loadRaw();
     await source.loadRaw({ fresh: true });
     await source.loadRaw();
-    // Twice five pages: the fresh read bypassed both caches (ours and Powertools'); the third is cached.
+    // Twice five pages: the fresh read bypassed the cache; the third is cached.
     expect(ssm.commandCalls(GetParametersByPathCommand)).toHaveLength(10);
   });
 

@@ -636,7 +636,7 @@ describe('runCycle with dynalite and fauxqs', () => {
     silences: {},
   });
 
-  it('the state table failing for the configuration alert and one target: the other target, the metrics and the heartbeat still happen', async () => {
+  it('the state table failing for the configuration alert and one target: the other target and the metrics still happen, the run counted as failed (no heartbeat)', async () => {
     const failing: StateTable = {
       ...table,
       loadMany: async (keys) => {
@@ -651,7 +651,7 @@ describe('runCycle with dynalite and fauxqs', () => {
     const runs: unknown[] = [];
     const d = deps({ raw: twoTargets(), table: failing, metrics: { target: () => {}, run: (v) => runs.push(v) } });
     await expect(runCycle(d, at(0))).rejects.toThrow(TargetsFailedError);
-    expect(runs).toEqual([{ alertsSent: 1, targets: 2, targetsDown: 0 }]);
+    expect(runs).toEqual([{ alertsSent: 1, targets: 2, targetsDown: 0, failed: true }]);
     expect(subjects(await sns.drain())).toEqual(['[FIRING critical] web-1: closing-seen (3 >= 3)']);
   });
 
@@ -666,7 +666,7 @@ describe('runCycle with dynalite and fauxqs', () => {
     const runs: unknown[] = [];
     const d = deps({ raw: twoTargets(), table: failing, metrics: { target: () => {}, run: (v) => runs.push(v) } });
     await expect(runCycle(d, at(0))).rejects.toThrow(TargetsFailedError);
-    expect(runs).toEqual([{ alertsSent: 0, targets: 2, targetsDown: 0 }]);
+    expect(runs).toEqual([{ alertsSent: 0, targets: 2, targetsDown: 0, failed: true }]);
     expect(await sns.drain()).toEqual([]);
     await runCycle(deps({ raw: twoTargets() }), at(1)); // the table answers again
     expect(subjects(await sns.drain())).toHaveLength(2);

@@ -16,12 +16,19 @@ import type { CycleDeps, ShardMessage, StateTable } from '../../src/app/ports.ts
 import { consumeShards, dispatchShards, planShards } from '../../src/app/shards.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import { buildMonitorConfig, type RawConfig } from '../../src/core/monitorConfig.ts';
+import { SHARD_BUDGET, SQS_LIMITS } from '../../src/core/sqsLimits.ts';
+import { createMetricsSink } from '../../src/lambda/metricsSink.ts';
 import { credentials, type LocalDynamo, type LocalSns, region, startDynalite, startSns } from '../support/emulators.ts';
+import { realisticTargets } from '../support/realisticTargets.ts';
 
 /** The scope of the targets under `/p` (none names a secret). */
 const SCOPE = { prefix: '/p', sharedSecretParameters: [] };
 const BUSY = readFileSync(new URL('../fixtures/apache-2.4.71/prefork-busy/report.html', import.meta.url), 'latin1');
 const IDLE = readFileSync(new URL('../fixtures/apache-2.4.71/prefork-idle/report.html', import.meta.url), 'latin1');
+const IDLE_AUTO = readFileSync(
+  new URL('../fixtures/apache-2.4.71/prefork-idle/report.auto.txt', import.meta.url),
+  'latin1',
+);
 const RULES = JSON.stringify({
   rules: [{ name: 'closing-seen', metric: 'slots_closing', op: '>=', threshold: 3, severity: 'critical' }],
 });
@@ -52,7 +59,7 @@ describe('planShards', () => {
     ).toBe(true);
   });
 
-  it('halves a shard that would not fit in one SQS message', () => {
+  it('fills a shard by bytes when its targets would not fit in one SQS message', () => {
     const raw = rawWith(8, 'http://127.0.0.1:1/');
     for (const key of Object.keys(raw.targets)) {
       raw.targets[key] = JSON.stringify({ url: 'http://127.0.0.1:1/', labels: { note: 'x'.repeat(250) } }).padEnd(
@@ -62,7 +69,34 @@ describe('planShards', () => {
     }
     const shards = planShards(raw, buildMonitorConfig(raw, SCOPE), 500, 'run-2', '2026-11-22T12:00:00Z', 'g1');
     expect(shards.map((s) => Object.keys(s.raw.targets).length)).toEqual([2, 2, 2, 2]);
-    expect(shards.every((s) => Buffer.byteLength(JSON.stringify(s)) < 256 * 1024)).toBe(true);
+    expect(shards.every((s) => Buffer.byteLength(JSON.stringify(s)) <= SHARD_BUDGET.messageBytes)).toBe(true);
+  });
+
+  it.each<[string, number, number[]]>([
+    // [case, targets per shard, targets in each shard]: 5,000 targets of 262-293 bytes
+    ['500 a shard fits (about 165 KiB each)', 500, Array(10).fill(500)],
+    ['1,000 a shard would be about 330 KiB: filled to the byte budget instead', 1000, [...Array(6).fill(731), 614]],
+  ])('realistic targets, %s', (_, perShard, sizes) => {
+    const raw: RawConfig = {
+      targets: realisticTargets(5000, '/p', 'http://127.0.0.1:1/'),
+      rules: { '/p/rules/r': RULES },
+      silences: {},
+    };
+    const shards = planShards(raw, buildMonitorConfig(raw, SCOPE), perShard, 'run-3', '2026-11-22T12:00:00Z', 'g1');
+    expect(shards.map((s) => Object.keys(s.raw.targets).length)).toEqual(sizes);
+    const sent = shards.flatMap((s) => Object.keys(s.raw.targets));
+    expect(sent).toEqual(Object.keys(raw.targets).sort());
+    for (const s of shards) expect(Buffer.byteLength(JSON.stringify(s))).toBeLessThanOrEqual(SHARD_BUDGET.messageBytes);
+  });
+
+  it('refuses, saying why, a shard of one target that the rules alone make too large', () => {
+    const raw = rawWith(1, 'http://127.0.0.1:1/');
+    raw.silences['/p/silences/big'] = 'x'.repeat(SHARD_BUDGET.messageBytes);
+    expect(() =>
+      planShards(raw, buildMonitorConfig({ ...raw, silences: {} }, SCOPE), 10, 'r', '2026-11-22T12:00:00Z', null),
+    ).toThrow(
+      /expected a shard message of one target \(web-00\) with every rules and silences parameter to fit in 245760 bytes \(SQS takes 262144\), found 2\d{5} bytes/,
+    );
   });
 });
 
@@ -216,6 +250,98 @@ describe('dispatch and consume through SQS', () => {
   });
 });
 
+describe('5,000 realistic targets through an SQS that enforces its size limits', () => {
+  let sns: LocalSns;
+  let page: Server;
+  let sqs: SQSClient;
+  let queueUrl: string;
+  /** Each SendMessageBatch call: its entries and their bodies' bytes. */
+  const batches: Array<{ entries: number; bytes: number }> = [];
+
+  beforeAll(async () => {
+    sns = await startSns();
+    page = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(IDLE_AUTO));
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    sqs = new SQSClient({ endpoint: sns.endpoint, region, credentials });
+    sqs.middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Entries?: Array<{ MessageBody: string }> };
+        if (input.Entries)
+          batches.push({
+            entries: input.Entries.length,
+            bytes: input.Entries.reduce((n, e) => n + Buffer.byteLength(e.MessageBody), 0),
+          });
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    // A queue made before SQS raised its default: 256 KiB a message (fauxqs enforces it, and 1 MiB a batch).
+    queueUrl = (
+      await sqs.send(
+        new CreateQueueCommand({
+          QueueName: 'shards-256k',
+          Attributes: { MaximumMessageSize: String(SQS_LIMITS.messageBytes) },
+        }),
+      )
+    ).QueueUrl as string;
+  });
+  afterAll(async () => {
+    sqs.destroy();
+    page.closeAllConnections();
+    await Promise.all([sns.stop(), new Promise<void>((resolve) => page.close(() => resolve()))]);
+  });
+
+  it('dispatches in batches under 1 MiB and 10 entries; every shard is received and checked', async () => {
+    const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/server-status?auto`;
+    const raw: RawConfig = { targets: realisticTargets(5000, '/p', url), rules: { '/p/rules/r': RULES }, silences: {} };
+    const secrets: string[] = [];
+    const d: CycleDeps = {
+      config: {
+        loadRaw: async () => raw,
+        getSecret: async (name) => {
+          secrets.push(name);
+          return 'monitor:s3cret';
+        },
+      },
+      secretScope: SCOPE,
+      table: createMemoryStateTable(),
+      notifier: createSnsNotifier(sns.sns, sns.topicArn, { sleep: async () => {} }),
+      fetch: (t) => fetchStatusPage(t),
+      metrics: { target: () => {}, run: () => {} },
+      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      concurrency: 32,
+      evaluate: {},
+      claimLeaseMs: 60_000,
+      warm: new Map(),
+      warmConfig: { applied: null },
+    };
+    const now = new Date('2026-11-22T12:00:00Z');
+    const dispatched = await dispatchShards(d, createSqsShardQueue(sqs, queueUrl), now, {
+      perShard: 500,
+      scheduledAt: now.toISOString(),
+    });
+    expect(dispatched).toEqual({ mode: 'dispatch', shards: 10, targets: 5000, configError: null });
+    // Ten messages of about 165 KiB: one batch of all ten would be past 1 MiB (BatchRequestTooLong).
+    expect(batches.reduce((n, b) => n + b.bytes, 0)).toBeGreaterThan(SQS_LIMITS.batchBytes);
+    expect(batches.map((b) => b.entries)).toEqual([5, 5]);
+    expect(batches.every((b) => b.bytes <= SHARD_BUDGET.batchBytes)).toBe(true);
+
+    const records: Array<{ messageId: string; body: string }> = [];
+    for (;;) {
+      const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
+      if (!got.Messages?.length) break;
+      for (const m of got.Messages) records.push({ messageId: m.MessageId as string, body: m.Body as string });
+    }
+    expect(records).toHaveLength(10);
+    const consumed = await consumeShards(records, d, new Date(now.getTime() + 5_000), 60);
+    expect(consumed.batchItemFailures).toEqual([]);
+    expect(consumed.summaries.reduce((n, s) => n + s.targets, 0)).toBe(5000);
+    expect(consumed.summaries.every((s) => s.down === 0 && s.failed === 0)).toBe(true);
+    // Every target read its own secret, once.
+    expect(new Set(secrets).size).toBe(5000);
+  }, 120_000);
+});
+
 describe('a shard message delivered after the configuration moved on', () => {
   // One rule per alert (no group waits), closing slots by target: what each fetch answers.
   const perAlert = (name: string) =>
@@ -355,5 +481,228 @@ describe('a shard message delivered after the configuration moved on', () => {
     await w.consume(first, at(2));
     expect(w.said()).toEqual(['a1/r0 firing']);
     expect(w.logs.map(([m]) => m)).toContain('shard checked against the configuration stored since its dispatch');
+  });
+});
+
+describe('a shard that fails alarms: counted, no heartbeat, its redelivery dead-lettered', () => {
+  const T0 = Date.parse('2026-11-22T12:00:00Z');
+  const raw: RawConfig = {
+    targets: {
+      '/m/targets/a0': JSON.stringify({ url: 'http://a0.test/server-status' }),
+      '/m/targets/a1': JSON.stringify({ url: 'http://a1.test/server-status' }),
+    },
+    rules: {
+      '/m/rules/all': JSON.stringify({
+        rules: [{ name: 'r0', metric: 'slots_closing', op: '>=', threshold: 1, severity: 'critical', groupBy: [] }],
+      }),
+    },
+    silences: {},
+  };
+
+  /** A fault that lasts from the shard's first delivery on: SNS refusing every page, or DynamoDB every write. */
+  type Fault = 'none' | 'sns' | 'dynamodb';
+
+  function world(fault: Fault) {
+    const memory = createMemoryStateTable();
+    let faulty = false;
+    const refuse = (what: string) => {
+      throw new Error(`${what} refused (a lasting fault)`);
+    };
+    const table: StateTable = {
+      ...memory,
+      put: async (...a) => (faulty && fault === 'dynamodb' ? refuse('PutItem') : memory.put(...a)),
+      putMeta: async (...a) => (faulty && fault === 'dynamodb' ? refuse('PutItem') : memory.putMeta(...a)),
+    };
+    const recorded: Array<[string, number]> = [];
+    const logs: string[] = [];
+    const deps: CycleDeps = {
+      config: { loadRaw: async () => structuredClone(raw), getSecret: async () => '' },
+      secretScope: { prefix: '/m', sharedSecretParameters: [] },
+      table,
+      notifier: {
+        publish: async () => {
+          if (faulty && fault === 'sns') refuse('Publish (KMS key disabled)');
+        },
+      },
+      fetch: async (t) => ({
+        ok: true,
+        body: 'Total Accesses: 100\nUptime: 1000\nScoreboard: CC________\n',
+        status: 200,
+        contentType: 'text/plain',
+        latencyMs: 1,
+        url: t.url,
+      }),
+      metrics: createMetricsSink({
+        namespace: 'N',
+        service: 's',
+        wantsTargetMetrics: () => false,
+        runMetrics: { addMetric: (name, _unit, value) => void recorded.push([name, value]) },
+        write: () => {},
+        clock: () => 0,
+      }),
+      logger: { info: (m) => void logs.push(m), warn: (m) => void logs.push(m), error: (m) => void logs.push(m) },
+      concurrency: 2,
+      evaluate: {},
+      claimLeaseMs: 60_000,
+      warm: new Map(),
+      warmConfig: { applied: null },
+    };
+    return {
+      deps,
+      recorded,
+      logs,
+      breakNow: () => {
+        faulty = true;
+      },
+    };
+  }
+
+  /** The run metrics a consume recorded: heartbeats and failed runs. */
+  const runFigures = (recorded: Array<[string, number]>) => ({
+    heartbeats: recorded.filter(([n]) => n === 'Heartbeat').length,
+    failed: recorded.filter(([n]) => n === 'RunsFailed').reduce((sum, [, v]) => sum + v, 0),
+  });
+
+  it.each<[Fault, { first: string[]; redelivered: string[]; heartbeats: number; failed: number }]>([
+    // [the fault, records returned to SQS on the first delivery and on the redelivery 65 s later (past the
+    //  60 s shard age), heartbeats and failed runs counted over both]
+    ['none', { first: [], redelivered: [], heartbeats: 1, failed: 0 }],
+    ['sns', { first: ['m0'], redelivered: ['m0'], heartbeats: 0, failed: 2 }],
+    ['dynamodb', { first: ['m0'], redelivered: ['m0'], heartbeats: 0, failed: 2 }],
+  ])('fault: %s', async (fault, expected) => {
+    const w = world(fault);
+    const queued: ShardMessage[] = [];
+    await dispatchShards(w.deps, { send: async (m) => void queued.push(...m) }, new Date(T0), {
+      perShard: 10,
+      scheduledAt: new Date(T0).toISOString(),
+    });
+    w.breakNow();
+    const body = JSON.stringify(queued[0]);
+    const first = await consumeShards(
+      [{ messageId: 'm0', body, attributes: { ApproximateReceiveCount: '1' } }],
+      w.deps,
+      new Date(T0 + 5_000),
+      60,
+    );
+    // SQS deletes a shard that succeeded; a failed one is visible again at its visibility timeout
+    // (the function's timeout), past its tick.
+    const redelivered =
+      first.batchItemFailures.length === 0
+        ? { batchItemFailures: [] }
+        : await consumeShards(
+            [{ messageId: 'm0', body, attributes: { ApproximateReceiveCount: '2' } }],
+            w.deps,
+            new Date(T0 + 65_000),
+            60,
+          );
+    expect({
+      first: first.batchItemFailures.map((f) => f.itemIdentifier),
+      redelivered: redelivered.batchItemFailures.map((f) => f.itemIdentifier),
+      ...runFigures(w.recorded),
+    }).toEqual(expected);
+    if (fault !== 'none')
+      expect(w.logs).toContain('stale shard that failed before: returned for the dead-letter queue');
+  });
+});
+
+describe('consumers count one failed fetch per schedule tick, by the shard message tick', () => {
+  const T0 = Date.parse('2026-11-22T12:00:00Z');
+  const MIN = 60_000;
+
+  it.each<[string, Array<[tick: number, deliveredAt: number]>, string[]]>([
+    // [case, each delivery: (its shard's tick, when it is consumed) in minutes after T0, the pages after each]
+    [
+      'one shard a tick',
+      [
+        [0, 0.1],
+        [1, 1.1],
+      ],
+      ['', 'firing target-down'],
+    ],
+    [
+      'a duplicate delivery of one tick',
+      [
+        [0, 0.1],
+        [0, 0.5],
+        [1, 1.1],
+      ],
+      ['', '', 'firing target-down'],
+    ],
+    [
+      "a late shard of the previous tick next to this tick's",
+      [
+        [0, 0.1],
+        [1, 1.1],
+        [0, 1.2],
+      ],
+      ['', 'firing target-down', ''],
+    ],
+    [
+      "out of order: this tick's shard before the previous tick's",
+      [
+        [1, 1.1],
+        [0, 1.2],
+        [2, 2.1],
+      ],
+      ['', '', 'firing target-down'],
+    ],
+    [
+      'the same tick delivered three times',
+      [
+        [0, 0.1],
+        [0, 0.2],
+        [0, 0.3],
+      ],
+      ['', '', ''],
+    ],
+  ])('%s', async (_, deliveries, expected) => {
+    const table = createMemoryStateTable();
+    const pages: Notification[] = [];
+    const raw: RawConfig = {
+      targets: { '/m/targets/web-1': JSON.stringify({ url: 'http://web-1.test/server-status' }) },
+      rules: {},
+      silences: {},
+    };
+    const deps: CycleDeps = {
+      config: { loadRaw: async () => raw, getSecret: async () => '' },
+      secretScope: { prefix: '/m', sharedSecretParameters: [] },
+      table,
+      notifier: { publish: async (n) => void pages.push(n) },
+      fetch: async (t) => ({ ok: false, reason: 'timeout', detail: 'no answer', latencyMs: 1, url: t.url }),
+      metrics: { target: () => {}, run: () => {} },
+      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      concurrency: 1,
+      evaluate: { downAfterFailures: 2 },
+      claimLeaseMs: 90_000,
+      warm: new Map(),
+      warmConfig: { applied: null },
+    };
+    // Every tick's shard, dispatched at its tick (one configuration throughout: one generation).
+    const shards = new Map<number, ShardMessage>();
+    for (const tick of new Set(deliveries.map(([t]) => t)).values()) {
+      const at = new Date(T0 + tick * MIN);
+      await dispatchShards(deps, { send: async (m) => void shards.set(tick, m[0] as ShardMessage) }, at, {
+        perShard: 10,
+        scheduledAt: at.toISOString(),
+      });
+    }
+    const after: string[] = [];
+    for (const [i, [tick, deliveredAt]] of deliveries.entries()) {
+      const before = pages.length;
+      const consumed = await consumeShards(
+        [{ messageId: `m${i}`, body: JSON.stringify(shards.get(tick)) }],
+        deps,
+        new Date(T0 + deliveredAt * MIN),
+        600,
+      );
+      expect(consumed.batchItemFailures).toEqual([]);
+      after.push(
+        pages
+          .slice(before)
+          .map((p) => `${p.status} ${p.rule}`)
+          .join(', '),
+      );
+    }
+    expect(after).toEqual(expected);
   });
 });

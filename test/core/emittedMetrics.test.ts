@@ -15,11 +15,13 @@ describe('EMITTED_METRICS', () => {
     },
   );
 
-  it('custom metrics by default: three fleet-level series, whatever the fleet size', () => {
+  it('custom metrics by default: five fleet-level series, whatever the fleet size', () => {
     expect(RUN_METRICS.map((m) => [m.name, m.unit, m.dimensions])).toEqual([
-      ['Heartbeat', 'Count', ['service']],
-      ['AlertsSent', 'Count', ['service']],
-      ['TargetsDown', 'Count', ['service']],
+      ['Heartbeat', 'Count', ['service', 'monitor']],
+      ['RunsFailed', 'Count', ['service', 'monitor']],
+      ['ConfigurationUnreadable', 'Count', ['service', 'monitor']],
+      ['AlertsSent', 'Count', ['service', 'monitor']],
+      ['TargetsDown', 'Count', ['service', 'monitor']],
     ]);
     expect(TARGET_METRICS.every((m) => m.dimensions.join(',') === 'service,target')).toBe(true);
   });

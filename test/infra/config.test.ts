@@ -16,6 +16,7 @@ describe('readConfig', () => {
       httpsEndpoints: [],
       targets: {},
       dashboardTargets: [],
+      dashboardOmitted: 0,
       secretsKeyArn: null,
       sharedSecretParameters: [],
       vpc: null,

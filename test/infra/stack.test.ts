@@ -51,7 +51,7 @@ describe('HttpdStatusAlertsStack with default context', () => {
         .map((type, _, all) => [type, all.filter((t) => t === type).length]),
     );
     expect(counts).toEqual({
-      'AWS::CloudWatch::Alarm': 5,
+      'AWS::CloudWatch::Alarm': 7,
       'AWS::CloudWatch::Dashboard': 1,
       'AWS::DynamoDB::GlobalTable': 1,
       'AWS::Events::Rule': 1,
@@ -326,7 +326,7 @@ describe('HttpdStatusAlertsStack with default context', () => {
     });
   });
 
-  it('watches the watcher: five alarms, each to the ops topic on alarm and on recovery', () => {
+  it('watches the watcher: seven alarms, each to the ops topic on alarm and on recovery', () => {
     const alarm = (props: Record<string, unknown>) =>
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         ...props,
@@ -368,12 +368,45 @@ describe('HttpdStatusAlertsStack with default context', () => {
     alarm({
       MetricName: 'Heartbeat',
       Namespace: 'HttpdStatusAlerts',
-      Dimensions: [{ Name: 'service', Value: 'httpd-status-alerts' }],
+      Dimensions: [
+        { Name: 'monitor', Value: '/httpd-status-alerts' },
+        { Name: 'service', Value: 'httpd-status-alerts' },
+      ],
       Statistic: 'SampleCount',
       Period: 300,
       Threshold: 1,
       ComparisonOperator: 'LessThanThreshold',
       TreatMissingData: 'breaching',
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'RunsFailed',
+      Namespace: 'HttpdStatusAlerts',
+      Dimensions: [
+        { Name: 'monitor', Value: '/httpd-status-alerts' },
+        { Name: 'service', Value: 'httpd-status-alerts' },
+      ],
+      Statistic: 'Maximum',
+      Period: 60,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: opsTopic }],
+      OKActions: [{ Ref: opsTopic }],
+    });
+    alarm({
+      MetricName: 'ConfigurationUnreadable',
+      Namespace: 'HttpdStatusAlerts',
+      Dimensions: [
+        { Name: 'monitor', Value: '/httpd-status-alerts' },
+        { Name: 'service', Value: 'httpd-status-alerts' },
+      ],
+      Statistic: 'Sum',
+      Period: 600,
+      Threshold: 2,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
     });
     alarm({
       MetricName: 'ApproximateNumberOfMessagesVisible',
@@ -462,9 +495,9 @@ describe('HttpdStatusAlertsStack with subscriptions, targets and a 5-minute sche
     ]);
     // The only metrics graphed are fleet-level: no series per target.
     expect(widgets[0]?.properties.metrics?.map((m) => m.slice(0, 4))).toEqual([
-      ['HttpdStatusAlerts', 'Heartbeat', 'service', 'httpd-status-alerts'],
-      ['HttpdStatusAlerts', 'AlertsSent', 'service', 'httpd-status-alerts'],
-      ['HttpdStatusAlerts', 'TargetsDown', 'service', 'httpd-status-alerts'],
+      ['HttpdStatusAlerts', 'Heartbeat', 'monitor', '/httpd-status-alerts'],
+      ['HttpdStatusAlerts', 'AlertsSent', 'monitor', '/httpd-status-alerts'],
+      ['HttpdStatusAlerts', 'TargetsDown', 'monitor', '/httpd-status-alerts'],
     ]);
     expect(widgets.flatMap((w) => w.properties.metrics ?? []).filter((m) => m.includes('target'))).toEqual([]);
     // Each query reads the function's log group and the fields its per-target line carries.

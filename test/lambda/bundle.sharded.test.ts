@@ -1,7 +1,9 @@
 /**
- * 10,000 targets in sharded mode through the synthesized bundle (`-c shardMode=sqs`) under the
- * Lambda runtime interface client: the scheduled event validates, stores and dispatches the
- * configuration; an SQS event runs one shard. fauxqs is SQS and SNS, dynalite DynamoDB.
+ * 10,000 realistic targets (an `authParameter` and four labels, 262-293 bytes each) in sharded
+ * mode through the synthesized bundle (`-c shardMode=sqs`) under the Lambda runtime interface
+ * client: the scheduled event validates, stores and dispatches the configuration into a queue
+ * that takes 256 KiB a message (fauxqs enforces it, and 1 MiB a batch); an SQS event runs each
+ * shard, every target reading its own secret. fauxqs is SQS and SNS, dynalite DynamoDB.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -9,9 +11,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CreateQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SQS_LIMITS } from '../../src/core/sqsLimits.ts';
 import { synth } from '../infra/synth.ts';
 import { credentials, type LocalDynamo, type LocalSns, region, startDynalite, startSns } from '../support/emulators.ts';
-import { type FakeSsm, type LambdaProcess, startFakeSsm, startLambda } from '../support/fakeLambda.ts';
+import { type LambdaProcess, startLambda } from '../support/fakeLambda.ts';
+import { type FakeSsm, startFakeSsm } from '../support/fakeSsm.ts';
+import { realisticTargets } from '../support/realisticTargets.ts';
 
 const AUTO = readFileSync(new URL('../fixtures/apache-2.4.71/prefork-idle/report.auto.txt', import.meta.url), 'latin1');
 
@@ -32,15 +37,21 @@ describe('10,000 targets through the sharded bundle', () => {
     [dynamo, sns, ssm] = await Promise.all([startDynalite(), startSns(), startFakeSsm()]);
     await dynamo.createTable('sharded');
     sqs = new SQSClient({ endpoint: sns.endpoint, region, credentials });
-    const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'shards' }))).QueueUrl as string;
+    const queueUrl = (
+      await sqs.send(
+        new CreateQueueCommand({
+          QueueName: 'shards',
+          Attributes: { MaximumMessageSize: String(SQS_LIMITS.messageBytes) },
+        }),
+      )
+    ).QueueUrl as string;
     page = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(AUTO));
     await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/server-status?auto`;
-    for (let i = 0; i < 10_000; i++)
-      ssm.parameters.set(
-        `/shd/targets/fleet-${String(i).padStart(5, '0')}`,
-        JSON.stringify({ url, allowLoopback: true }),
-      );
+    for (const [name, value] of Object.entries(realisticTargets(10_000, '/shd', url))) {
+      ssm.put(name, value);
+      ssm.put(name.replace('/targets/', '/secrets/'), 'monitor:s3cret', 'SecureString');
+    }
     lambda = await startLambda(
       assetDir,
       {
@@ -62,7 +73,6 @@ describe('10,000 targets through the sharded bundle', () => {
         TARGET_METRICS: 'none',
         FETCH_CONCURRENCY: '32',
       },
-      // Why: the fake SSM answers one parameter per page (10,000 calls where SSM makes 1,000).
       { deadlineMs: 600_000 },
     );
   }, 180_000);
@@ -79,7 +89,7 @@ describe('10,000 targets through the sharded bundle', () => {
     ]);
   });
 
-  it('the scheduled event dispatches 20 shards; an SQS event runs one of 500 targets', async () => {
+  it('the scheduled event dispatches 20 shards; SQS events check all 10,000 targets', async () => {
     const invoke = async (event: unknown) => {
       try {
         return await lambda.invoke(event);
@@ -94,12 +104,20 @@ describe('10,000 targets through the sharded bundle', () => {
       configError: null,
     });
     const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'shards' }))).QueueUrl as string;
-    const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1 }));
-    const message = got.Messages?.[0];
-    const result = await invoke({
-      Records: [{ eventSource: 'aws:sqs', messageId: message?.MessageId, body: message?.Body }],
-    });
-    expect(result).toEqual({ batchItemFailures: [] });
-    expect(lambda.output()).toMatch(/"message":"run complete".*"targets":500,"down":0/);
-  }, 600_000);
+    const messages = [];
+    for (;;) {
+      const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
+      if (!got.Messages?.length) break;
+      messages.push(...got.Messages);
+    }
+    expect(messages).toHaveLength(20);
+    for (const message of messages) {
+      const result = await invoke({
+        Records: [{ eventSource: 'aws:sqs', messageId: message.MessageId, body: message.Body }],
+      });
+      expect(result).toEqual({ batchItemFailures: [] });
+    }
+    const runs = [...lambda.output().matchAll(/"message":"run complete".*?"targets":(\d+),"down":(\d+)/g)];
+    expect(runs.map((m) => [Number(m[1]), Number(m[2])])).toEqual(Array(20).fill([500, 0]));
+  }, 900_000);
 });

@@ -81,7 +81,7 @@ describe.skipIf(skip !== null)(
       await Promise.all([dynamo?.stop(), sns?.stop(), ssm?.stop(), pages?.stop()]);
     });
 
-    it('pages once, stays quiet, resolves once, pages target-down; three metric series and one log line per target and run', async () => {
+    it('pages once, stays quiet, resolves once, pages target-down; five metric series and one log line per target and run', async () => {
       const subjects = async () => (await sns.drain()).map((m) => m.subject);
       const run = () => invokeExplained(lambda);
 
@@ -107,10 +107,14 @@ describe.skipIf(skip !== null)(
       expect(ssm.calls.filter((c) => c === 'GetParametersByPath')).toHaveLength(3); // targets, rules, silences
       // Powertools wrote the heartbeat as an EMF metric on every run.
       expect(lambda.output().match(/"Heartbeat"/g)?.length).toBeGreaterThanOrEqual(5);
-      // The default configuration's custom metrics: three fleet-level series, none per target.
+      // The default configuration's custom metrics: five fleet-level series of this monitor, none per target.
       const lines = lambda.output().split('\n');
       expect(new Set(lines.flatMap(emfSeries))).toEqual(
-        new Set(['Heartbeat', 'AlertsSent', 'TargetsDown'].map((name) => `HttpdStatusAlerts/${name}/service`)),
+        new Set(
+          ['Heartbeat', 'RunsFailed', 'ConfigurationUnreadable', 'AlertsSent', 'TargetsDown'].map(
+            (name) => `HttpdStatusAlerts/${name}/service,monitor`,
+          ),
+        ),
       );
       // Per-target figures went to one log line per target and run instead, for the dashboard's queries.
       const checked = lines.filter((line) => line.startsWith('{"message":"target checked"'));

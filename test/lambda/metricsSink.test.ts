@@ -32,6 +32,34 @@ function sinkWith(optedIn: string[]) {
 }
 
 describe('createMetricsSink', () => {
+  it.each<[string, string | null, Record<string, unknown>]>([
+    [
+      'in an invocation',
+      'c6af9ac6-7b61-11e6-9a41-93e812345678',
+      { function_request_id: 'c6af9ac6-7b61-11e6-9a41-93e812345678' },
+    ],
+    ['outside one', null, {}],
+  ])('puts the invocation request id in each target line: %s', (_, id, expected) => {
+    const lines: string[] = [];
+    const sink = createMetricsSink({
+      namespace: 'N',
+      service: 's',
+      wantsTargetMetrics: () => false,
+      runMetrics: { addMetric: () => {} },
+      write: (line) => lines.push(line),
+      clock: () => 0,
+      requestId: () => id,
+    });
+    sink.target({ target: 'web-1', up: true, fetchLatencyMs: 3, metrics: new Map() });
+    expect(JSON.parse(lines[0] as string)).toEqual({
+      message: 'target checked',
+      target: 'web-1',
+      ...expected,
+      TargetUp: 1,
+      FetchLatency: 3,
+    });
+  });
+
   it.each([
     {
       intent: 'a target with a report: every computed figure that has a value, rounded',
@@ -94,16 +122,32 @@ describe('createMetricsSink', () => {
     expect(other).not.toHaveProperty('_aws');
   });
 
-  it('records the three fleet-level metrics once per run, whatever the fleet size', () => {
+  it.each<[string, boolean, Array<[string, string, number]>]>([
+    [
+      'a run that completed: its heartbeat, no failure',
+      false,
+      [
+        ['Heartbeat', 'Count', 1],
+        ['RunsFailed', 'Count', 0],
+        ['AlertsSent', 'Count', 2],
+        ['TargetsDown', 'Count', 7],
+      ],
+    ],
+    [
+      'a run whose pages or state failed: counted, and no heartbeat',
+      true,
+      [
+        ['RunsFailed', 'Count', 1],
+        ['AlertsSent', 'Count', 2],
+        ['TargetsDown', 'Count', 7],
+      ],
+    ],
+  ])('records the fleet-level metrics once per run, whatever the fleet size: %s', (_, failed, expected) => {
     // Prepare
     const { sink, runMetrics } = sinkWith([]);
     // Act
-    sink.run({ alertsSent: 2, targets: 500, targetsDown: 7 });
+    sink.run({ alertsSent: 2, targets: 500, targetsDown: 7, failed });
     // Assess
-    expect(runMetrics).toEqual([
-      ['Heartbeat', 'Count', 1],
-      ['AlertsSent', 'Count', 2],
-      ['TargetsDown', 'Count', 7],
-    ]);
+    expect(runMetrics).toEqual(expected);
   });
 });

@@ -23,8 +23,8 @@ import {
 } from '../../infra/constructs/monitorFunction.ts';
 import * as HTTP_DEFAULTS from '../../src/adapters/httpDefaults.ts';
 import { MAX_STORED_MESSAGE_BYTES, MAX_STORED_PAYLOAD_BYTES } from '../../src/app/accounting/targetItems.ts';
-import { MAX_MESSAGE_BYTES } from '../../src/app/shards.ts';
 import * as CONSTANTS from '../../src/core/constants.ts';
+import { SHARD_BUDGET } from '../../src/core/sqsLimits.ts';
 import { FORWARDER_ENVIRONMENT, MONITOR_ENVIRONMENT } from '../../src/lambda/environmentContract.ts';
 import { modelRuns } from '../support/modelRuns.ts';
 
@@ -39,7 +39,7 @@ const PAGES = [
 ].filter((page) => existsSync(join(ROOT, page)));
 
 /** Every constant a doc may quote, by name. */
-const CONSTANT_VALUES: Readonly<Record<string, unknown>> = { ...CONSTANTS, ...HTTP_DEFAULTS, MAX_MESSAGE_BYTES };
+const CONSTANT_VALUES: Readonly<Record<string, unknown>> = { ...CONSTANTS, ...HTTP_DEFAULTS };
 
 /** What a doc may quote about an environment variable: its default and range when it has them. */
 interface VariableFacts {
@@ -123,10 +123,17 @@ describe('constants and variables quoted in the README and docs', () => {
         'DEFAULT_FETCH_CONCURRENCY',
         'DEFAULT_MAX_BYTES',
         'FETCH_CONCURRENCY',
-        'MAX_MESSAGE_BYTES',
         'TARGETS_PER_SHARD',
       ]),
     );
+  });
+});
+
+describe('docs/scale.md: the shard budgets as the code keeps them', () => {
+  it('quotes the message and batch budgets of SHARD_BUDGET', () => {
+    const scale = readFileSync(join(ROOT, 'docs/scale.md'), 'utf8').replaceAll(/\s+/g, ' ');
+    expect(scale).toContain(`${SHARD_BUDGET.messageBytes / 1024} KiB of JSON a message`);
+    expect(scale).toContain(`closed at ${SHARD_BUDGET.batchEntries} entries or ${SHARD_BUDGET.batchBytes / 1024} KiB`);
   });
 });
 

@@ -4,7 +4,9 @@
  * use, with the real service's answers: GetParameter, GetParameters, GetParametersByPath (at most
  * 10 a page, NextToken), PutParameter (ParameterAlreadyExists without Overwrite, a version per
  * write) and DeleteParameter (ParameterNotFound). Counts every call by operation. Shared by the
- * tests and the end-to-end benchmark.
+ * tests and the end-to-end benchmark. With `throttle(n)` it answers past n calls in any second
+ * as SSM does past its throughput quota (40 a second by default, shared by the account and
+ * region): HTTP 400 `{"__type":"ThrottlingException","message":"Rate exceeded"}` in AWS JSON 1.1.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +29,12 @@ interface FakeSsm {
   /** The stored parameters by name (read it in assertions; write with `put`). */
   readonly parameters: ReadonlyMap<string, StoredParameter>;
   put(name: string, value: string, type?: string): void;
+  /** Refuse calls past `callsPerSecond` in any one-second window (null: no limit). */
+  throttle(callsPerSecond: number | null): void;
+  /** Calls refused with ThrottlingException since start (or since `reset`). */
+  readonly throttled: number;
+  /** The most calls answered (not refused) in any one-second window since start (or since `reset`). */
+  readonly peakPerSecond: number;
   reset(): void;
   stop(): Promise<void>;
 }
@@ -54,6 +62,21 @@ const notFound = (name: unknown): Answer => [
 async function startFakeSsm(): Promise<FakeSsm> {
   const store = new Map<string, StoredParameter>();
   const calls: Record<string, number> = {};
+  let limit: number | null = null;
+  /** When each call answered in the last second was received. */
+  let window: number[] = [];
+  let throttled = 0;
+  let peakPerSecond = 0;
+
+  /** Whether a call now is within the quota (and counts it if so), as a sliding one-second window. */
+  function admit(): boolean {
+    const now = performance.now();
+    window = window.filter((t) => now - t < 1000);
+    if (limit !== null && window.length >= limit) return false;
+    window.push(now);
+    peakPerSecond = Math.max(peakPerSecond, window.length);
+    return true;
+  }
 
   function put(input: Json): Answer {
     const name = String(input.Name ?? '');
@@ -119,7 +142,10 @@ async function startFakeSsm(): Promise<FakeSsm> {
     req.on('end', () => {
       const op = String(req.headers['x-amz-target'] ?? '').replace(/^AmazonSSM\./, '');
       calls[op] = (calls[op] ?? 0) + 1;
-      const [status, body] = answer(op, JSON.parse(Buffer.concat(chunks).toString() || '{}') as Json);
+      let answered: Answer = [400, { __type: 'ThrottlingException', message: 'Rate exceeded' }];
+      if (admit()) answered = answer(op, JSON.parse(Buffer.concat(chunks).toString() || '{}') as Json);
+      else throttled++;
+      const [status, body] = answered;
       res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
       res.end(JSON.stringify(body));
     });
@@ -131,8 +157,19 @@ async function startFakeSsm(): Promise<FakeSsm> {
     parameters: store,
     put: (name, value, type = 'String') =>
       void store.set(name, { value, type, version: (store.get(name)?.version ?? 0) + 1 }),
+    throttle: (callsPerSecond) => {
+      limit = callsPerSecond;
+    },
+    get throttled() {
+      return throttled;
+    },
+    get peakPerSecond() {
+      return peakPerSecond;
+    },
     reset: () => {
       for (const key of Object.keys(calls)) delete calls[key];
+      throttled = 0;
+      peakPerSecond = 0;
     },
     stop: () =>
       new Promise<void>((resolve) => {

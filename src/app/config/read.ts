@@ -15,6 +15,7 @@ import { redactCredentials } from '../../core/text/sanitize.ts';
 import type { AppliedConfig } from '../ports.ts';
 import { guarded, type RunContext } from '../runContext.ts';
 import { readConfigGeneration, readStoredConfig } from './stored.ts';
+import { ConfigUnreadableError } from './unreadable.ts';
 
 /** What a run read: a valid configuration, or the problems of an invalid one and what stays in force. */
 type ConfigRead =
@@ -31,6 +32,8 @@ type ConfigRead =
       problems: string[];
       /** The last valid configuration, kept in force (null: none could be read). */
       fallback: AppliedConfig | null;
+      /** The source could not be read (`ConfigUnreadableError`): not known to be invalid, so not paged. */
+      unreadable: boolean;
     };
 
 /** A configuration's identity: the hash the stored pointer names. */
@@ -111,12 +114,13 @@ async function readConfig(ctx: RunContext): Promise<ConfigRead> {
       () => fallbackConfig(ctx, raw, tableGeneration ?? null),
       null,
     );
-    deps.logger.error('invalid configuration', {
+    const unreadable = error instanceof ConfigUnreadableError;
+    deps.logger.error(unreadable ? 'configuration unreadable' : 'invalid configuration', {
       problems: problems.slice(0, 50),
       problemCount: problems.length,
       lastValidInForce: fallback !== null,
     });
-    return { valid: false, problems, fallback };
+    return { valid: false, problems, fallback, unreadable };
   }
 }
 

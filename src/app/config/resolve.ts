@@ -37,10 +37,14 @@ interface ResolvedConfig {
  */
 async function resolveConfig(ctx: RunContext, router: PageRouter): Promise<ResolvedConfig> {
   const read = await readConfig(ctx);
+  ctx.deps.metrics.configuration?.({ unreadable: !read.valid && read.unreadable });
   if (!read.valid) {
     const { problems, fallback } = read;
     const inForce = fallback?.config.targets.length ?? null;
-    await guarded(ctx, 'the configuration alert', () => commitConfigAlert(ctx, router, problems, inForce), undefined);
+    // An unreadable source (throttled, denied, timed out) is not an invalid configuration: no
+    // page, and the alert stays as it stood; the metric and its alarm tell the operator.
+    if (!read.unreadable)
+      await guarded(ctx, 'the configuration alert', () => commitConfigAlert(ctx, router, problems, inForce), undefined);
     return {
       config: fallback?.config ?? null,
       raw: fallback?.raw ?? null,
