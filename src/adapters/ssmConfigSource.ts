@@ -1,5 +1,5 @@
 /**
- * Configuration from SSM Parameter Store through Powertools' SSMProvider: the three folders under
+ * Configuration from SSM Parameter Store through Powertools' SSMProvider: the four folders under
  * the prefix (GetParametersByPath, recursive, paged, cached for `maxAgeSeconds`) and secrets.
  */
 import type { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
@@ -37,12 +37,13 @@ function createSsmConfigSource(provider: SSMProvider, prefix: string, maxAgeSeco
     async loadRaw(request) {
       const fresh = request?.fresh === true;
       if (!fresh && cached !== null && Date.now() - cached.at < maxAgeSeconds * 1000) return cached.raw;
-      const [targets, rules, silences] = await Promise.all([
+      const [targets, rules, silences, discovery] = await Promise.all([
         folder('targets', fresh),
         folder('rules', fresh),
         folder('silences', fresh),
+        folder('discovery', fresh),
       ]);
-      cached = { at: Date.now(), raw: { targets, rules, silences } };
+      cached = { at: Date.now(), raw: { targets, rules, silences, discovery } };
       return cached.raw;
     },
     async getSecret(name) {
