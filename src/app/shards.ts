@@ -40,16 +40,21 @@ function planShards(
   /** Null: the dispatch applied no stored configuration (its consumers check what is stored). */
   generation: string | null,
 ): ShardMessage[] {
-  const byName = new Map<string, [string, string]>();
-  for (const [parameter, value] of Object.entries(raw.targets)) byName.set(leaf(parameter), [parameter, value]);
+  // Discovered targets travel as the dispatch rendered them (`discovered`): shards never list.
+  const byName = new Map<string, ['targets' | 'discovered', string, string]>();
+  for (const [parameter, value] of Object.entries(raw.targets))
+    byName.set(leaf(parameter), ['targets', parameter, value]);
+  for (const [key, value] of Object.entries(raw.discovered ?? {})) byName.set(leaf(key), ['discovered', key, value]);
   const names = config.targets.map((t) => t.name).sort();
   const slices: RawConfig[] = [];
   const add = (chunk: string[]) => {
     const slice: RawConfig = { targets: {}, rules: raw.rules, silences: raw.silences };
+    const discovered: Record<string, string> = {};
     for (const name of chunk) {
       const entry = byName.get(name);
-      if (entry) slice.targets[entry[0]] = entry[1];
+      if (entry !== undefined) (entry[0] === 'targets' ? slice.targets : discovered)[entry[1]] = entry[2];
     }
+    if (Object.keys(discovered).length > 0) slice.discovered = discovered;
     if (chunk.length > 1 && Buffer.byteLength(JSON.stringify(slice)) > MAX_MESSAGE_BYTES) {
       const half = Math.ceil(chunk.length / 2);
       add(chunk.slice(0, half));
@@ -132,6 +137,11 @@ async function shardConfig(
     if (stored.raw.targets[parameter] === redactCredentials(value)) targets[parameter] = value;
     else left.push(leaf(parameter));
   }
+  const discovered: Record<string, string> = {};
+  for (const [key, value] of Object.entries(message.raw.discovered ?? {})) {
+    if (stored.raw.discovered?.[key] === value) discovered[key] = value;
+    else left.push(leaf(key));
+  }
   deps.logger.warn('shard checked against the configuration stored since its dispatch', {
     runId: message.runId,
     shard: message.shard,
@@ -139,7 +149,7 @@ async function shardConfig(
     storedGeneration: stored.pointer.generation,
     leftToNewerDispatch: left,
   });
-  const raw: RawConfig = { targets, rules: stored.raw.rules, silences: stored.raw.silences };
+  const raw: RawConfig = { targets, discovered, rules: stored.raw.rules, silences: stored.raw.silences };
   return { config: buildMonitorConfig(raw, deps.secretScope), generation: stored.pointer.generation };
 }
 

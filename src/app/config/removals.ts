@@ -6,7 +6,7 @@
  * could not finish stay owed in the stored pointer and are retried by the next run.
  */
 import { evaluateRemovedTarget } from '../../core/evaluate.ts';
-import { leaf, type MonitorConfig } from '../../core/monitorConfig.ts';
+import { type MonitorConfig, targetNames } from '../../core/monitorConfig.ts';
 import { CLAIM_OUTCOMES } from '../accounting/claim.ts';
 import { ContentionError } from '../accounting/conditionalUpdate.ts';
 import { commitTarget, settleTarget, targetKey } from '../accounting/targetItems.ts';
@@ -80,7 +80,7 @@ async function oweRemovals(ctx: RunContext, created: readonly string[], generati
   for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
     const stored = await readStoredConfig(table);
     if (stored === null || stored.pointer.generation === generation) return writes;
-    const listed = new Set(Object.keys(stored.raw?.targets ?? {}).map(leaf));
+    const listed = new Set(stored.raw == null ? [] : targetNames(stored.raw));
     const missing = created.filter((n) => !listed.has(n) && !stored.pointer.removing.includes(n));
     if (missing.length === 0) return writes;
     writes++;
