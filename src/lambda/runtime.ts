@@ -9,16 +9,24 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
+import { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { createAutoScalingDiscovery } from '../adapters/autoScalingDiscovery.ts';
 import { withChatCopy } from '../adapters/chatCopyNotifier.ts';
 import { createDynamoStateTable } from '../adapters/dynamoStateStore.ts';
+import { createEc2Discovery } from '../adapters/ec2Discovery.ts';
+import { createElbv2Discovery } from '../adapters/elbv2Discovery.ts';
 import { fetchStatusPage } from '../adapters/httpStatusSource.ts';
 import { createSnsNotifier } from '../adapters/snsNotifier.ts';
 import { createSsmConfigSource } from '../adapters/ssmConfigSource.ts';
 import { createLatencyMemory } from '../app/concurrency.ts';
+import type { DiscoverySources } from '../app/discovery/ports.ts';
 import type { CycleDeps } from '../app/ports.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../core/constants.ts';
 import { redactCredentials } from '../core/text/sanitize.ts';
@@ -61,6 +69,28 @@ const metricsSink = createMetricsSink({
   clock: Date.now,
 });
 
+/** Only the sources the deployment enabled get a client (and the role a grant): another fails "not enabled". */
+function discoverySources(): DiscoverySources {
+  const enabled = new Set(env.discoverySources);
+  const sources: DiscoverySources = {};
+  if (enabled.size === 0) return sources;
+  const ec2 = new EC2Client({});
+  if (enabled.has('ec2')) sources.ec2 = createEc2Discovery(ec2);
+  if (enabled.has('autoscaling')) sources.autoscaling = createAutoScalingDiscovery(new AutoScalingClient({}), ec2);
+  if (enabled.has('elbv2')) sources.elbv2 = createElbv2Discovery(new ElasticLoadBalancingV2Client({}), ec2);
+  return sources;
+}
+
+/** The invocation in progress: its remaining time bounds a listing. */
+let invocation: Pick<Context, 'getRemainingTimeInMillis'> | null = null;
+
+/**
+ * A listing may take a third of the invocation's remaining time: the targets' fetches, the
+ * commits and the metrics need the rest. Outside an invocation (a manual call), ten seconds.
+ */
+const LISTING_SHARE = 1 / 3;
+const LISTING_BUDGET_WITHOUT_CONTEXT_MS = 10_000;
+
 const deps: CycleDeps = {
   config,
   secretScope: { prefix: env.ssmPrefix, sharedSecretParameters: env.sharedSecretParameters },
@@ -82,6 +112,14 @@ const deps: CycleDeps = {
   warm: new Map(),
   // The configuration last applied, kept while the container is warm (SSM is not asked again for it).
   warmConfig: { applied: null },
+  discovery: {
+    sources: discoverySources(),
+    warm: new Map(),
+    listingBudgetMs: () =>
+      invocation === null
+        ? LISTING_BUDGET_WITHOUT_CONTEXT_MS
+        : Math.floor(invocation.getRemainingTimeInMillis() * LISTING_SHARE),
+  },
 };
 
 interface SqsEvent {
@@ -95,7 +133,12 @@ function isSqsEvent(event: unknown): event is SqsEvent {
 
 /** The Lambda handler around `check`: logger context and one metrics flush per invocation. */
 function asLambdaHandler(check: (event: unknown) => Promise<unknown>) {
-  return middy(check).use(injectLambdaContext(logger)).use(logMetrics(metrics));
+  return middy(check)
+    .use(injectLambdaContext(logger))
+    .use(logMetrics(metrics))
+    .before((request) => {
+      invocation = request.context;
+    });
 }
 
 export { asLambdaHandler, deps, env, isSqsEvent };
