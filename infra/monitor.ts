@@ -81,6 +81,7 @@ function addMonitor(scope: Construct, { config, sharding, routing, handlerEntry 
     opsTopic: notifications.opsTopic,
     scheduleMinutes: config.scheduleMinutes,
     timeoutSeconds: config.timeoutSeconds,
+    discovery: config.discoverySources.length > 0,
   });
   const dashboard = new StatusDashboard(scope, 'Dashboard', { fn: monitor.fn, targets: config.dashboardTargets });
 

@@ -82,6 +82,7 @@ class MonitorFunction extends Construct {
       targetMetrics: config.targetMetrics,
       timeoutSeconds: config.timeoutSeconds,
       sharedSecretParameters: config.sharedSecretParameters,
+      discoverySources: config.discoverySources,
     });
     // Why: one bundled ESM file with the SDK inside starts faster than the runtime's SDK.
     this.fn = new NodejsFunction(this, 'Function', {
@@ -136,6 +137,7 @@ class MonitorFunction extends Construct {
       topicArn: props.alertTopic.topicArn,
       topicKeyArn: props.topicKey.keyArn,
       tableArn: props.table.tableArn,
+      discoverySources: config.discoverySources,
     })) {
       this.role.addToPolicy(statement);
     }

@@ -25,6 +25,7 @@ describe('readConfig', () => {
       fetchConcurrency: 16,
       chatbotFormat: false,
       targetMetrics: 'none',
+      discoverySources: [],
     });
   });
 
