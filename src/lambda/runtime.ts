@@ -9,24 +9,17 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
-import { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EC2Client } from '@aws-sdk/client-ec2';
-import { ElasticLoadBalancingV2Client } from '@aws-sdk/client-elastic-load-balancing-v2';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { createAutoScalingDiscovery } from '../adapters/autoScalingDiscovery.ts';
 import { withChatCopy } from '../adapters/chatCopyNotifier.ts';
 import { createDynamoStateTable } from '../adapters/dynamoStateStore.ts';
-import { createEc2Discovery } from '../adapters/ec2Discovery.ts';
-import { createElbv2Discovery } from '../adapters/elbv2Discovery.ts';
 import { fetchStatusPage } from '../adapters/httpStatusSource.ts';
 import { createSnsNotifier } from '../adapters/snsNotifier.ts';
 import { createSsmConfigSource } from '../adapters/ssmConfigSource.ts';
 import { createLatencyMemory } from '../app/concurrency.ts';
-import type { DiscoverySources } from '../app/discovery/ports.ts';
 import type { CycleDeps } from '../app/ports.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../core/constants.ts';
 import { redactCredentials } from '../core/text/sanitize.ts';
@@ -69,18 +62,6 @@ const metricsSink = createMetricsSink({
   clock: Date.now,
 });
 
-/** Only the sources the deployment enabled get a client (and the role a grant): another fails "not enabled". */
-function discoverySources(): DiscoverySources {
-  const enabled = new Set(env.discoverySources);
-  const sources: DiscoverySources = {};
-  if (enabled.size === 0) return sources;
-  const ec2 = new EC2Client({});
-  if (enabled.has('ec2')) sources.ec2 = createEc2Discovery(ec2);
-  if (enabled.has('autoscaling')) sources.autoscaling = createAutoScalingDiscovery(new AutoScalingClient({}), ec2);
-  if (enabled.has('elbv2')) sources.elbv2 = createElbv2Discovery(new ElasticLoadBalancingV2Client({}), ec2);
-  return sources;
-}
-
 /** The invocation in progress: its remaining time bounds a listing. */
 let invocation: Pick<Context, 'getRemainingTimeInMillis'> | null = null;
 
@@ -113,7 +94,9 @@ const deps: CycleDeps = {
   // The configuration last applied, kept while the container is warm (SSM is not asked again for it).
   warmConfig: { applied: null },
   discovery: {
-    sources: discoverySources(),
+    // Filled by the discovery entries (discoveryHandler.ts), so that bundles without discovery
+    // carry no EC2, Auto Scaling or ELBv2 client: none here, a document fails "source not enabled".
+    sources: {},
     warm: new Map(),
     listingBudgetMs: () =>
       invocation === null
