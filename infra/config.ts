@@ -10,6 +10,7 @@ import {
   DEFAULT_REPEAT_INTERVAL_MS,
   DEFAULT_SSM_PREFIX,
 } from '../src/core/constants.ts';
+import { DISCOVERY_SOURCES, type DiscoverySourceName } from '../src/core/discovery/document.ts';
 import { ProblemListError, problemLines } from '../src/core/errors.ts';
 import {
   type ConfigProblem,
@@ -73,6 +74,8 @@ interface AlertsConfig {
   chatbotFormat: boolean;
   /** Targets that get per-target CloudWatch metrics (`TARGET_METRICS`): all, none, or these names. */
   targetMetrics: 'all' | 'none' | string[];
+  /** The discovery sources enabled: a client and a read-only grant each (`DISCOVERY_SOURCES`). */
+  discoverySources: DiscoverySourceName[];
 }
 
 const DEFAULT_CONFIG: AlertsConfig = {
@@ -96,6 +99,7 @@ const DEFAULT_CONFIG: AlertsConfig = {
   fetchConcurrency: DEFAULT_FETCH_CONCURRENCY,
   chatbotFormat: false,
   targetMetrics: 'none',
+  discoverySources: [],
 };
 
 /** Values CloudWatch Logs accepts for retention (days). */
@@ -250,6 +254,10 @@ function readConfig(get: Lookup): AlertsConfig {
     );
     return false;
   });
+  const sources = new RegExp(`^(${DISCOVERY_SOURCES.join('|')})$`);
+  c.discoverySources = [
+    ...new Set(strings('discoverySources', sources, `a discovery source (${DISCOVERY_SOURCES.join(', ')})`)),
+  ].filter((name): name is DiscoverySourceName => sources.test(name));
   c.targets = readSeedTargets(
     get('targets'),
     { prefix: c.prefix, sharedSecretParameters: c.sharedSecretParameters },

@@ -18,6 +18,7 @@ const OPTION_KEYS = [
   'configFile',
   'configMaxAgeSeconds',
   'dashboardTargets',
+  'discoverySources',
   'downAfterFailures',
   'emails',
   'fetchConcurrency',

@@ -8,7 +8,13 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { ConfigParameters } from './constructs/configParameters.ts';
 import { StatusDashboard } from './constructs/dashboard.ts';
-import { HANDLER_ENTRY, MonitorFunction, SHARDED_HANDLER_ENTRY } from './constructs/monitorFunction.ts';
+import {
+  DISCOVERY_HANDLER_ENTRY,
+  DISCOVERY_SHARDED_HANDLER_ENTRY,
+  HANDLER_ENTRY,
+  MonitorFunction,
+  SHARDED_HANDLER_ENTRY,
+} from './constructs/monitorFunction.ts';
 import { Notifications } from './constructs/notifications.ts';
 import { addPagerDutyForwarder } from './constructs/pagerDuty.ts';
 import { SHARD_MODES, Sharding } from './constructs/sharding.ts';
@@ -58,7 +64,16 @@ function addMonitor(scope: Construct, { config, sharding, routing, handlerEntry 
     targets: config.targets,
   });
   // Why: past what one invocation checks in its interval, fan the targets out over SQS (shardMode=sqs).
-  const entry = sharding.mode === SHARD_MODES.sqs ? SHARDED_HANDLER_ENTRY : HANDLER_ENTRY;
+  // Why a discovery entry of each: only deployments that list carry the EC2, Auto Scaling and ELBv2 clients.
+  const sharded = sharding.mode === SHARD_MODES.sqs;
+  const entry =
+    config.discoverySources.length === 0
+      ? sharded
+        ? SHARDED_HANDLER_ENTRY
+        : HANDLER_ENTRY
+      : sharded
+        ? DISCOVERY_SHARDED_HANDLER_ENTRY
+        : DISCOVERY_HANDLER_ENTRY;
   const monitor = new MonitorFunction(scope, 'Monitor', {
     config,
     table,
@@ -82,6 +97,7 @@ function addMonitor(scope: Construct, { config, sharding, routing, handlerEntry 
     scheduleMinutes: config.scheduleMinutes,
     timeoutSeconds: config.timeoutSeconds,
     monitor: config.prefix,
+    discovery: config.discoverySources.length > 0,
   });
   const dashboard = new StatusDashboard(scope, 'Dashboard', {
     fn: monitor.fn,

@@ -20,6 +20,13 @@ function acknowledgeFindings(monitor: MonitorFunction, config: AlertsConfig): vo
         'The AWS-managed aws/ssm key id is unknown at synth; kms:ViaService ssm and the PARAMETER_ARN encryption context restrict Decrypt to secrets under the prefix.',
     });
   }
+  if (config.discoverySources.length > 0) {
+    role.acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'ec2:DescribeInstances, autoscaling:DescribeAutoScalingGroups and elasticloadbalancing:DescribeTargetGroups/DescribeTargetHealth support no resource-level permissions; only these read-only describe actions of the enabled discovery sources are granted on *.',
+    });
+  }
   if (config.vpc !== null) {
     role.acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',

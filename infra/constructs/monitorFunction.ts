@@ -25,6 +25,11 @@ import { importVpcPlacement } from './vpcPlacement.ts';
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HANDLER_ENTRY = fileURLToPath(new URL('../../src/lambda/handler.ts', import.meta.url));
 const SHARDED_HANDLER_ENTRY = fileURLToPath(new URL('../../src/lambda/shardedHandler.ts', import.meta.url));
+/** With discovery sources enabled: the same entries with the sources' SDK clients composed. */
+const DISCOVERY_HANDLER_ENTRY = fileURLToPath(new URL('../../src/lambda/discoveryHandler.ts', import.meta.url));
+const DISCOVERY_SHARDED_HANDLER_ENTRY = fileURLToPath(
+  new URL('../../src/lambda/discoveryShardedHandler.ts', import.meta.url),
+);
 /**
  * Packages the bundle replaces (esbuild `alias`, paths relative to the project root). Lambda
  * gives the function its credentials in the environment, so the SDK's full default chain (SSO,
@@ -82,6 +87,7 @@ class MonitorFunction extends Construct {
       targetMetrics: config.targetMetrics,
       timeoutSeconds: config.timeoutSeconds,
       sharedSecretParameters: config.sharedSecretParameters,
+      discoverySources: config.discoverySources,
     });
     // Why: one bundled ESM file with the SDK inside starts faster than the runtime's SDK.
     this.fn = new NodejsFunction(this, 'Function', {
@@ -136,6 +142,7 @@ class MonitorFunction extends Construct {
       topicArn: props.alertTopic.topicArn,
       topicKeyArn: props.topicKey.keyArn,
       tableArn: props.table.tableArn,
+      discoverySources: config.discoverySources,
     })) {
       this.role.addToPolicy(statement);
     }
@@ -177,6 +184,8 @@ export {
   BUNDLE_MAIN_FIELDS,
   BUNDLE_MINIFY,
   BUNDLE_TARGET,
+  DISCOVERY_HANDLER_ENTRY,
+  DISCOVERY_SHARDED_HANDLER_ENTRY,
   HANDLER_ENTRY,
   MonitorFunction,
   type MonitorFunctionProps,

@@ -4,6 +4,7 @@
  */
 import { Aws } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type { DiscoverySourceName } from '../../src/core/discovery/document.ts';
 
 /** What the alert store calls (src/adapters): conditional single-item writes, batched reads; no transactions. */
 const STATE_TABLE_ACTIONS = [
@@ -14,6 +15,25 @@ const STATE_TABLE_ACTIONS = [
   'dynamodb:UpdateItem',
 ] as const;
 
+/**
+ * The read-only calls of each discovery source (src/adapters/*Discovery.ts). Auto Scaling and
+ * ELBv2 describe their instances through EC2 too. None of them supports resource-level scoping.
+ */
+const DISCOVERY_ACTIONS = {
+  ec2: ['ec2:DescribeInstances'],
+  autoscaling: ['autoscaling:DescribeAutoScalingGroups', 'ec2:DescribeInstances'],
+  elbv2: [
+    'elasticloadbalancing:DescribeTargetGroups',
+    'elasticloadbalancing:DescribeTargetHealth',
+    'ec2:DescribeInstances',
+  ],
+} as const satisfies Record<DiscoverySourceName, readonly string[]>;
+
+/** The actions the enabled sources need, each once, sorted. */
+function discoveryActions(sources: readonly DiscoverySourceName[]): string[] {
+  return [...new Set(sources.flatMap((s) => DISCOVERY_ACTIONS[s]))].sort();
+}
+
 interface MonitorResources {
   prefix: string;
   /** Customer key of the SecureString secrets; null for the AWS-managed `aws/ssm` key. */
@@ -22,6 +42,8 @@ interface MonitorResources {
   topicArn: string;
   topicKeyArn: string;
   tableArn: string;
+  /** The discovery sources enabled (none: no describe call is granted). */
+  discoverySources?: readonly DiscoverySourceName[];
 }
 
 function monitorStatements(r: MonitorResources): iam.PolicyStatement[] {
@@ -59,7 +81,17 @@ function monitorStatements(r: MonitorResources): iam.PolicyStatement[] {
     }),
     // Alert state lives in this one table, which has no index.
     new iam.PolicyStatement({ sid: 'ReadWriteAlertState', actions: [...STATE_TABLE_ACTIONS], resources: [r.tableArn] }),
+    // The fleet is listed with describe calls only, for the sources enabled; they take no resource.
+    ...((r.discoverySources?.length ?? 0) === 0
+      ? []
+      : [
+          new iam.PolicyStatement({
+            sid: 'DescribeDiscoveredFleet',
+            actions: discoveryActions(r.discoverySources ?? []),
+            resources: ['*'],
+          }),
+        ]),
   ];
 }
 
-export { monitorStatements, STATE_TABLE_ACTIONS };
+export { DISCOVERY_ACTIONS, discoveryActions, monitorStatements, STATE_TABLE_ACTIONS };

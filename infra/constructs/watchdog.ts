@@ -42,6 +42,8 @@ interface WatchdogProps {
   timeoutSeconds: number;
   /** The monitor's SSM prefix: its metrics' `monitor` dimension. */
   monitor: string;
+  /** Discovery enabled: the discovery-failing alarm is added. */
+  discovery?: boolean;
 }
 
 class Watchdog extends Construct {
@@ -126,6 +128,26 @@ class Watchdog extends Construct {
       treatMissingData: quiet,
       alarmDescription: 'httpd-status-alerts: failed or undelivered runs are waiting in the failure queue',
     });
+
+    // Why: a discovery parameter whose listing fails keeps its last good list; launched instances
+    // go unwatched until it lists again. One alarm for every parameter (the metric's dimension is
+    // the parameter, unknown at synth): a Metrics Insights query takes the maximum over them.
+    if (props.discovery === true) {
+      const { name, dimensions } = EMITTED_METRICS.discoveryFailing;
+      this.add('DiscoveryFailing', {
+        metric: new cloudwatch.MathExpression({
+          expression: `SELECT MAX(${name}) FROM SCHEMA("${METRICS_NAMESPACE}", ${dimensions.join(', ')}) WHERE service = '${SERVICE_NAME}'`,
+          period: window,
+          label: 'discovery failing',
+          usingMetrics: {},
+        }),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: quiet,
+        alarmDescription:
+          'httpd-status-alerts: discovery failing: a discovery parameter cannot list its instances; its last good list stays in force (see the discovery page and the logs)',
+      });
+    }
 
     const notify = new actions.SnsAction(props.opsTopic);
     for (const alarm of this.alarms) {

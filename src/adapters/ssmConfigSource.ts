@@ -1,5 +1,5 @@
 /**
- * Configuration from SSM Parameter Store: the three folders under the prefix (GetParametersByPath,
+ * Configuration from SSM Parameter Store: the four folders under the prefix (targets, rules, silences, discovery) (GetParametersByPath,
  * recursive, paged, cached for `maxAgeSeconds`) and secrets (Powertools' SSMProvider, cached).
  *
  * Folders are paged here, each page retried on its own with full-jitter exponential backoff
@@ -98,12 +98,13 @@ function createSsmConfigSource(
       if (!fresh && cached !== null && Date.now() - cached.at < maxAgeSeconds * 1000) return cached.raw;
       const deadline = clock() + budgetMs;
       const tally = { retries: 0 };
-      const [targets, rules, silences] = await Promise.all([
+      const [targets, rules, silences, discovery] = await Promise.all([
         folder('targets', deadline, tally),
         folder('rules', deadline, tally),
         folder('silences', deadline, tally),
+        folder('discovery', deadline, tally),
       ]);
-      cached = { at: Date.now(), raw: { targets, rules, silences } };
+      cached = { at: Date.now(), raw: { targets, rules, silences, discovery } };
       return cached.raw;
     },
     async getSecret(name) {

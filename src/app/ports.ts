@@ -7,6 +7,7 @@ import type { AlertRecord, EvaluateOptions, GroupRef, Notification, TargetState 
 import type { FetchFailureReason } from '../core/downReasons.ts';
 import type { MonitorConfig, RawConfig, SecretScope } from '../core/monitorConfig.ts';
 import type { MetricResult } from '../core/rules/compute.ts';
+import type { DiscoveryDeps } from './discovery/ports.ts';
 
 /** One status page to fetch. */
 type FetchTarget = {
@@ -191,6 +192,8 @@ interface MetricsSink {
   configuration?(values: { unreadable: boolean }): void;
   /** Once per run; `failed`: its pages or state failed (no heartbeat then, a failed run counted). */
   run(values: { alertsSent: number; targets: number; targetsDown: number; failed: boolean }): void;
+  /** Whether a discovery parameter's listing fails (1) or not (0), once per run and parameter. */
+  discovery?(values: { parameter: string; failing: boolean }): void;
 }
 
 interface Logger {
@@ -247,6 +250,8 @@ interface CycleDeps {
   fetchPriority?(target: string): number;
   /** Alerts a group item holds and items a group may use (MAX_GROUP_MEMBERS, MAX_GROUP_ITEMS); tests set fewer. */
   groupLimits?: { maxMembers?: number; maxItems?: number };
+  /** The enabled discovery sources and their memory; absent: every discovery document fails "not enabled". */
+  discovery?: DiscoveryDeps;
 }
 
 export type {

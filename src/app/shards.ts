@@ -57,28 +57,39 @@ function planShards(
   /** Null: the dispatch applied no stored configuration (its consumers check what is stored). */
   generation: string | null,
 ): ShardMessage[] {
-  const byName = new Map<string, [string, string]>();
-  for (const [parameter, value] of Object.entries(raw.targets)) byName.set(leaf(parameter), [parameter, value]);
+  // Discovered targets travel as the dispatch rendered them (`discovered`): shards never list.
+  type Entry = ['targets' | 'discovered', string, string];
+  const byName = new Map<string, Entry>();
+  for (const [parameter, value] of Object.entries(raw.targets))
+    byName.set(leaf(parameter), ['targets', parameter, value]);
+  for (const [key, value] of Object.entries(raw.discovered ?? {})) byName.set(leaf(key), ['discovered', key, value]);
   const names = config.targets.map((t) => t.name).sort();
-  const envelope = (targets: Record<string, string>, index: number, count: number): ShardMessage => ({
-    version: 1,
-    runId,
-    scheduledAt,
-    ...(generation === null ? {} : { generation }),
-    shard: { index, count },
-    raw: { targets, rules: raw.rules, silences: raw.silences },
-  });
-  // The envelope with no target, its shard numbers at their widest: every message is at most this plus its entries.
+  const envelope = (entries: readonly Entry[], index: number, count: number): ShardMessage => {
+    const slice: RawConfig = { targets: {}, rules: raw.rules, silences: raw.silences };
+    const discovered: Record<string, string> = {};
+    for (const [folder, key, value] of entries) (folder === 'targets' ? slice.targets : discovered)[key] = value;
+    if (Object.keys(discovered).length > 0) slice.discovered = discovered;
+    return {
+      version: 1,
+      runId,
+      scheduledAt,
+      ...(generation === null ? {} : { generation }),
+      shard: { index, count },
+      raw: slice,
+    };
+  };
+  // The envelope with no target, its shard numbers at their widest, and room for the `discovered`
+  // folder's name: every message is at most this plus its entries.
   const widest = Math.max(names.length, 1);
-  const base = bytes(JSON.stringify(envelope({}, widest, widest)));
-  const chunks: Array<Array<[string, string]>> = [];
-  let chunk: Array<[string, string]> = [];
+  const base = bytes(JSON.stringify(envelope([], widest, widest))) + bytes(',"discovered":{}');
+  const chunks: Entry[][] = [];
+  let chunk: Entry[] = [];
   let size = base;
   for (const name of names) {
     const entry = byName.get(name);
     if (entry === undefined) continue;
     // `"parameter":"value"` and the comma before it (one too many for the first: an upper bound).
-    const entryBytes = bytes(JSON.stringify(entry[0])) + 1 + bytes(JSON.stringify(entry[1])) + 1;
+    const entryBytes = bytes(JSON.stringify(entry[1])) + 1 + bytes(JSON.stringify(entry[2])) + 1;
     if (base + entryBytes > SHARD_BUDGET.messageBytes) throw new ShardTooLargeError(name, base + entryBytes);
     if (chunk.length >= perShard || size + entryBytes > SHARD_BUDGET.messageBytes) {
       chunks.push(chunk);
@@ -89,7 +100,7 @@ function planShards(
     size += entryBytes;
   }
   if (chunk.length > 0) chunks.push(chunk);
-  return chunks.map((entries, index) => envelope(Object.fromEntries(entries), index, chunks.length));
+  return chunks.map((entries, index) => envelope(entries, index, chunks.length));
 }
 
 /** The scheduled invocation in sharded mode: configuration once, then one message per shard. */
@@ -158,6 +169,11 @@ async function shardConfig(
     if (stored.raw.targets[parameter] === redactCredentials(value)) targets[parameter] = value;
     else left.push(leaf(parameter));
   }
+  const discovered: Record<string, string> = {};
+  for (const [key, value] of Object.entries(message.raw.discovered ?? {})) {
+    if (stored.raw.discovered?.[key] === value) discovered[key] = value;
+    else left.push(leaf(key));
+  }
   deps.logger.warn('shard checked against the configuration stored since its dispatch', {
     runId: message.runId,
     shard: message.shard,
@@ -165,7 +181,7 @@ async function shardConfig(
     storedGeneration: stored.pointer.generation,
     leftToNewerDispatch: left,
   });
-  const raw: RawConfig = { targets, rules: stored.raw.rules, silences: stored.raw.silences };
+  const raw: RawConfig = { targets, discovered, rules: stored.raw.rules, silences: stored.raw.silences };
   return { config: buildMonitorConfig(raw, deps.secretScope), generation: stored.pointer.generation };
 }
 

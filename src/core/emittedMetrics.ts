@@ -8,7 +8,7 @@
  */
 
 /** Who emits a metric: once per run, or once per target and run. */
-const METRIC_SCOPES = { run: 'run', target: 'target' } as const;
+const METRIC_SCOPES = { run: 'run', target: 'target', discovery: 'discovery' } as const;
 
 /** Where a value comes from: a metric of the catalogue (`src/core/rules/metrics.ts`), the fetch, or the run. */
 const METRIC_SOURCES = { catalogue: 'catalogue', fetch: 'fetch', run: 'run' } as const;
@@ -23,6 +23,8 @@ const METRIC_UNITS = { count: 'Count', milliseconds: 'Milliseconds', none: 'None
  */
 const RUN_DIMENSIONS = ['service', 'monitor'] as const;
 const TARGET_DIMENSIONS = ['service', 'target'] as const;
+/** A discovery parameter's metric: its full name, `<prefix>/discovery/web`. */
+const DISCOVERY_DIMENSIONS = ['service', 'discovery'] as const;
 
 const EMITTED_METRICS = {
   /**
@@ -134,6 +136,17 @@ const EMITTED_METRICS = {
     dimensions: TARGET_DIMENSIONS,
     source: { from: METRIC_SOURCES.catalogue, field: 'requests_per_second' },
   },
+  /**
+   * Per discovery parameter and run: 1 while its listing fails (the last good list in force), 0
+   * while it lists. The stack's `discovery failing` alarm watches its maximum.
+   */
+  discoveryFailing: {
+    name: 'DiscoveryFailing',
+    unit: METRIC_UNITS.count,
+    scope: METRIC_SCOPES.discovery,
+    dimensions: DISCOVERY_DIMENSIONS,
+    source: { from: METRIC_SOURCES.run, field: 'discoveryFailing' },
+  },
 } as const;
 
 type EmittedMetric = (typeof EMITTED_METRICS)[keyof typeof EMITTED_METRICS];
@@ -149,6 +162,7 @@ const TARGET_LOG_MESSAGE = 'target checked';
 
 export type { EmittedMetric, RunMetric, TargetMetric };
 export {
+  DISCOVERY_DIMENSIONS,
   EMITTED_METRICS,
   METRIC_SCOPES,
   METRIC_SOURCES,

@@ -1,9 +1,10 @@
 /**
  * The monitor's configuration from its raw parameters (`<prefix>/targets/*`, `rules/*`,
- * `silences/*`): validated whole, every problem naming its parameter and field.
+ * `silences/*`, `discovery/*`): validated whole, every problem naming its parameter and field.
  */
 
 import { parseSilencesDocuments, type Silence } from './alerts/silences.ts';
+import { type DiscoveryDocument, readDiscoveryDocument } from './discovery/document.ts';
 import { ProblemListError } from './errors.ts';
 import { didYouMean } from './nearest.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from './rules/document.ts';
@@ -12,11 +13,20 @@ import type { Rule, ValidationProblem } from './rules/types.ts';
 import { redactCredentials, urlHasCredentials } from './text/sanitize.ts';
 import { z } from './zod.ts';
 
-/** Parameter name -> value, for each of the three folders. */
+/** Parameter name -> value, for each folder. */
 interface RawConfig {
   targets: Record<string, string>;
   rules: Record<string, string>;
   silences: Record<string, string>;
+  /** `<prefix>/discovery/*`: where the fleet is listed from (absent in copies stored before discovery). */
+  discovery?: Record<string, string>;
+  /**
+   * The targets the run's listings rendered, `<discovery parameter>/<target name>` -> the target's
+   * JSON as a target parameter holds it. Not read from SSM: the run adds it, so the stored last
+   * valid configuration and the shard messages carry the list in force (and a target that left it
+   * is removed as a deleted target parameter is).
+   */
+  discovered?: Record<string, string>;
 }
 
 interface TargetConfig {
@@ -33,12 +43,20 @@ interface TargetConfig {
   maxRequestWorkers?: number;
   /** The Lambda may connect to loopback for this target (a sidecar); src/core/addressPolicy.ts. */
   allowLoopback?: boolean;
+  /**
+   * The discovery parameter that listed this target (absent: a target parameter). Its secrets are
+   * the document's (`<prefix>/secrets/<discovery name>`), shared by every target it lists.
+   */
+  origin?: string;
 }
 
 interface MonitorConfig {
+  /** The configured targets, then the discovered ones the run joined (one name each). */
   targets: TargetConfig[];
   rules: Rule[];
   silences: Silence[];
+  /** The valid discovery documents (absent: none). */
+  discovery?: DiscoveryDocument[];
 }
 
 /**
@@ -163,15 +181,25 @@ function scopeProblem(
     : `expected a parameter under ${scope.prefix}/ and, under ${secretsFolder(scope.prefix)}, only ${allowedSecrets(target, scope)}, ${found}`;
 }
 
+/**
+ * Whose secrets a target names: a discovered target's are its discovery document's (the
+ * document `<prefix>/discovery/web` owns `<prefix>/secrets/web`), any other target's its own.
+ */
+function secretOwner(target: Pick<TargetConfig, 'name' | 'origin'>, scope: SecretScope): string {
+  const { origin } = target;
+  return origin?.startsWith(`${scope.prefix}/discovery/`) === true ? leaf(origin) : target.name;
+}
+
 /** The problems of the parameters `target` names (`authParameter`, `caBundleParameter`), each with its field. */
 function targetScopeProblems(
-  target: Pick<TargetConfig, 'name' | 'authParameter' | 'caBundleParameter'>,
+  target: Pick<TargetConfig, 'name' | 'authParameter' | 'caBundleParameter' | 'origin'>,
   scope: SecretScope,
 ): Array<{ field: 'authParameter' | 'caBundleParameter'; message: string }> {
   const out: Array<{ field: 'authParameter' | 'caBundleParameter'; message: string }> = [];
+  const owner = secretOwner(target, scope);
   for (const field of ['authParameter', 'caBundleParameter'] as const) {
     const parameter = target[field];
-    const message = parameter === undefined ? null : scopeProblem(target.name, field, parameter, scope);
+    const message = parameter === undefined ? null : scopeProblem(owner, field, parameter, scope);
     if (message !== null) out.push({ field, message });
   }
   return out;
@@ -179,7 +207,8 @@ function targetScopeProblems(
 
 /**
  * One target parameter validated: its name, its JSON, its fields, and the parameters it names
- * within `scope`. The one target validation of the Lambda, the stack's seeded targets and the CLI.
+ * within `scope`. The one target validation of the Lambda, the stack's seeded targets, the CLI and
+ * discovered targets (`origin`: the discovery parameter that listed it, whose secrets it names).
  * Problems are added to `problems`; null when there is any.
  */
 function readTarget(
@@ -188,6 +217,7 @@ function readTarget(
   text: string,
   problems: ConfigProblem[],
   scope: SecretScope,
+  origin?: string,
 ): TargetConfig | null {
   if (!TARGET_NAME.test(name)) {
     problems.push({
@@ -231,7 +261,7 @@ function readTarget(
     return null;
   }
   const { labels, ...rest } = parsed.data;
-  const target = { name, ...rest, labels: labels ?? {} };
+  const target: TargetConfig = { name, ...rest, labels: labels ?? {}, ...(origin === undefined ? {} : { origin }) };
   const outOfScope = targetScopeProblems(target, scope);
   for (const { field, message } of outOfScope) problems.push({ parameter, field, message });
   return outOfScope.length === 0 ? target : null;
@@ -269,6 +299,21 @@ function leaf(parameter: string): string {
   return parameter.slice(parameter.lastIndexOf('/') + 1);
 }
 
+/** Where a discovered target is kept in `RawConfig.discovered`: its discovery parameter, then its name. */
+function discoveredKey(parameter: string, name: string): string {
+  return `${parameter}/${name}`;
+}
+
+/** The discovery parameter of a `RawConfig.discovered` key. */
+function discoveredOrigin(key: string): string {
+  return key.slice(0, key.lastIndexOf('/'));
+}
+
+/** Every target a raw configuration names, configured and discovered: what a later one may have removed. */
+function targetNames(raw: Pick<RawConfig, 'targets' | 'discovered'>): string[] {
+  return [...Object.keys(raw.targets), ...Object.keys(raw.discovered ?? {})].map(leaf);
+}
+
 /**
  * Validate the raw parameters, the parameters each target names within `scope`. No rules
  * documents means the built-in default rules.
@@ -295,23 +340,47 @@ function buildMonitorConfig(raw: RawConfig, scope: SecretScope): MonitorConfig {
       byName.set(target.name, target);
     }
   }
+  // The list in force, as the run rendered it: each target in its discovery document's scope.
+  for (const { source: key, text } of toDocs(raw.discovered ?? {})) {
+    const target = readTarget(key, leaf(key), text, problems, scope, discoveredOrigin(key));
+    if (target === null) continue;
+    const twin = byName.get(target.name);
+    if (twin)
+      problems.push({
+        parameter: key,
+        field: null,
+        message: `expected a unique target name, found "${target.name}" again (also ${redactCredentials(twin.url)})`,
+      });
+    else {
+      targets.push(target);
+      byName.set(target.name, target);
+    }
+  }
+  const discovery: DiscoveryDocument[] = [];
+  for (const { source: parameter, text } of toDocs(raw.discovery ?? {})) {
+    const document = readDiscoveryDocument(parameter, text, problems, scope);
+    if (document !== null) discovery.push(document);
+  }
   const rules =
     Object.keys(raw.rules).length > 0
       ? parseOrCollect(() => parseRulesDocuments(toDocs(raw.rules)), DEFAULT_RULES, problems)
       : DEFAULT_RULES;
   const silences = parseOrCollect(() => parseSilencesDocuments(toDocs(raw.silences)), [], problems);
   if (problems.length > 0) throw new ConfigurationError(problems);
-  return { targets, rules, silences };
+  return { targets, rules, silences, ...(discovery.length > 0 ? { discovery } : {}) };
 }
 
 export type { ConfigProblem, MonitorConfig, RawConfig, SecretScope, TargetConfig };
 export {
   buildMonitorConfig,
   ConfigurationError,
+  discoveredKey,
+  discoveredOrigin,
   leaf,
   readTarget,
   SSM_PREFIX,
   secretsFolder,
   TARGET_NAME,
+  targetNames,
   targetScopeProblems,
 };

@@ -15,6 +15,11 @@ const STATE_KEYS = {
   target: (name: string) => `target#${name}`,
   /** The configuration alert's state, an item like a target's. */
   configAlert: 'config#alert',
+  /**
+   * The discovery alert of one discovery parameter (its name), an item like a target's. The list
+   * in force itself is in the stored configuration (`RawConfig.discovered`, chunked with it).
+   */
+  discoveryAlert: (name: string) => `discovery#${name}`,
   /** meta: the pointer to the last valid configuration (hash, chunks, removals owed, generation). */
   lastValidConfig: 'last-valid-config',
   /** meta: one chunk of a stored configuration, named per save. */

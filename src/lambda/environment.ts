@@ -6,6 +6,7 @@
  */
 import type * as zm from 'zod/mini';
 import { parseRuntimeApi, type RuntimeApiEndpoint } from '../core/addressPolicy.ts';
+import { DISCOVERY_SOURCES, type DiscoverySourceName } from '../core/discovery/document.ts';
 import { ProblemListError } from '../core/errors.ts';
 import { SSM_PREFIX, secretsFolder } from '../core/monitorConfig.ts';
 import { formatDuration, parseDuration } from '../core/rules/duration.ts';
@@ -34,6 +35,8 @@ interface RuntimeConfig {
   sharedSecretParameters: string[];
   /** How long a claim keeps other runs off a state item: at least twice the function's timeout. */
   claimLeaseMs: number;
+  /** The discovery sources the deployment enabled (a client each, an IAM grant each). */
+  discoverySources: DiscoverySourceName[];
   /** The Lambda runtime API (`AWS_LAMBDA_RUNTIME_API`), refused to every target; null outside a Lambda. */
   runtimeApi: RuntimeApiEndpoint | null;
 }
@@ -128,6 +131,15 @@ const ENV_SCHEMA = z.object({
   }),
   // Checked against the prefix in `sharedSecretProblems`, which knows it.
   [E.sharedSecretParameters.name]: variable((v) => listOf(v)),
+  [E.discoverySources.name]: variable((v, fail) => {
+    const names = [...new Set(listOf(v))];
+    const unknown = names.filter((n) => !(DISCOVERY_SOURCES as readonly string[]).includes(n));
+    if (unknown.length > 0)
+      fail(
+        `${E.discoverySources.name} expects ${DISCOVERY_SOURCES.join(', ')} separated by commas, found ${JSON.stringify(unknown.join(','))}`,
+      );
+    return names as DiscoverySourceName[];
+  }),
   [E.runtimeApi.name]: variable((v, fail) => {
     if (v === undefined || v === '') return null;
     return (
@@ -226,6 +238,7 @@ function readRuntimeConfig(env: Record<string, string | undefined>): RuntimeConf
     targetMetrics: v[E.targetMetrics.name],
     sharedSecretParameters: v[E.sharedSecretParameters.name],
     claimLeaseMs: v[E.claimLeaseSeconds.name] * 1000,
+    discoverySources: v[E.discoverySources.name],
     runtimeApi: v[E.runtimeApi.name],
   };
 }

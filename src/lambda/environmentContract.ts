@@ -118,6 +118,12 @@ const MONITOR_ENVIRONMENT = {
    * by commas; each under `<prefix>/secrets/`. Empty: none.
    */
   sharedSecretParameters: { name: 'SHARED_SECRET_PARAMETERS' },
+  /**
+   * The discovery sources the deployment enabled (`ec2`, `autoscaling`, `elbv2`), separated by
+   * commas; the function's role may call only theirs. Unset or empty: none (a discovery document
+   * then fails to list as "source not enabled").
+   */
+  discoverySources: { name: 'DISCOVERY_SOURCES' },
   /** `none` or `sqs`; the shard variables below are set by the stack only in sharded mode. */
   shardMode: { name: 'SHARD_MODE' },
   shardQueueUrl: { name: 'SHARD_QUEUE_URL' },
@@ -169,6 +175,8 @@ interface MonitorValues {
   chatbotFormat: boolean;
   targetMetrics: 'all' | 'none' | string[];
   sharedSecretParameters: readonly string[];
+  /** The discovery sources enabled (absent or empty: none, and the variable is not set). */
+  discoverySources?: readonly string[];
   /** The function's timeout: the claim lease is derived from it (`claimLeaseSecondsFor`). */
   timeoutSeconds: number;
 }
@@ -197,6 +205,9 @@ function monitorVariables(values: MonitorValues): Record<string, string> {
     [e.sharedSecretParameters.name]: values.sharedSecretParameters.join(','),
     [e.functionTimeoutSeconds.name]: String(values.timeoutSeconds),
     [e.claimLeaseSeconds.name]: String(claimLeaseSecondsFor(values.timeoutSeconds)),
+    ...((values.discoverySources?.length ?? 0) > 0
+      ? { [e.discoverySources.name]: values.discoverySources?.join(',') ?? '' }
+      : {}),
   };
 }
 

@@ -8,6 +8,7 @@
 
 import type { MetricsSink, TargetMetrics } from '../app/ports.ts';
 import {
+  DISCOVERY_DIMENSIONS,
   EMITTED_METRICS,
   METRIC_SOURCES,
   type RUN_METRICS,
@@ -102,6 +103,27 @@ function createMetricsSink(options: MetricsSinkOptions): MetricsSink {
       options.runMetrics.addMetric(runsFailed.name, runsFailed.unit, failed ? 1 : 0);
       options.runMetrics.addMetric(sent.name, sent.unit, alertsSent);
       options.runMetrics.addMetric(down.name, down.unit, targetsDown);
+    },
+    discovery({ parameter, failing }) {
+      // An EMF line of its own: its dimension (the parameter) is not the run metrics' one.
+      const { name, unit } = EMITTED_METRICS.discoveryFailing;
+      const line = {
+        message: 'discovery status',
+        service: options.service,
+        discovery: parameter,
+        [name]: failing ? 1 : 0,
+        _aws: {
+          Timestamp: options.clock(),
+          CloudWatchMetrics: [
+            {
+              Namespace: options.namespace,
+              Dimensions: [[...DISCOVERY_DIMENSIONS]],
+              Metrics: [{ Name: name, Unit: unit }],
+            },
+          ],
+        },
+      };
+      options.write(JSON.stringify(line));
     },
   };
 }

@@ -14,6 +14,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
 import { withChatCopy } from '../adapters/chatCopyNotifier.ts';
 import { createDynamoStateTable } from '../adapters/dynamoStateStore.ts';
 import { fetchStatusPage } from '../adapters/httpStatusSource.ts';
@@ -75,6 +76,16 @@ const metricsSink = createMetricsSink({
   requestId: () => requestId,
 });
 
+/** The invocation in progress: its remaining time bounds a listing. */
+let invocation: Pick<Context, 'getRemainingTimeInMillis'> | null = null;
+
+/**
+ * A listing may take a third of the invocation's remaining time: the targets' fetches, the
+ * commits and the metrics need the rest. Outside an invocation (a manual call), ten seconds.
+ */
+const LISTING_SHARE = 1 / 3;
+const LISTING_BUDGET_WITHOUT_CONTEXT_MS = 10_000;
+
 const deps: CycleDeps = {
   config,
   secretScope: { prefix: env.ssmPrefix, sharedSecretParameters: env.sharedSecretParameters },
@@ -96,6 +107,16 @@ const deps: CycleDeps = {
   warm: new Map(),
   // The configuration last applied, kept while the container is warm (SSM is not asked again for it).
   warmConfig: { applied: null },
+  discovery: {
+    // Filled by the discovery entries (discoveryHandler.ts), so that bundles without discovery
+    // carry no EC2, Auto Scaling or ELBv2 client: none here, a document fails "source not enabled".
+    sources: {},
+    warm: new Map(),
+    listingBudgetMs: () =>
+      invocation === null
+        ? LISTING_BUDGET_WITHOUT_CONTEXT_MS
+        : Math.floor(invocation.getRemainingTimeInMillis() * LISTING_SHARE),
+  },
 };
 
 interface SqsEvent {
@@ -117,6 +138,7 @@ function asLambdaHandler(check: (event: unknown) => Promise<unknown>) {
   return middy(check)
     .before((request) => {
       requestId = request.context.awsRequestId ?? null;
+      invocation = request.context;
     })
     .use(injectLambdaContext(logger))
     .use(logMetrics(metrics));

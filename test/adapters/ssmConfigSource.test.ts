@@ -13,6 +13,7 @@ const PARAMETERS = [
   { Name: '/p/targets/web-2', Value: '{"url":"http://10.0.0.2/server-status"}' },
   { Name: '/p/targets/eu/web-3', Value: '{"url":"http://10.0.0.3/server-status"}' },
   { Name: '/p/rules/defaults', Value: '{"rules":[]}' },
+  { Name: '/p/discovery/web', Value: '{"source":"ec2"}' },
 ];
 
 /** Serves GetParametersByPath one parameter per page, as SSM may. */
@@ -32,7 +33,7 @@ function serveByPath() {
 }
 
 describe('ssmConfigSource', () => {
-  it('reads the three folders page by page, with full parameter names', async () => {
+  it('reads the four folders page by page, with full parameter names', async () => {
     serveByPath();
     const source = createSsmConfigSource(new SSMProvider(), '/p', 60);
     const raw = await source.loadRaw();
@@ -44,9 +45,10 @@ describe('ssmConfigSource', () => {
       },
       rules: { '/p/rules/defaults': '{"rules":[]}' },
       silences: {},
+      discovery: { '/p/discovery/web': '{"source":"ec2"}' },
     });
-    // 3 pages of targets, 1 of rules, 1 (empty) of silences.
-    expect(ssm.commandCalls(GetParametersByPathCommand)).toHaveLength(5);
+    // 3 pages of targets, 1 of rules, 1 (empty) of silences, 1 of discovery.
+    expect(ssm.commandCalls(GetParametersByPathCommand)).toHaveLength(6);
   });
 
   it('serves a warm run from its cache for maxAge seconds', async () => {
@@ -54,7 +56,7 @@ describe('ssmConfigSource', () => {
     const source = createSsmConfigSource(new SSMProvider(), '/p', 60);
     await source.loadRaw();
     await source.loadRaw();
-    expect(ssm.commandCalls(GetParametersByPathCommand)).toHaveLength(5);
+    expect(ssm.commandCalls(GetParametersByPathCommand)).toHaveLength(6);
   });
 
   it('reads SSM again within maxAge when asked for a fresh copy (another container applied a newer one)', async () => {
@@ -63,8 +65,8 @@ describe('ssmConfigSource', () => {
     await source.loadRaw();
     await source.loadRaw({ fresh: true });
     await source.loadRaw();
-    // Twice five pages: the fresh read bypassed the cache; the third is cached.
-    expect(ssm.commandCalls(GetParametersByPathCommand)).toHaveLength(10);
+    // Twice six pages (four folders): the fresh read bypassed the cache; the third is cached.
+    expect(ssm.commandCalls(GetParametersByPathCommand)).toHaveLength(12);
   });
 
   // A one-minute schedule's runs, a second or two early or late (seconds since the first).

@@ -296,6 +296,121 @@ describe('buildMonitorConfig: the secrets a target may name', () => {
   });
 });
 
+/** A raw configuration of discovery documents and discovered targets alone. */
+function discoveryRaw(discovery: Record<string, unknown>, discovered: Record<string, unknown> = {}) {
+  const texts = (record: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(record).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  return { targets: {}, rules: {}, silences: {}, discovery: texts(discovery), discovered: texts(discovered) };
+}
+
+function discoveryProblems(discovery: Record<string, unknown>, discovered: Record<string, unknown> = {}) {
+  try {
+    buildMonitorConfig(discoveryRaw(discovery, discovered), SCOPE);
+    return [];
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    return error.problems;
+  }
+}
+
+const WEB_DOCUMENT = {
+  source: 'ec2',
+  filters: { 'tag:Role': ['web'] },
+  url: 'http://{{privateIp}}/server-status?auto',
+  authParameter: '/p/secrets/web',
+};
+
+describe('buildMonitorConfig: discovery documents and discovered targets', () => {
+  it('reads a discovery document into the configuration, and no targets until the run lists', () => {
+    const config = buildMonitorConfig(discoveryRaw({ '/p/discovery/web': WEB_DOCUMENT }), SCOPE);
+    expect(config.targets).toEqual([]);
+    expect(config.discovery?.map((d) => [d.parameter, d.name, d.query])).toEqual([
+      ['/p/discovery/web', 'web', { source: 'ec2', filters: { 'tag:Role': ['web'] } }],
+    ]);
+  });
+
+  it.each([
+    [
+      'an invalid document joins the one list of problems',
+      { '/p/discovery/web': { ...WEB_DOCUMENT, source: 'ecs' } },
+      {},
+      [
+        {
+          parameter: '/p/discovery/web',
+          field: 'source',
+          message: 'expected one of ec2, autoscaling, elbv2, found "ecs"',
+        },
+      ],
+    ],
+    [
+      "a label named discovery is the monitor's",
+      { '/p/discovery/web': { ...WEB_DOCUMENT, labels: { discovery: 'x' } } },
+      {},
+      [
+        {
+          parameter: '/p/discovery/web',
+          field: 'labels.discovery',
+          message: 'expected no label named discovery (the monitor sets it to the discovery parameter), found "x"',
+        },
+      ],
+    ],
+    [
+      "a discovered target names its document's secret",
+      {},
+      { '/p/discovery/web/i-1': { url: 'http://10.0.0.1/', authParameter: '/p/secrets/web' } },
+      [],
+    ],
+    [
+      "a discovered target may not name another document's secret",
+      {},
+      { '/p/discovery/web/i-1': { url: 'http://10.0.0.1/', authParameter: '/p/secrets/db' } },
+      [
+        {
+          parameter: '/p/discovery/web/i-1',
+          field: 'authParameter',
+          message:
+            'expected /p/secrets/web or a parameter below it, or a shared secret (sharedSecretParameters: /p/secrets/fleet-status), found "/p/secrets/db"',
+        },
+      ],
+    ],
+    [
+      'a discovered name taken twice',
+      {},
+      { '/p/discovery/a/web-1': { url: 'http://10.0.0.1/' }, '/p/discovery/b/web-1': { url: 'http://10.0.0.2/' } },
+      [
+        {
+          parameter: '/p/discovery/b/web-1',
+          field: null,
+          message: 'expected a unique target name, found "web-1" again (also http://10.0.0.1/)',
+        },
+      ],
+    ],
+  ])('%s', (_intent, discovery, discovered, expected) => {
+    expect(discoveryProblems(discovery, discovered)).toEqual(expected);
+  });
+
+  it('reads the discovered targets in force with their origin', () => {
+    const raw = discoveryRaw(
+      {},
+      { '/p/discovery/web/i-1': { url: 'http://10.0.0.1/', labels: { discovery: '/p/discovery/web' } } },
+    );
+    expect(buildMonitorConfig(raw, SCOPE).targets).toEqual([
+      { name: 'i-1', url: 'http://10.0.0.1/', labels: { discovery: '/p/discovery/web' }, origin: '/p/discovery/web' },
+    ]);
+  });
+
+  it('scopes a target parameter by its own name whatever its labels say', () => {
+    const targets = {
+      '/p/targets/web-9': JSON.stringify({
+        url: 'http://h/',
+        labels: { discovery: '/p/discovery/web' },
+        authParameter: '/p/secrets/web',
+      }),
+    };
+    expect(problemsOf(targets).map((p) => p.field)).toEqual(['authParameter']);
+  });
+});
+
 describe('SSM_PREFIX: one pattern for the stack, the Lambda and the CLI', () => {
   const REQUIRED = { TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:alerts', STATE_TABLE: 'alerts' };
   /** Whether each reader accepts `prefix` as it is given (the Lambda and the CLI drop a trailing `/` first). */

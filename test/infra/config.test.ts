@@ -26,6 +26,7 @@ describe('readConfig', () => {
       fetchConcurrency: 16,
       chatbotFormat: false,
       targetMetrics: 'none',
+      discoverySources: [],
     });
   });
 

@@ -129,6 +129,7 @@ describe('HttpdStatusAlertsStack with default context', () => {
       targetMetrics: 'none',
       sharedSecretParameters: [],
       claimLeaseMs: 300_000,
+      discoverySources: [],
       runtimeApi: null,
     });
   });
@@ -661,5 +662,73 @@ describe('shared secrets from -c sharedSecretParameters', () => {
       '/httpd-status-alerts/secrets/fleet-status',
       '/httpd-status-alerts/secrets/eu/status',
     ]);
+  });
+});
+
+describe('HttpdStatusAlertsStack with discovery sources', () => {
+  it.each<[string, string, string[]]>([
+    ['ec2 alone', 'ec2', ['ec2:DescribeInstances']],
+    ['autoscaling alone', 'autoscaling', ['autoscaling:DescribeAutoScalingGroups', 'ec2:DescribeInstances']],
+    [
+      'every source',
+      'ec2,autoscaling,elbv2',
+      [
+        'autoscaling:DescribeAutoScalingGroups',
+        'ec2:DescribeInstances',
+        'elasticloadbalancing:DescribeTargetGroups',
+        'elasticloadbalancing:DescribeTargetHealth',
+      ],
+    ],
+  ])('grants the describe calls of %s, on *, with the cdk-nag finding acknowledged', (_intent, sources, actions) => {
+    // Act
+    const { template, findings } = synth({ discoverySources: sources });
+    // Assess
+    const statements = new Capture();
+    template.hasResourceProperties('AWS::IAM::Policy', { PolicyDocument: { Statement: statements } });
+    const describe = (statements.asArray() as Array<{ Sid?: string }>).filter(
+      (s) => s.Sid === 'DescribeDiscoveredFleet',
+    );
+    expect(describe).toEqual([
+      {
+        Sid: 'DescribeDiscoveredFleet',
+        Effect: 'Allow',
+        Action: actions.length === 1 ? actions[0] : actions,
+        Resource: '*',
+      },
+    ]);
+    expect(findings).toEqual([]);
+    const variables = Object.values(template.findResources('AWS::Lambda::Function')).map(
+      (f) => (f.Properties as { Environment?: { Variables?: Record<string, unknown> } }).Environment?.Variables,
+    );
+    expect(variables.map((v) => v?.DISCOVERY_SOURCES).filter((v) => v !== undefined)).toEqual([sources]);
+  });
+
+  it('alarms on the maximum DiscoveryFailing of every discovery parameter, to the ops topic', () => {
+    const { template } = synth({ discoverySources: 'ec2' });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmDescription: Match.stringLikeRegexp('^httpd-status-alerts: discovery failing'),
+      Metrics: [
+        Match.objectLike({
+          Expression:
+            'SELECT MAX(DiscoveryFailing) FROM SCHEMA("HttpdStatusAlerts", service, discovery) WHERE service = \'httpd-status-alerts\'',
+        }),
+      ],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
+  it('grants no describe call and adds no discovery alarm by default', () => {
+    const { template } = synth({});
+    const statements = new Capture();
+    template.hasResourceProperties('AWS::IAM::Policy', { PolicyDocument: { Statement: statements } });
+    expect(JSON.stringify(statements.asArray())).not.toContain('Describe');
+    expect(JSON.stringify(template.findResources('AWS::CloudWatch::Alarm'))).not.toContain('DiscoveryFailing');
+  });
+
+  it('refuses a source it does not know', () => {
+    expect(() => synth({ discoverySources: 'ec2,ecs' })).toThrow(
+      'discoverySources: "ecs" is not a discovery source (ec2, autoscaling, elbv2)',
+    );
   });
 });

@@ -23,6 +23,7 @@ describe('readRuntimeConfig', () => {
       targetMetrics: 'none',
       sharedSecretParameters: [],
       claimLeaseMs: 300_000,
+      discoverySources: [],
       runtimeApi: null,
     });
   });
@@ -63,6 +64,21 @@ describe('readRuntimeConfig', () => {
       readRuntimeConfig({ TOPIC_ARN: 'arn:aws:sns:eu-west-1:1:t', STATE_TABLE: 'state', REPEAT_INTERVAL: text })
         .repeatIntervalMs,
     ).toBe(ms);
+  });
+
+  it.each([
+    ['ec2, elbv2,ec2', ['ec2', 'elbv2']],
+    ['', []],
+  ])('takes DISCOVERY_SOURCES %j', (text, sources) => {
+    const env = { TOPIC_ARN: 'arn:aws:sns:eu-west-1:1:t', STATE_TABLE: 'state', DISCOVERY_SOURCES: text };
+    expect(readRuntimeConfig(env).discoverySources).toEqual(sources);
+  });
+
+  it('refuses a DISCOVERY_SOURCES it does not know', () => {
+    const env = { TOPIC_ARN: 'arn:aws:sns:eu-west-1:1:t', STATE_TABLE: 'state', DISCOVERY_SOURCES: 'ec2,ecs' };
+    expect(() => readRuntimeConfig(env)).toThrow(
+      'DISCOVERY_SOURCES expects ec2, autoscaling, elbv2 separated by commas, found "ecs"',
+    );
   });
 
   // Why 7d: a firing incident is paged again within the PagerDuty forwarder's 14-day memory of it.

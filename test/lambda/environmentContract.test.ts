@@ -23,6 +23,7 @@ const VALUES: MonitorValues = {
   chatbotFormat: true,
   targetMetrics: ['web-1', 'web-2'],
   sharedSecretParameters: ['/team/apache/secrets/fleet-status', '/team/apache/secrets/eu/status'],
+  discoverySources: ['ec2', 'elbv2'],
   timeoutSeconds: 120,
 };
 
@@ -45,6 +46,7 @@ describe('the environment the stack sets is the one the Lambda reads', () => {
       targetMetrics: ['web-1', 'web-2'],
       sharedSecretParameters: ['/team/apache/secrets/fleet-status', '/team/apache/secrets/eu/status'],
       claimLeaseMs: 300_000,
+      discoverySources: ['ec2', 'elbv2'],
       runtimeApi: null,
     });
   });

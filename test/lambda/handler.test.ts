@@ -132,8 +132,8 @@ describe.skipIf(skip !== null)(`handler end to end${skip ? ` (SKIPPED: ${skip})`
     expect((await sns.drain()).map((m) => m.subject)).toEqual([
       expect.stringMatching(/^\[RESOLVED critical\] web-1: sending-high/),
     ]);
-    // SSM was read once, page by page (targets 1, rules 2, silences 1): cached across warm invocations.
-    expect(ssm.commandCalls(GetParametersByPathCommand)).toHaveLength(4);
+    // SSM was read once, page by page (targets 1, rules 2, silences 1, discovery 1): cached across warm invocations.
+    expect(ssm.commandCalls(GetParametersByPathCommand)).toHaveLength(5);
     await apache.stop();
     await handler({}, context);
     expect(await sns.drain()).toEqual([]);

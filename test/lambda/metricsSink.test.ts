@@ -150,4 +150,31 @@ describe('createMetricsSink', () => {
     // Assess
     expect(runMetrics).toEqual(expected);
   });
+
+  it('writes DiscoveryFailing per discovery parameter as an EMF line of its own', () => {
+    // Prepare
+    const { sink, lines, runMetrics } = sinkWith([]);
+    // Act
+    sink.discovery?.({ parameter: '/p/discovery/web', failing: true });
+    // Assess
+    expect(runMetrics).toEqual([]);
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      {
+        message: 'discovery status',
+        service: 'httpd-status-alerts',
+        discovery: '/p/discovery/web',
+        DiscoveryFailing: 1,
+        _aws: {
+          Timestamp: 1_795_000_000_000,
+          CloudWatchMetrics: [
+            {
+              Namespace: 'HttpdStatusAlerts',
+              Dimensions: [['service', 'discovery']],
+              Metrics: [{ Name: 'DiscoveryFailing', Unit: 'Count' }],
+            },
+          ],
+        },
+      },
+    ]);
+  });
 });

@@ -3,7 +3,7 @@
  * credentials redacted) with every removal it owes, the removals are done (`removals.ts`), and
  * what is still owed is stored. This container remembers what it applied (`CycleDeps.warmConfig`).
  */
-import { leaf, type MonitorConfig, type RawConfig } from '../../core/monitorConfig.ts';
+import { type MonitorConfig, type RawConfig, targetNames } from '../../core/monitorConfig.ts';
 import { ContentionError } from '../accounting/conditionalUpdate.ts';
 import type { AppliedConfig, PageRouter } from '../ports.ts';
 import type { RunContext } from '../runContext.ts';
@@ -50,7 +50,7 @@ async function applyConfig(
   for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
     const stored = await readStoredConfig(deps.table);
     const configured = new Set(config.targets.map((t) => t.name));
-    const before = Object.keys(stored?.raw?.targets ?? {}).map(leaf);
+    const before = stored?.raw == null ? [] : targetNames(stored.raw);
     const gone = [...new Set([...before, ...(stored?.pointer.removing ?? [])])].filter((n) => !configured.has(n));
     let announced: StoredConfig | null = stored;
     if (stored?.pointer.hash !== hash) {

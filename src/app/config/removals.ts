@@ -8,7 +8,7 @@
  * retried by the next run.
  */
 import { evaluateRemovedTarget } from '../../core/evaluate.ts';
-import { leaf, type MonitorConfig } from '../../core/monitorConfig.ts';
+import { type MonitorConfig, targetNames } from '../../core/monitorConfig.ts';
 import { CLAIM_OUTCOMES } from '../accounting/claim.ts';
 import { ContentionError } from '../accounting/conditionalUpdate.ts';
 import { commitTarget, settleTarget, targetKey } from '../accounting/targetItems.ts';
@@ -91,7 +91,7 @@ async function oweRemovals(ctx: RunContext, created: readonly string[], generati
   for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
     const stored = await readStoredConfig(table);
     if (stored === null || stored.pointer.generation === generation) return writes;
-    const listed = new Set(Object.keys(stored.raw?.targets ?? {}).map(leaf));
+    const listed = new Set(stored.raw == null ? [] : targetNames(stored.raw));
     const missing = created.filter((n) => !listed.has(n) && !stored.pointer.removing.includes(n));
     if (missing.length === 0) return writes;
     writes++;

@@ -6,6 +6,8 @@
  * configuration alert fires. What the steps wrote, sent and what failed is in the run's ledger.
  */
 import type { MonitorConfig, RawConfig } from '../../core/monitorConfig.ts';
+import { discoverTargets } from '../discovery/discover.ts';
+import { commitDiscoveryAlerts } from '../discovery/discoveryAlert.ts';
 import type { PageRouter } from '../ports.ts';
 import { guarded, type RunContext } from '../runContext.ts';
 import { applyConfig } from './apply.ts';
@@ -53,12 +55,21 @@ async function resolveConfig(ctx: RunContext, router: PageRouter): Promise<Resol
       generation: fallback?.generation ?? null,
     };
   }
-  const applied = await guarded(ctx, 'applying the configuration', () => applyConfig(ctx, router, read), null);
-  const targets = read.config.targets.length;
+  // The discovered targets join before the configuration is applied, so that it holds them.
+  const discovered = await guarded(ctx, 'discovery', () => discoverTargets(ctx, read), null);
+  if (discovered === null) {
+    // Without the list in force, applying would remove every discovered target: checked, not evaluated.
+    return { config: read.config, raw: read.raw, error: null, applied: false, generation: null };
+  }
+  const joined = { ...read, raw: discovered.raw, config: discovered.config };
+  const applied = await guarded(ctx, 'applying the configuration', () => applyConfig(ctx, router, joined), null);
+  const targets = joined.config.targets.length;
   await guarded(ctx, 'the configuration alert', () => commitConfigAlert(ctx, router, null, targets), undefined);
+  const statuses = discovered.statuses;
+  await guarded(ctx, 'the discovery alerts', () => commitDiscoveryAlerts(ctx, router, statuses), undefined);
   return {
-    config: read.config,
-    raw: read.raw,
+    config: joined.config,
+    raw: joined.raw,
     error: null,
     applied: applied !== null,
     generation: applied?.generation ?? null,

@@ -41,7 +41,8 @@ const chunkKey = STATE_KEYS.configChunk;
 function redacted(raw: RawConfig): RawConfig {
   const targets: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw.targets)) targets[name] = redactCredentials(value);
-  return { targets, rules: raw.rules, silences: raw.silences };
+  // Discovered targets are kept as rendered: their URLs come from templates, which refuse credentials.
+  return { ...raw, targets };
 }
 
 /** The pointer as stored, with the version a conditional write of it must name. */

@@ -1,9 +1,10 @@
 /**
  * The port of discovery: where the fleet's instances are listed (EC2, Auto Scaling, ELBv2 in the
- * Lambda). Beside src/app/ports.ts rather than in it until the run lists through it.
+ * Lambda), and what a run's discovery step needs (`CycleDeps.discovery`).
  */
 import type { DiscoveryQuery, DiscoverySourceName } from '../../core/discovery/document.ts';
 import type { ListingOutcome } from '../../core/discovery/listing.ts';
+import type { DiscoveryState } from '../../core/discovery/refresh.ts';
 
 /** How long a listing may take, retries and waits after throttling included. */
 interface ListingBudget {
@@ -24,4 +25,19 @@ interface DiscoverySource<S extends DiscoverySourceName = DiscoverySourceName> {
 /** One source per kind the deployment enabled; a document naming a missing one fails to list. */
 type DiscoverySources = { [S in DiscoverySourceName]?: DiscoverySource<S> };
 
-export type { DiscoverySource, DiscoverySources, ListingBudget };
+/** What a warm container remembers of one discovery parameter: its text, and its machine's state. */
+interface WarmDiscovery {
+  text: string;
+  state: DiscoveryState;
+}
+
+/** What a run's discovery step needs; composed in the Lambda entry with the enabled sources only. */
+interface DiscoveryDeps {
+  sources: DiscoverySources;
+  /** Per-container memory, by discovery parameter (a new Map is a cold start). */
+  warm: Map<string, WarmDiscovery>;
+  /** How long a listing may take this run (from the Lambda's remaining time). */
+  listingBudgetMs(): number;
+}
+
+export type { DiscoveryDeps, DiscoverySource, DiscoverySources, ListingBudget, WarmDiscovery };

@@ -31,6 +31,9 @@ const MAX_REFRESH_SECONDS = 86_400;
 /** The target name when the document gives none. */
 const DEFAULT_NAME_TEMPLATE = '{{instanceId}}';
 
+/** The label every discovered target carries: the discovery parameter that listed it, so its pages name it. */
+const DISCOVERY_LABEL = 'discovery';
+
 /** What to ask the source for: DescribeInstances' filters, group names, or target group ARNs. */
 type DiscoveryQuery =
   | { source: 'ec2'; filters: Record<string, string[]> }
@@ -253,6 +256,12 @@ function readDiscoveryDocument(
   // The templates are parsed whatever else is wrong: every problem is named at once.
   const context = { allowPublic: object.allowPublic === true, hasPort: object.source === 'elbv2' };
   const labelTexts = isRecord(object.labels) ? Object.entries(object.labels) : [];
+  if (isRecord(object.labels) && object.labels[DISCOVERY_LABEL] !== undefined)
+    problems.push({
+      parameter,
+      field: `labels.${DISCOVERY_LABEL}`,
+      message: `expected no label named ${DISCOVERY_LABEL} (the monitor sets it to the discovery parameter), found ${describe(object.labels[DISCOVERY_LABEL])}`,
+    });
   const texts: Array<[string, unknown]> = [
     ['url', object.url],
     ['name', object.name ?? DEFAULT_NAME_TEMPLATE],
@@ -334,6 +343,7 @@ function renderDiscovered(
     if (!value.ok) return { missing: value.missing, field: `labels.${key}` };
     labels[key] = value.text;
   }
+  labels[DISCOVERY_LABEL] = document.parameter;
   if (!TARGET_NAME.test(name.text))
     return {
       problems: [
@@ -347,16 +357,17 @@ function renderDiscovered(
   const problems: ConfigProblem[] = [];
   const text = JSON.stringify({
     url: url.text,
-    ...(Object.keys(labels).length > 0 ? { labels } : {}),
+    labels,
     ...document.shared,
   });
-  const target = readTarget(document.parameter, name.text, text, problems, document.scope);
+  const target = readTarget(document.parameter, name.text, text, problems, document.scope, document.parameter);
   return target === null ? { problems } : { target };
 }
 
 export type { DiscoveryDocument, DiscoveryQuery, DiscoverySourceName, SharedTargetFields };
 export {
   DEFAULT_REFRESH_SECONDS,
+  DISCOVERY_LABEL,
   DISCOVERY_SOURCES,
   MIN_REFRESH_SECONDS,
   QUERY_FIELD,

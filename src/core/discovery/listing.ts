@@ -13,6 +13,8 @@ const LISTING_FAILURES = {
   accessDenied: 'access-denied',
   timeout: 'timeout',
   notFound: 'not-found',
+  /** The deployment did not enable the document's source (no client, no IAM grant). */
+  notEnabled: 'not-enabled',
   other: 'other',
 } as const;
 

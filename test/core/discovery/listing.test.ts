@@ -37,9 +37,10 @@ const instance = (n: number, extra: Partial<DiscoveredInstance> = {}): Discovere
 const target = (n: number): TargetConfig => ({
   name: `web-i-${n}`,
   url: `http://10.0.0.${n}:8080/server-status?auto`,
-  labels: { az: 'eu-west-1a' },
+  labels: { az: 'eu-west-1a', discovery: '/p/discovery/web' },
   authParameter: '/p/secrets/web',
   timeoutMs: 4000,
+  origin: '/p/discovery/web',
 });
 
 describe('renderListing', () => {

@@ -1,0 +1,49 @@
+/**
+ * The discovery alerts: one per discovery parameter, paged once when its listing starts failing
+ * and resolved when it lists again, through the claim machine as the configuration alert is
+ * (`config/configAlert.ts`). Each item is read every run (one batched read for all), written only
+ * when its alert starts or ends. The `DiscoveryFailing` metric goes out for each parameter too.
+ */
+import { evaluateDiscoveryAlert } from '../../core/notify/discoveryAlert.ts';
+import { STATE_KEYS } from '../../core/stateKeys.ts';
+import { CLAIM_OUTCOMES } from '../accounting/claim.ts';
+import { commitTarget, settleTarget } from '../accounting/targetItems.ts';
+import type { PageRouter } from '../ports.ts';
+import { leaseOf, type RunContext } from '../runContext.ts';
+import type { DiscoveryStatus } from './discover.ts';
+
+/**
+ * Each parameter's discovery alert evaluated and committed, and its metric emitted.
+ */
+async function commitDiscoveryAlerts(
+  ctx: RunContext,
+  router: PageRouter,
+  statuses: readonly DiscoveryStatus[],
+): Promise<void> {
+  const { deps, now } = ctx;
+  for (const s of statuses) deps.metrics.discovery?.({ parameter: s.document.parameter, failing: s.failing !== null });
+  if (statuses.length === 0) return;
+  const lease = leaseOf(ctx);
+  const keys = statuses.map((s) => STATE_KEYS.discoveryAlert(s.document.name));
+  const loaded = await deps.table.loadMany(keys);
+  for (const [i, status] of statuses.entries()) {
+    const key = keys[i] as string;
+    const settled = await settleTarget(deps.table, router, key, loaded.get(key) ?? null, now, lease);
+    ctx.ledger.claimed(settled);
+    if (settled.status !== CLAIM_OUTCOMES.committed) continue;
+    const item = settled.stored;
+    const { state, notifications } = evaluateDiscoveryAlert({
+      previous: item?.state ?? null,
+      parameter: status.document.parameter,
+      source: status.document.query.source,
+      failing: status.failing,
+      targetsInForce: status.targets,
+      now,
+    });
+    const write = JSON.stringify(Object.keys(state.alerts)) !== JSON.stringify(Object.keys(item?.state.alerts ?? {}));
+    const commit = { key, loaded: item, next: state, notifications, deleteAfter: false, write };
+    ctx.ledger.claimed(await commitTarget(deps.table, router, commit, now, lease));
+  }
+}
+
+export { commitDiscoveryAlerts };
