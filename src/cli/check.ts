@@ -28,7 +28,10 @@ through with --now.
 Options:
   --file <path|->             the report from a file, or standard input (-)
   --url <url>                 the report from a URL
-  --rules <file>              a rules document (docs/rules-and-cli.md); may repeat; default: built-in rules
+  --rules <file>              a rules document (docs/rules-and-cli.md); may repeat. Its rules are merged
+                              over the built-in rules by name: the same name replaces a built-in rule,
+                              "enabled": false switches one off, others are added ('rules defaults' prints them)
+  --no-default-rules          evaluate only the rules of --rules (and -w/-c), no built-in rule
   --silences <file>           a silences document; may repeat
   --state <file>              keep the alert state in this JSON file between runs (created when missing, mode 600)
   --now <ISO-8601>            evaluate at this time instead of the clock, to step through "for" durations

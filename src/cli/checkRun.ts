@@ -24,6 +24,7 @@ const OPTIONS = {
   file: { type: 'string' },
   url: { type: 'string' },
   rules: { type: 'string', multiple: true },
+  'no-default-rules': { type: 'boolean' },
   silences: { type: 'string', multiple: true },
   state: { type: 'string' },
   now: { type: 'string' },
@@ -67,14 +68,16 @@ async function readDocs(paths: string[], io: CliIo): Promise<Array<{ source: str
   );
 }
 
-async function loadConfig(values: { rules?: string[]; silences?: string[] }, io: CliIo) {
-  let rules: Rule[] = DEFAULT_RULES;
+/** The rules documents over the built-in rules (none of them with `--no-default-rules`), and the silences. */
+async function loadConfig(values: { rules?: string[]; silences?: string[]; 'no-default-rules'?: boolean }, io: CliIo) {
+  const base = values['no-default-rules'] ? [] : DEFAULT_RULES;
+  let rules: Rule[] = base;
   let silences: Silence[] = [];
   try {
     // The schemas load only when there is a document to check: a plain check starts without them.
     if (values.rules !== undefined) {
-      const { parseRulesDocuments } = await import('../core/rules/document.ts');
-      rules = parseRulesDocuments(await readDocs(values.rules, io));
+      const { rulesFromDocuments } = await import('../core/rules/document.ts');
+      rules = rulesFromDocuments(await readDocs(values.rules, io), base);
     }
     if (values.silences !== undefined) {
       const { parseSilencesDocuments } = await import('../core/alerts/silences.ts');

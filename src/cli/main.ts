@@ -82,9 +82,14 @@ const COMMANDS: readonly CommandEntry[] = [
   configCommand('targets', 'add, list and remove the monitored servers in SSM', '(add|list|remove)', async () => {
     return (await import('./targetsCommand.ts')).targetsCommand;
   }),
-  configCommand('rules', 'validate rules files and run rules unit tests', '(validate|test)', async () => {
-    return (await import('./rulesCommand.ts')).rulesCommand;
-  }),
+  configCommand(
+    'rules',
+    'validate rules files, run rules unit tests, print the built-in rules',
+    '(validate|test|defaults)',
+    async () => {
+      return (await import('./rulesCommand.ts')).rulesCommand;
+    },
+  ),
 ];
 
 function topHelp(): string {

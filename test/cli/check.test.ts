@@ -39,6 +39,7 @@ const FILES: Record<string, string> = {
   'kept.json': JSON.stringify({
     rules: [{ name: 'busy-high', metric: 'slots_busy', op: '>=', threshold: 20, keepFiringFor: '5m' }],
   }),
+  'off.json': JSON.stringify({ rules: [{ name: 'client-concentration', enabled: false }] }),
   'silence.json': JSON.stringify({ silences: [{ rule: 'busy-*', until: '2026-11-22T12:05:00Z' }] }),
 };
 
@@ -108,14 +109,21 @@ describe('check', () => {
   });
 
   it.each([
-    ['a critical rule firing', 2, ['--file', 'web-1.html', '--rules', 'critical.json']],
-    ['the contract example rules, nothing firing', 0, ['--file', 'web-1.html', '--rules', 'rules.json']],
-    ['--url, target from the host', 2, ['--url', WEB_2, '--rules', 'critical.json']],
-    ['the report from standard input', 2, ['--file', '-', '--rules', 'critical.json']],
+    ['a critical rule firing', 2, ['--file', 'web-1.html', '--rules', 'critical.json', '--no-default-rules']],
+    [
+      'the contract example rules, nothing firing',
+      0,
+      ['--file', 'web-1.html', '--rules', 'rules.json', '--no-default-rules'],
+    ],
+    ['--url, target from the host', 2, ['--url', WEB_2, '--rules', 'critical.json', '--no-default-rules']],
+    // The built-in client-concentration (28 >= 20) still fires beside the file's rules.
+    ['the contract example rules over the built-in ones', 1, ['--file', 'web-1.html', '--rules', 'rules.json']],
+    ['the built-in rule switched off', 0, ['--file', 'web-1.html', '--rules', 'off.json']],
+    ['the report from standard input', 2, ['--file', '-', '--rules', 'critical.json', '--no-default-rules']],
     [
       'a silence holding back the page (still exit 2)',
       2,
-      ['--file', 'event.html', '--rules', 'critical.json', '--silences', 'silence.json'],
+      ['--file', 'event.html', '--rules', 'critical.json', '--no-default-rules', '--silences', 'silence.json'],
     ],
   ])('%s exits %i', async (_, code, args) => {
     const result = await check(args, undefined, { '-': FILES['web-1.html'] as string });
@@ -224,7 +232,16 @@ describe('check', () => {
   });
 
   it('prints no notification while a silence matches', async () => {
-    const args = ['--file', 'event.html', '--rules', 'critical.json', '--silences', 'silence.json', '--json'];
+    const args = [
+      '--file',
+      'event.html',
+      '--rules',
+      'critical.json',
+      '--no-default-rules',
+      '--silences',
+      'silence.json',
+      '--json',
+    ];
     const { out } = await check(args);
     expect(JSON.parse(out).notifications).toEqual([]);
     expect(JSON.parse(out).alerts).toEqual([
@@ -241,7 +258,7 @@ describe('check', () => {
   });
 
   it('prints a plugin status line with performance data, then alerts and notifications, without --json', async () => {
-    const { code, out } = await check(['--url', WEB_2, '--rules', 'critical.json']);
+    const { code, out } = await check(['--url', WEB_2, '--rules', 'critical.json', '--no-default-rules']);
     expect(code).toBe(2);
     expect(out.split('\n').slice(0, 6)).toEqual([
       'CRITICAL - web-2.example:8080: busy-high (48 >= 20) | idle=27;;;0;150 busy=48;;19;0;150 free_ratio=0.68;;;0;1 closing=4;;;0 graceful_ratio=0;;;0;1 stopping=0;;;0 oldest_request=9s;;;0 top_client=48;;;0;150 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;;;0',
@@ -370,7 +387,17 @@ describe('check', () => {
   it('re-sends a still-firing alert after --repeat-interval', async () => {
     const state = join(dir, 'state.json');
     const at = async (now: string) => {
-      const args = ['--file', 'web-1.html', '--rules', 'critical.json', '--state', state, '--now', now];
+      const args = [
+        '--file',
+        'web-1.html',
+        '--rules',
+        'critical.json',
+        '--no-default-rules',
+        '--state',
+        state,
+        '--now',
+        now,
+      ];
       return JSON.parse((await check([...args, '--json', '--repeat-interval', '30m'])).out).notifications.length;
     };
     expect([
