@@ -32,6 +32,13 @@ Options:
                               over the built-in rules by name: the same name replaces a built-in rule,
                               "enabled": false switches one off, others are added ('rules defaults' prints them)
   --no-default-rules          evaluate only the rules of --rules (and -w/-c), no built-in rule
+  -w, --warning <metric>=<range>
+                              a warning threshold in the Monitoring Plugins' range syntax: 10 alerts
+                              outside 0..10, 10: below 10, ~:10 above 10, 10:20 outside 10..20,
+                              @10:20 inside; may repeat. It replaces the rules that watch that
+                              metric, fires on this run, and is that metric's perfdata warn range
+  -c, --critical <metric>=<range>
+                              the same at critical, e.g. -w slots_idle=20: -c slots_idle=5:
   --silences <file>           a silences document; may repeat
   --state <file>              keep the alert state in this JSON file between runs (created when missing, mode 600)
   --now <ISO-8601>            evaluate at this time instead of the clock, to step through "for" durations

@@ -11,6 +11,7 @@ import { formatValue } from '../core/notify/format.ts';
 import type { MetricResult } from '../core/rules/compute.ts';
 import { DEFAULT_RULES } from '../core/rules/defaultRules.ts';
 import { formatDuration, parseDuration } from '../core/rules/duration.ts';
+import { applyThresholds, parseThreshold, type Threshold, ThresholdError } from '../core/rules/thresholds.ts';
 import type { Observation, Rule } from '../core/rules/types.ts';
 import { type CliIo, DOCUMENT_MAX_BYTES, oneLine, parseOptions, UsageError, unknownLine } from './command.ts';
 import { perfdata } from './perfdata.ts';
@@ -25,6 +26,8 @@ const OPTIONS = {
   url: { type: 'string' },
   rules: { type: 'string', multiple: true },
   'no-default-rules': { type: 'boolean' },
+  warning: { type: 'string', short: 'w', multiple: true },
+  critical: { type: 'string', short: 'c', multiple: true },
   silences: { type: 'string', multiple: true },
   state: { type: 'string' },
   now: { type: 'string' },
@@ -166,6 +169,20 @@ function exitCode(observation: Observation, result: EvaluateResult): number {
   return firing.some((a) => a.severity === 'warning') ? EXIT.warning : EXIT.ok;
 }
 
+/** `-w`/`-c` as thresholds; a bad one is a usage error (exit 3, UNKNOWN). */
+function readThresholds(values: { warning?: string[]; critical?: string[] }): Threshold[] {
+  const read = (texts: string[] | undefined, severity: 'warning' | 'critical', option: string) =>
+    (texts ?? []).map((text) => {
+      try {
+        return parseThreshold(text, severity);
+      } catch (error) {
+        if (error instanceof ThresholdError) throw new UsageError(`${option}: ${error.message}`, { cause: error });
+        throw error;
+      }
+    });
+  return [...read(values.warning, 'warning', '-w'), ...read(values.critical, 'critical', '-c')];
+}
+
 function defaultTarget(source: string): string {
   if (source === '-') return 'stdin';
   if (!isUrl(source)) return basename(source);
@@ -196,9 +213,17 @@ async function check(argv: string[], io: CliIo): Promise<number> {
   if (maxRequestWorkers !== null && !(Number.isInteger(maxRequestWorkers) && maxRequestWorkers >= 1))
     throw new UsageError(`--max-request-workers expects a whole number of 1 or more, found "${capacity}"`);
   const target = values.target ?? defaultTarget(source);
+  const thresholds = readThresholds(values);
   const config = await loadConfig(values, io);
+  let configured: Rule[];
+  try {
+    configured = applyThresholds(config.rules, thresholds);
+  } catch (error) {
+    if (error instanceof ThresholdError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
   const stateless = values.state === undefined;
-  const rules = stateless ? statelessRules(config.rules) : config.rules;
+  const rules = stateless ? statelessRules(configured) : configured;
   const store = stateless
     ? createMemoryStateStore()
     : (await import('../adapters/fileStateStore.ts')).createFileStateStore(values.state as string);

@@ -5,6 +5,7 @@
  * figure (a forecast, say) is one more row in PERFDATA.
  */
 import type { MetricResult } from '../core/rules/compute.ts';
+import { formatRange } from '../core/rules/range.ts';
 import type { Op, Rule } from '../core/rules/types.ts';
 
 /** What the maximum of a figure is: the slots (the report's positions), 1 (a ratio), or none. */
@@ -76,9 +77,20 @@ function nagiosRange(op: Op, threshold: number, whole: boolean): string {
 function thresholds(metric: string, rules: readonly Rule[]): { warn: string; crit: string } {
   const range = (severity: Rule['severity']) => {
     const rule = rules.find((r) => r.metric === metric && r.severity === severity);
-    return rule === undefined ? '' : nagiosRange(rule.op, rule.threshold, WHOLE.has(metric));
+    if (rule === undefined) return '';
+    return rule.range === undefined ? nagiosRange(rule.op, rule.threshold, WHOLE.has(metric)) : formatRange(rule.range);
   };
   return { warn: range('warning'), crit: range('critical') };
+}
+
+/** A metric given a command-line threshold but no row of its own gets one, labelled with its name. */
+function thresholdRows(rules: readonly Rule[]): Array<readonly [string, string, Scale]> {
+  const shown = new Set(PERFDATA.map(([, metric]) => metric));
+  const extra = [...new Set(rules.filter((r) => r.range !== undefined && !shown.has(r.metric)).map((r) => r.metric))];
+  return extra.map((metric) => {
+    const scale = metric.endsWith('_ratio') ? SCALES.ratio : metric.startsWith('slots_') ? SCALES.slots : SCALES.open;
+    return [metric, metric, scale] as const;
+  });
 }
 
 /**
@@ -91,13 +103,15 @@ function thresholds(metric: string, rules: readonly Rule[]): { warn: string; cri
 function perfdata(metrics: ReadonlyMap<string, MetricResult>, rules: readonly Rule[]): string {
   const total = metrics.get('slots_total');
   const slots = total?.ok === true ? number(total.value) : '';
-  return PERFDATA.map(([label, metric, scale, unit = '']) => {
-    const result = metrics.get(metric);
-    const value = result?.ok === true ? `${number(result.value)}${unit}` : 'U';
-    const { warn, crit } = thresholds(metric, rules);
-    const max = scale === SCALES.ratio ? ';1' : scale === SCALES.slots && slots !== '' ? `;${slots}` : '';
-    return `${label}=${value};${warn};${crit};0${max}`;
-  }).join(' ');
+  return [...PERFDATA, ...thresholdRows(rules)]
+    .map(([label, metric, scale, unit = '']) => {
+      const result = metrics.get(metric);
+      const value = result?.ok === true ? `${number(result.value)}${unit}` : 'U';
+      const { warn, crit } = thresholds(metric, rules);
+      const max = scale === SCALES.ratio ? ';1' : scale === SCALES.slots && slots !== '' ? `;${slots}` : '';
+      return `${label}=${value};${warn};${crit};0${max}`;
+    })
+    .join(' ');
 }
 
 export { nagiosRange, perfdata };

@@ -221,6 +221,53 @@ describe('check', () => {
     expect(err.trimEnd()).toMatch(message);
   });
 
+  it.each([
+    [
+      'the warning idle threshold firing, 5 not below the critical 5',
+      ['-w', 'slots_idle=20:', '-c', 'slots_idle=5:'],
+      1,
+      'WARNING - web-1.html: client-concentration (28 >= 20), slots-idle-warning (5 < 20) | idle=5;20:;5:;0;256',
+    ],
+    [
+      'a critical threshold at the value: inside the range, nothing fires',
+      ['--critical', 'slots_idle=4:'],
+      1,
+      'WARNING - web-1.html: client-concentration (28 >= 20) | idle=5;;4:;0;256',
+    ],
+    [
+      'a threshold replacing the built-in rule on its metric',
+      ['-c', 'top_client_busy_slots=@25:30'],
+      2,
+      'CRITICAL - web-1.html: top-client-busy-slots-critical (28 >= 25) | idle=5;;;0;256',
+    ],
+    [
+      'a metric with no row of its own gets one',
+      ['--no-default-rules', '-w', 'slots_closing=2'],
+      1,
+      'WARNING - web-1.html: slots-closing-warning (3 > 2) | idle=5;;;0;256',
+    ],
+  ])('-w/-c: %s', async (_, args, code, start) => {
+    const result = await check(['--file', 'web-1.html', ...args]);
+    const first = result.out.split('\n')[0] as string;
+    expect([result.code, first.slice(0, start.length)]).toEqual([code, start]);
+    expect(first.split(' ').at(-1)).toBe(
+      args.includes('slots_closing=2') ? 'slots_closing=3;2;;0;256' : 'minutes_to_exhaustion=U;10:;;0',
+    );
+    if (args.includes('top_client_busy_slots=@25:30')) expect(first).toContain(' top_client=28;;@25:30;0;256 ');
+  });
+
+  it.each([
+    [
+      ['-w', 'slots_idle'],
+      'check: -w: expected <metric>=<range> such as slots_idle=5:, found "slots_idle" without "="',
+    ],
+    [['-c', 'slots_idle=5:x'], 'check: -c: slots_idle: expected a number after ":", found "x" in "5:x"'],
+    [['-w', 'slots_idle=5:', '-w', 'slots_idle=6:'], 'check: expected one -w per metric, found slots_idle twice'],
+  ])('%j is UNKNOWN (exit 3) with the reason on the first line', async (args, reason) => {
+    const result = await check(['--file', 'web-1.html', ...args]);
+    expect([result.code, result.out]).toEqual([3, `UNKNOWN - ${reason}\n`]);
+  });
+
   it('computes free slots against --max-request-workers, not the printed positions', async () => {
     // web-1.html: 256 positions printed, 28 in use. Declared 29 workers: 1 free, 1/29 < 0.05.
     const alert = async (args: string[]) =>
