@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
+import { consoleText } from '../../src/cli/consoleText.ts';
 import { main } from '../../src/cli/main.ts';
 import { cleanReportText, TEXT_USES } from '../../src/core/text/sanitize.ts';
 import { cleanTerminalText } from '../../src/core/text/terminalText.ts';
@@ -226,25 +227,25 @@ describe('check', () => {
       'the warning idle threshold firing, 5 not below the critical 5',
       ['-w', 'slots_idle=20:', '-c', 'slots_idle=5:'],
       1,
-      'WARNING - web-1.html: client-concentration (28 >= 20), slots-idle-warning (5 < 20) | idle=5;20:;5:;0;256',
+      'WARNING - web-1.html: client-concentration (28 at or above 20), slots-idle-warning (5 below 20) | idle=5;20:;5:;0;256',
     ],
     [
       'a critical threshold at the value: inside the range, nothing fires',
       ['--critical', 'slots_idle=4:'],
       1,
-      'WARNING - web-1.html: client-concentration (28 >= 20) | idle=5;;4:;0;256',
+      'WARNING - web-1.html: client-concentration (28 at or above 20) | idle=5;;4:;0;256',
     ],
     [
       'a threshold replacing the built-in rule on its metric',
       ['-c', 'top_client_busy_slots=@25:30'],
       2,
-      'CRITICAL - web-1.html: top-client-busy-slots-critical (28 >= 25) | idle=5;;;0;256',
+      'CRITICAL - web-1.html: top-client-busy-slots-critical (28 between 25 and 30) | idle=5;;;0;256',
     ],
     [
       'a metric with no row of its own gets one',
       ['--no-default-rules', '-w', 'slots_closing=2'],
       1,
-      'WARNING - web-1.html: slots-closing-warning (3 > 2) | idle=5;;;0;256',
+      'WARNING - web-1.html: slots-closing-warning (3 outside 0 to 2) | idle=5;;;0;256',
     ],
   ])('-w/-c: %s', async (_, args, code, start) => {
     const result = await check(['--file', 'web-1.html', ...args]);
@@ -304,18 +305,49 @@ describe('check', () => {
     ]);
   });
 
-  it('prints a plugin status line with performance data, then alerts and notifications, without --json', async () => {
+  it('prints a plugin status line with performance data, then one line per alert with who holds the workers, without --json', async () => {
     const { code, out } = await check(['--url', WEB_2, '--rules', 'critical.json', '--no-default-rules']);
     expect(code).toBe(2);
-    expect(out.split('\n').slice(0, 6)).toEqual([
-      'CRITICAL - web-2.example:8080: busy-high (48 >= 20) | idle=27;;;0;150 busy=48;;19;0;150 free_ratio=0.68;;;0;1 closing=4;;;0 graceful_ratio=0;;;0;1 stopping=0;;;0 oldest_request=9s;;;0 top_client=48;;;0;150 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;;;0',
-      '  FIRING   critical busy-high: slots_busy 48 >= 20',
-      'Notifications that would be published: 1',
-      '',
-      'Subject: [FIRING critical] web-2.example:8080: busy-high (48 >= 20)',
-      'FIRING critical: busy-high on web-2.example:8080',
+    expect(out).toBe(
+      [
+        'CRITICAL - web-2.example:8080: busy-high (48 at or above 20) | idle=27;;;0;150 busy=48;;19;0;150 free_ratio=0.68;;;0;1 closing=4;;;0 graceful_ratio=0;;;0;1 stopping=0;;;0 oldest_request=9s;;;0 top_client=48;;;0;150 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;;;0',
+        'FIRING critical busy-high: slots_busy 48 at or above 20; held by clients 127.0.0.1 (48); vhosts www.example.test:18140 (31), static.example.test:18143 (6), api.example.test:18140 (4); requests GET /page20k.html HTTP/1.1 (25), GET /cgi-bin/sleep.cgi?12 HTTP/1.1 (8), GET /img/logo.png HTTP/1.1 (6)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it.each([
+    ['', []],
+    [
+      ' -v: the rules not evaluated, and why',
+      [
+        'not evaluated: workers-exhaustion-forecast, 1 free-slot samples over 0 s in the last 10 minutes, fewer than 3 over 2 minutes',
+      ],
+    ],
+  ])('an OK check prints its figures on the first line, nothing more%s', async (verbose, more) => {
+    const { code, out } = await check(['--file', 'idle.html', '--target', 'web-1', ...(verbose === '' ? [] : ['-v'])]);
+    const lines = out.trimEnd().split('\n');
+    expect([code, lines[0]?.split(' | ')[0], lines.slice(1).filter((l) => l.includes('forecast'))]).toEqual([
+      0,
+      'OK - web-1: no alert firing; 2/256 slots busy, 3 idle, 0 closing',
+      more,
     ]);
-    expect(out).toContain('Runbook: https://wiki.example/busy\n');
+    expect(lines.length).toBe(verbose === '' ? 1 : 4);
+  });
+
+  it('writes no illegal macro character of Nagios before the perfdata or in the long output', async () => {
+    const hostile = (FILES['web-1.html'] as string).replaceAll(
+      'GET /page20k.html',
+      () => "GET /a?x=1&amp;y=&lt;b&gt;&quot;$`~'|",
+    );
+    const { out } = await check(['--file', 'hostile.html', '--target', 'web-1', '-w', 'slots_busy=10'], undefined, {
+      'hostile.html': hostile,
+    });
+    const [first, ...long] = out.trimEnd().split('\n');
+    const before = (first as string).split(' | ')[0] as string;
+    for (const line of [before, ...long]) expect(line).not.toMatch(/[`~$&|'"<>]/);
+    expect(long[0]).toContain('requests GET /a?x=1+y=(b)-/ HTTP/1.1 (6)');
   });
 
   it('says when a kept-firing alert cleared and when it resolves, and resolves it then', async () => {
@@ -333,9 +365,9 @@ describe('check', () => {
     // Assess
     expect(runs.map((r) => r.code)).toEqual([1, 1, 0]);
     expect(runs[1]?.out.split('\n')[1]).toBe(
-      '  FIRING   warning  busy-high: slots_busy 2: condition cleared at 2026-11-22T12:01:00Z; kept firing for 5m, resolves at 2026-11-22T12:06:00Z unless it returns',
+      'FIRING warning busy-high: now 2, condition cleared at 2026-11-22T12:01:00Z; kept firing for 5m, resolves at 2026-11-22T12:06:00Z unless it returns',
     );
-    expect(runs[2]?.out).toContain('Subject: [RESOLVED warning] web-1: busy-high (now 2)\n');
+    expect(runs[2]?.out).toContain('would publish: resolved warning busy-high\n');
   });
 
   it('exits 3 with one line while the report is missing, 2 once target-down fires', async () => {
@@ -410,7 +442,11 @@ describe('check', () => {
       'idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0';
     expect(first.out.split('\n')[0]).toBe(`UNKNOWN - web-3.example: report not read (${down}) | ${perf}`);
     expect(second.out.split('\n')[0]).toBe(`CRITICAL - web-3.example: target-down (${down}) | ${perf}`);
-    expect(second.out).toContain('Subject: [FIRING critical] web-3.example: target-down (refused)\n');
+    expect(second.out.split('\n').slice(1)).toEqual([
+      `FIRING critical target-down: ${down}`,
+      'would publish: firing critical target-down',
+      '',
+    ]);
   });
 
   it('shows a hostile body quoted in the failure as a page does on the plugin line: no markup, no second perfdata', async () => {
@@ -459,19 +495,19 @@ describe('check', () => {
       'a saturated server: the condition fires at once at its severity',
       ['--file', 'web-1.html', '--target', 'web-1', '--max-request-workers', '29'],
       2,
-      'CRITICAL - web-1: idle-slots-low (free 1/29 slots), client-concentration (28 >= 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.0345;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0',
+      'CRITICAL - web-1: idle-slots-low (free 1/29 slots), client-concentration (28 at or above 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.0345;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0',
     ],
     [
       'a warning',
       ['--file', 'web-1.html', '--target', 'web-1'],
       1,
-      'WARNING - web-1: client-concentration (28 >= 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.8906;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0',
+      'WARNING - web-1: client-concentration (28 at or above 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.8906;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0',
     ],
     [
       'an idle server',
       ['--file', 'idle.html', '--target', 'web-1'],
       0,
-      'OK - web-1: no alert firing | idle=3;;;0;256 busy=2;;;0;256 free_ratio=0.9922;;0.05:;0;1 closing=0;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=0s;300;;0 top_client=2;19;;0;256 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0',
+      'OK - web-1: no alert firing; 2/256 slots busy, 3 idle, 0 closing | idle=3;;;0;256 busy=2;;;0;256 free_ratio=0.9922;;0.05:;0;1 closing=0;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=0s;300;;0 top_client=2;19;;0;256 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0',
     ],
     [
       'a refused fetch: target-down at once, the cause on the first line',
@@ -574,7 +610,9 @@ describe('check --url --auth-file of a server that echoes the request', () => {
       const shown = detail.replaceAll('HOST', host).replace('PORT', host.split(':')[1] as string);
       expect(plugin.out.split('\n')[0]).toMatch(new RegExp(`^CRITICAL - ${host}: target-down \\(`));
       // The plugin line shows the detail as a page does (defanged, markup percent-encoded).
-      expect(plugin.out.split('\n')[0]).toContain(cleanReportText(shown, { use: TEXT_USES.page, max: 1000 }));
+      expect(plugin.out.split('\n')[0]).toContain(
+        consoleText(cleanReportText(shown, { use: TEXT_USES.page, max: 1000 })),
+      );
       expect(plugin.err).toContain(`check: ${host}: ${reason}: ${shown}`);
       expect(first.err).toContain(`check: ${host}: ${reason}: ${shown}`);
       for (const out of [json.out, second.out]) {
