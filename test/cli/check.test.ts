@@ -370,6 +370,32 @@ describe('check', () => {
     expect(runs[2]?.out).toContain('would publish: resolved warning busy-high\n');
   });
 
+  it('ten parallel checks of ten targets sharing one --state file each find their state on the next run', async () => {
+    const state = join(dir, 'shared.json');
+    const targets = Array.from({ length: 10 }, (_, i) => `web-${i + 1}`);
+    const round = (now: string) =>
+      Promise.all(
+        targets.map((t) => check(['--file', 'web-1.html', '--target', t, '--state', state, '--now', now, '--json'])),
+      );
+
+    // Act: two rounds a minute apart, every check of a round at once
+    const first = await round('2026-11-22T12:00:00Z');
+    const second = await round('2026-11-22T12:01:00Z');
+
+    // Assess: client-concentration (for 1m) pending on every target, then firing on every target
+    const states = (runs: typeof first) =>
+      runs.map((r) => [
+        r.code,
+        JSON.parse(r.out)
+          .alerts.map((a: { state: string }) => a.state)
+          .join(),
+      ]);
+    expect(states(first)).toEqual(targets.map(() => [0, 'pending']));
+    expect(states(second)).toEqual(targets.map(() => [1, 'firing']));
+    const saved = JSON.parse(readFileSync(state, 'utf8')).targets;
+    expect(Object.keys(saved).sort()).toEqual([...targets].sort());
+  });
+
   it('exits 3 with one line while the report is missing, 2 once target-down fires', async () => {
     const state = join(dir, 'state.json');
     const at = (now: string) => check(['--file', 'login.html', '--state', state, '--now', now, '--json']);
