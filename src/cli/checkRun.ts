@@ -12,6 +12,7 @@ import { findOffenders, offenderModes } from '../core/notify/offenders.ts';
 import type { MetricResult } from '../core/rules/compute.ts';
 import { DEFAULT_RULES } from '../core/rules/defaultRules.ts';
 import { formatDuration, parseDuration } from '../core/rules/duration.ts';
+import { anyGlobMatch } from '../core/rules/glob.ts';
 import { metricSpec } from '../core/rules/metrics.ts';
 import { applyThresholds, parseThreshold, type Threshold, ThresholdError } from '../core/rules/thresholds.ts';
 import type { Observation, Rule } from '../core/rules/types.ts';
@@ -286,7 +287,10 @@ async function check(argv: string[], io: CliIo): Promise<number> {
   const code = exitCode(observation, result);
   if (values.json) io.json(renderJson(target, now, result));
   else {
-    const perf = perfdata(result.metrics, rules);
+    // A rule's threshold only where the rule applies to this target (`targets`).
+    const own = rules.filter((r) => anyGlobMatch(r.targets, target));
+    const accesses = observation.kind === 'report' ? observation.report.server.totalAccesses : null;
+    const perf = perfdata(result.metrics, own, accesses);
     const { alerts, metrics } = result;
     const first = statusLine({ target, code, alerts, observation, metrics, rules, perfdata: perf });
     const options = { verbose: values.verbose === true, stateful: !stateless };

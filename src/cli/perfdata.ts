@@ -28,6 +28,8 @@ const PERFDATA: ReadonlyArray<readonly [label: string, metric: string, scale: Sc
   ['ssl_miss_ratio', 'ssl_cache_miss_ratio', SCALES.ratio],
   // The forecast: U until the --state file holds enough samples of a falling free-slot count.
   ['minutes_to_exhaustion', 'minutes_to_exhaustion', SCALES.open],
+  // A rate from the previous counters: U on a first run, so a stateless check graphs `accesses` instead.
+  ['requests_per_second', 'requests_per_second', SCALES.open],
 ];
 
 /** Metrics whose values are whole numbers: `>= 20` is then the range `19` (alert above 19). */
@@ -100,18 +102,23 @@ function thresholdRows(rules: readonly Rule[]): Array<readonly [string, string, 
  * @example
  * perfdata(metrics, DEFAULT_RULES) // 'idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.8906;;0.05:;0;1 closing=3;19;;0 ...'
  */
-function perfdata(metrics: ReadonlyMap<string, MetricResult>, rules: readonly Rule[]): string {
+function perfdata(
+  metrics: ReadonlyMap<string, MetricResult>,
+  rules: readonly Rule[],
+  totalAccesses: number | null = null,
+): string {
   const total = metrics.get('slots_total');
   const slots = total?.ok === true ? number(total.value) : '';
-  return [...PERFDATA, ...thresholdRows(rules)]
-    .map(([label, metric, scale, unit = '']) => {
-      const result = metrics.get(metric);
-      const value = result?.ok === true ? `${number(result.value)}${unit}` : 'U';
-      const { warn, crit } = thresholds(metric, rules);
-      const max = scale === SCALES.ratio ? ';1' : scale === SCALES.slots && slots !== '' ? `;${slots}` : '';
-      return `${label}=${value};${warn};${crit};0${max}`;
-    })
-    .join(' ');
+  const rows = [...PERFDATA, ...thresholdRows(rules)].map(([label, metric, scale, unit = '']) => {
+    const result = metrics.get(metric);
+    const value = result?.ok === true ? `${number(result.value)}${unit}` : 'U';
+    const { warn, crit } = thresholds(metric, rules);
+    const max = scale === SCALES.ratio ? ';1' : scale === SCALES.slots && slots !== '' ? `;${slots}` : '';
+    return `${label}=${value};${warn};${crit};0${max}`;
+  });
+  // A Nagios counter (unit c): the grapher takes the rate itself, with or without --state.
+  rows.push(`accesses=${totalAccesses === null ? 'U' : `${totalAccesses}c`};;;0`);
+  return rows.join(' ');
 }
 
 export { nagiosRange, perfdata };
