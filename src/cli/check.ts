@@ -43,7 +43,8 @@ Options:
   --state <file>              keep the alert state in this JSON file between runs (created when missing, mode 600)
   --now <ISO-8601>            evaluate at this time instead of the clock, to step through "for" durations
   --target <name>             the target's name (default: the file name, or the URL's host)
-  --json                      print { target, evaluatedAt, alerts, notifications }
+  --json                      print { target, evaluatedAt, alerts, notifications }; each notification
+                              holds the page JSON the monitor publishes (failure, forecast, offenders, ...)
   -v, --verbose               also list the rules not evaluated on this report, and why
   --repeat-interval <dur>     re-send a still-firing alert after this long (default 4h)
   --max-request-workers <n>   the server's MaxRequestWorkers: slot ratios divide by it, not by the printed positions

@@ -111,7 +111,10 @@ function renderJson(target: string, now: Date, result: EvaluateResult): string {
       keepFiringSince: a.keepFiringSince === null ? null : isoTime(a.keepFiringSince),
       resolvesAt: a.resolvesAt === null ? null : isoTime(a.resolvesAt),
     })),
+    // The page JSON the Lambda publishes (one builder, notify/build.ts), then the fields `check`
+    // always printed: each notification carries `failure`, `forecast`, `silence`, `offenders`, ...
     notifications: result.notifications.map((n) => ({
+      ...n.payload,
       status: n.status,
       rule: n.rule,
       target: n.target,

@@ -87,16 +87,14 @@ describe('check', () => {
       notifications: [],
     });
     expect(parsed[1].alerts).toEqual([{ ...pending, state: 'firing', ...kept }]);
+    // The page JSON the Lambda publishes, then the subject and text of the page.
     expect(Object.keys(parsed[1].notifications[0])).toEqual([
-      'status',
-      'rule',
-      'target',
-      'severity',
-      'value',
-      'threshold',
-      'subject',
-      'message',
+      ...['version', 'status', 'reason', 'fingerprint', 'target', 'rule', 'severity', 'metric', 'op', 'threshold'],
+      ...['clearThreshold', 'value', 'activeAt', 'firedAt', 'resolvedAt', 'keepFiringSince', 'resolvesAt'],
+      ...['evaluatedAt', 'summary', 'runbook', 'labels', 'offenders', 'scoreboard', 'down', 'failure', 'silence'],
+      ...['forecast', 'subject', 'message'],
     ]);
+    expect(parsed[1].notifications[0].offenders.clients).toEqual([{ name: '127.0.0.1', count: 28 }]);
     expect(parsed[1].notifications[0]).toMatchObject({
       status: 'firing',
       rule: 'client-concentration',
@@ -430,6 +428,12 @@ describe('check', () => {
     expect(JSON.parse(second.out).notifications.map((n: { subject: string }) => n.subject)).toEqual([
       '[FIRING critical] login.html: target-down (not a report)',
     ]);
+    // The page's own failure block, as the Lambda publishes it.
+    expect(JSON.parse(second.out).notifications[0].failure).toEqual({
+      reason: 'not-a-report',
+      likelySaturated: false,
+      lastSeen: null,
+    });
   });
 
   it('shows the forecast, its samples carried in the --state file', async () => {
