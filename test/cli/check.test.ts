@@ -629,7 +629,11 @@ describe('check --url --auth-file of a server that echoes the request', () => {
     ['/echo-cut', 'not-a-report', 'HTTP 200 from http://HOST/echo-cut is not a server-status report'],
     ['/to-echo', 'not-a-report', 'HTTP 200 from http://HOST/echo?auth=*** is not a server-status report'],
     ['/echo-500', 'http-status', 'HTTP 500 Internal Server Error from HOST'],
-    ['/echo-401', 'http-status', "HTTP 401 Unauthorized from HOST - check the status page's credentials"],
+    [
+      '/echo-401',
+      'http-status',
+      "HTTP 401 Unauthorized from HOST - the credentials sent were refused - check the status page's user and password",
+    ],
     ['/away', 'redirect', 'HTTP 302 from HOST redirects to http://localhost:PORT/echo?auth=*** - only same-host'],
   ])(
     '%s: no form of the credentials in the plugin line, the human output, --json or the --state file',

@@ -116,7 +116,7 @@ describe('the CLI against a loopback HTTPS server with a self-signed certificate
     [
       'no credentials',
       () => ca(),
-      /: http-status: HTTP 401 Unauthorized from 127\.0\.0\.1:\d+ - check the status page's credentials$/,
+      /: http-status: HTTP 401 Unauthorized from 127\.0\.0\.1:\d+ - the status page asks for credentials and none were sent - give them \(an auth parameter, --auth-file or HTTPD_STATUS_AUTH_FILE\)$/,
     ],
     [
       'wrong credentials',
