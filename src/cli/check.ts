@@ -13,11 +13,13 @@ const checkCommand: Command = {
   summary: 'run the alert rules on one report, as a Nagios/Icinga plugin (sends nothing)',
   usage: 'check (--file <path|-> | --url <url>) [options]',
   plugin: true,
-  help: `Runs one evaluation cycle on one report and prints the alerts pending or firing and the
-notifications that would be published, sending nothing. The first line is a plugin's status line
-naming the worst alerts, with performance data after "|" (idle, busy, free_ratio, closing,
-graceful_ratio, stopping, oldest_request, top_client, ssl_miss_ratio; the rules' thresholds as
-Nagios ranges).
+  help: `Runs one evaluation cycle on one report, sending nothing. The first line is a plugin's
+status line naming the worst alerts with their figures in words (the load when OK), with
+performance data after "|" (idle, busy, free_ratio, closing, graceful_ratio, stopping,
+oldest_request, top_client, ssl_miss_ratio, minutes_to_exhaustion, requests_per_second, accesses;
+the thresholds of the rules on this target as Nagios ranges). Then one line per alert with who
+holds the workers; with --state, a line per notification that would be published (--json: in full).
+Nothing before the perfdata or after it uses Nagios's illegal macro characters.
 
 Without --state it is a stateless plugin, as Nagios and Icinga run one (they do the retries with
 max_check_attempts): a rule whose condition holds is reported at its severity on this run ("for"
