@@ -5,10 +5,17 @@
  * rewrite, read only when it is a regular file and under a size cap (a wrong path such as
  * /dev/zero or a FIFO is refused, not read until killed), and every error names the user's path,
  * not the temporary one.
+ *
+ * Parallel checks of several targets may share one file (Nagios runs many services at once): each
+ * save re-reads the file and replaces only its target, under an exclusive lock file beside it
+ * (`<path>.lock`, created with O_EXCL), so no run's update is lost. A run waits for the lock a
+ * bounded time, retrying with jitter, and then fails with a clear line (UNKNOWN) rather than hang;
+ * a lock older than a save could ever take is a crashed run's and is taken over.
  */
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chmod, type FileHandle, open, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, type FileHandle, open, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { StateStore } from '../core/alerts/store.ts';
 import type { TargetState } from '../core/alerts/types.ts';
 
@@ -16,6 +23,19 @@ import type { TargetState } from '../core/alerts/types.ts';
 const STATE_FILE_MAX_BYTES = 64 * 1024 * 1024;
 /** A new state file is readable by its owner only. */
 const NEW_FILE_MODE = 0o600;
+
+/** How long a save waits for the lock, how often it retries, when a lock is a crashed run's. */
+interface LockOptions {
+  waitMs: number;
+  retryMs: number;
+  staleMs: number;
+}
+
+/**
+ * A save takes milliseconds; ten seconds of waiting covers a burst of parallel checks on a loaded
+ * host, well inside a Nagios service check timeout (60 s by default).
+ */
+const DEFAULT_LOCK: LockOptions = { waitMs: 10_000, retryMs: 25, staleMs: 30_000 };
 
 interface StateFile {
   version: 1;
@@ -92,32 +112,79 @@ async function readStateFile(path: string): Promise<{ file: StateFile; mode: num
 }
 
 /**
+ * Holds `<path>.lock` while `work` runs. Retries every `retryMs` (plus up to as much again of
+ * jitter, so parallel runs do not retry in step) until `waitMs` have passed.
+ */
+async function withLock<T>(path: string, lock: LockOptions, work: () => Promise<T>): Promise<T> {
+  const lockPath = `${path}.lock`;
+  const deadline = Date.now() + lock.waitMs;
+  let handle: FileHandle | null = null;
+  while (handle === null) {
+    try {
+      handle = await open(lockPath, 'wx', NEW_FILE_MODE);
+    } catch (error) {
+      if (codeOf(error) !== 'EEXIST')
+        throw new StateFileError(`cannot lock the state file ${path}: ${codeOf(error)} on ${lockPath}`, {
+          cause: error,
+        });
+      const age = await lockAge(lockPath);
+      // A crashed run's lock: removed, then created afresh like any other.
+      if (age !== null && age > lock.staleMs) await rm(lockPath, { force: true });
+      else if (Date.now() >= deadline)
+        throw new StateFileError(
+          `cannot lock the state file ${path}: ${lockPath} held by another check for more than ${lock.waitMs / 1000} s (remove it if no check is running)`,
+        );
+      else await sleep(lock.retryMs + Math.random() * lock.retryMs);
+    }
+  }
+  try {
+    await handle.writeFile(`${process.pid}\n`);
+    return await work();
+  } finally {
+    await handle.close();
+    await rm(lockPath, { force: true });
+  }
+}
+
+/** Milliseconds since the lock file was written; null when it is gone already. */
+async function lockAge(lockPath: string): Promise<number | null> {
+  try {
+    return Date.now() - (await stat(lockPath)).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * A store over the JSON file at `path` (created on the first save, mode 600).
  *
  * @example
  * const store = createFileStateStore('/var/tmp/httpd-alerts.json');
  * await store.save(result.state);
  */
-function createFileStateStore(path: string): StateStore {
+function createFileStateStore(path: string, lock: LockOptions = DEFAULT_LOCK): StateStore {
   return {
     async load(target) {
       return (await readStateFile(path)).file.targets[target] ?? null;
     },
     async save(state) {
-      const { file, mode } = await readStateFile(path);
-      file.targets[state.target] = state;
-      const temp = `${path}.${randomUUID()}.tmp`;
-      try {
-        await writeFile(temp, `${JSON.stringify(file, null, 2)}\n`, { encoding: 'utf8', mode, flag: 'wx' });
-        // The umask may have taken bits off: the mode is the old file's (or 600), exactly.
-        await chmod(temp, mode);
-        await rename(temp, path);
-      } catch (error) {
-        await rm(temp, { force: true });
-        throw new StateFileError(`cannot write the state file ${path}: ${codeOf(error)}`, { cause: error });
-      }
+      await withLock(path, lock, async () => {
+        const { file, mode } = await readStateFile(path);
+        file.targets[state.target] = state;
+        const temp = `${path}.${randomUUID()}.tmp`;
+        try {
+          await writeFile(temp, `${JSON.stringify(file, null, 2)}\n`, { encoding: 'utf8', mode, flag: 'wx' });
+          // The umask may have taken bits off: the mode is the old file's (or 600), exactly.
+          await chmod(temp, mode);
+          await rename(temp, path);
+        } catch (error) {
+          await rm(temp, { force: true });
+          throw new StateFileError(`cannot write the state file ${path}: ${codeOf(error)}`, { cause: error });
+        }
+      });
     },
   };
 }
 
-export { createFileStateStore, STATE_FILE_MAX_BYTES, StateFileError };
+export type { LockOptions };
+export { createFileStateStore, DEFAULT_LOCK, STATE_FILE_MAX_BYTES, StateFileError };

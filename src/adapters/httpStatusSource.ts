@@ -60,15 +60,22 @@ interface Progress {
 }
 
 const STATUS_HINTS: Record<number, string> = {
-  401: "check the status page's credentials",
+  401: "the credentials sent were refused - check the status page's user and password",
   403: 'the server refuses this client - check the Require lines of <Location /server-status>',
   404: 'no status page at this path - is mod_status loaded and mapped with SetHandler server-status?',
   429: 'the server is rate limiting this client',
   503: 'the server may be saturated or in maintenance',
 };
 
-function httpStatusError(status: number, where: string): StatusFetchError {
-  const hint = STATUS_HINTS[status] ?? (status >= 500 ? 'the server failed - check its error log' : 'expected 200');
+/** A 401 without credentials sent asks for them; a missing and a wrong password read differently. */
+const NO_CREDENTIALS_HINT =
+  'the status page asks for credentials and none were sent - give them (an auth parameter, --auth-file or HTTPD_STATUS_AUTH_FILE)';
+
+function httpStatusError(status: number, where: string, credentialsSent: boolean): StatusFetchError {
+  const hint =
+    status === 401 && !credentialsSent
+      ? NO_CREDENTIALS_HINT
+      : (STATUS_HINTS[status] ?? (status >= 500 ? 'the server failed - check its error log' : 'expected 200'));
   const line = [`HTTP ${status}`, STATUS_CODES[status]].filter(Boolean).join(' ');
   return new StatusFetchError('http-status', `${line} from ${where} - ${hint}`, { status });
 }
@@ -338,7 +345,7 @@ async function fetchStatusPage(target: FetchTarget, options: FetchOptions = {}):
       }
       if (status < 200 || status > 299) {
         res.on('error', () => {}).destroy();
-        throw httpStatusError(status, url.host);
+        throw httpStatusError(status, url.host, credentials !== undefined && url.origin === credentials.origin);
       }
       const body = await readBody(res, target.maxBytes ?? DEFAULT_MAX_BYTES, url.host, progress);
       const contentType = res.headers['content-type'] ?? null;

@@ -13,11 +13,13 @@ const checkCommand: Command = {
   summary: 'run the alert rules on one report, as a Nagios/Icinga plugin (sends nothing)',
   usage: 'check (--file <path|-> | --url <url>) [options]',
   plugin: true,
-  help: `Runs one evaluation cycle on one report and prints the alerts pending or firing and the
-notifications that would be published, sending nothing. The first line is a plugin's status line
-naming the worst alerts, with performance data after "|" (idle, busy, free_ratio, closing,
-graceful_ratio, stopping, oldest_request, top_client, ssl_miss_ratio; the rules' thresholds as
-Nagios ranges).
+  help: `Runs one evaluation cycle on one report, sending nothing. The first line is a plugin's
+status line naming the worst alerts with their figures in words (the load when OK), with
+performance data after "|" (idle, busy, free_ratio, closing, graceful_ratio, stopping,
+oldest_request, top_client, ssl_miss_ratio, minutes_to_exhaustion, requests_per_second, accesses;
+the thresholds of the rules on this target as Nagios ranges). Then one line per alert with who
+holds the workers; with --state, a line per notification that would be published (--json: in full).
+Nothing before the perfdata or after it uses Nagios's illegal macro characters.
 
 Without --state it is a stateless plugin, as Nagios and Icinga run one (they do the retries with
 max_check_attempts): a rule whose condition holds is reported at its severity on this run ("for"
@@ -28,12 +30,24 @@ through with --now.
 Options:
   --file <path|->             the report from a file, or standard input (-)
   --url <url>                 the report from a URL
-  --rules <file>              a rules document (docs/rules-and-cli.md); may repeat; default: built-in rules
+  --rules <file>              a rules document (docs/rules-and-cli.md); may repeat. Its rules are merged
+                              over the built-in rules by name: the same name replaces a built-in rule,
+                              "enabled": false switches one off, others are added ('rules defaults' prints them)
+  --no-default-rules          evaluate only the rules of --rules (and -w/-c), no built-in rule
+  -w, --warning <metric>=<range>
+                              a warning threshold in the Monitoring Plugins' range syntax: 10 alerts
+                              outside 0..10, 10: below 10, ~:10 above 10, 10:20 outside 10..20,
+                              @10:20 inside; may repeat. It replaces the rules that watch that
+                              metric, fires on this run, and is that metric's perfdata warn range
+  -c, --critical <metric>=<range>
+                              the same at critical, e.g. -w slots_idle=20: -c slots_idle=5:
   --silences <file>           a silences document; may repeat
   --state <file>              keep the alert state in this JSON file between runs (created when missing, mode 600)
   --now <ISO-8601>            evaluate at this time instead of the clock, to step through "for" durations
   --target <name>             the target's name (default: the file name, or the URL's host)
-  --json                      print { target, evaluatedAt, alerts, notifications }
+  --json                      print { target, evaluatedAt, alerts, notifications }; each notification
+                              holds the page JSON the monitor publishes (failure, forecast, offenders, ...)
+  -v, --verbose               also list the rules not evaluated on this report, and why
   --repeat-interval <dur>     re-send a still-firing alert after this long (default 4h)
   --max-request-workers <n>   the server's MaxRequestWorkers: slot ratios divide by it, not by the printed positions
   -h, --help                  this help

@@ -8,15 +8,20 @@ import type { Silence } from '../core/alerts/silences.ts';
 import type { AlertView } from '../core/alerts/types.ts';
 import { type EvaluateResult, evaluateTarget } from '../core/evaluate.ts';
 import { formatValue } from '../core/notify/format.ts';
+import { findOffenders, offenderModes } from '../core/notify/offenders.ts';
 import type { MetricResult } from '../core/rules/compute.ts';
 import { DEFAULT_RULES } from '../core/rules/defaultRules.ts';
 import { formatDuration, parseDuration } from '../core/rules/duration.ts';
+import { anyGlobMatch } from '../core/rules/glob.ts';
+import { metricSpec } from '../core/rules/metrics.ts';
+import { applyThresholds, parseThreshold, type Threshold, ThresholdError } from '../core/rules/thresholds.ts';
 import type { Observation, Rule } from '../core/rules/types.ts';
 import { type CliIo, DOCUMENT_MAX_BYTES, oneLine, parseOptions, UsageError, unknownLine } from './command.ts';
+import { consoleText } from './consoleText.ts';
 import { perfdata } from './perfdata.ts';
 import { isUrl, readReport } from './source.ts';
 import { SOURCE_OPTIONS } from './sourceOptions.ts';
-import { statusLine } from './statusLine.ts';
+import { alertFigures, failureText, statusLine } from './statusLine.ts';
 
 const EXIT = { ok: 0, warning: 1, critical: 2, unknown: 3 } as const;
 
@@ -24,11 +29,15 @@ const OPTIONS = {
   file: { type: 'string' },
   url: { type: 'string' },
   rules: { type: 'string', multiple: true },
+  'no-default-rules': { type: 'boolean' },
+  warning: { type: 'string', short: 'w', multiple: true },
+  critical: { type: 'string', short: 'c', multiple: true },
   silences: { type: 'string', multiple: true },
   state: { type: 'string' },
   now: { type: 'string' },
   target: { type: 'string' },
   json: { type: 'boolean' },
+  verbose: { type: 'boolean', short: 'v' },
   'repeat-interval': { type: 'string' },
   'max-request-workers': { type: 'string' },
   ...SOURCE_OPTIONS,
@@ -67,14 +76,16 @@ async function readDocs(paths: string[], io: CliIo): Promise<Array<{ source: str
   );
 }
 
-async function loadConfig(values: { rules?: string[]; silences?: string[] }, io: CliIo) {
-  let rules: Rule[] = DEFAULT_RULES;
+/** The rules documents over the built-in rules (none of them with `--no-default-rules`), and the silences. */
+async function loadConfig(values: { rules?: string[]; silences?: string[]; 'no-default-rules'?: boolean }, io: CliIo) {
+  const base = values['no-default-rules'] ? [] : DEFAULT_RULES;
+  let rules: Rule[] = base;
   let silences: Silence[] = [];
   try {
     // The schemas load only when there is a document to check: a plain check starts without them.
     if (values.rules !== undefined) {
-      const { parseRulesDocuments } = await import('../core/rules/document.ts');
-      rules = parseRulesDocuments(await readDocs(values.rules, io));
+      const { rulesFromDocuments } = await import('../core/rules/document.ts');
+      rules = rulesFromDocuments(await readDocs(values.rules, io), base);
     }
     if (values.silences !== undefined) {
       const { parseSilencesDocuments } = await import('../core/alerts/silences.ts');
@@ -100,7 +111,10 @@ function renderJson(target: string, now: Date, result: EvaluateResult): string {
       keepFiringSince: a.keepFiringSince === null ? null : isoTime(a.keepFiringSince),
       resolvesAt: a.resolvesAt === null ? null : isoTime(a.resolvesAt),
     })),
+    // The page JSON the Lambda publishes (one builder, notify/build.ts), then the fields `check`
+    // always printed: each notification carries `failure`, `forecast`, `silence`, `offenders`, ...
     notifications: result.notifications.map((n) => ({
+      ...n.payload,
       status: n.status,
       rule: n.rule,
       target: n.target,
@@ -114,14 +128,34 @@ function renderJson(target: string, now: Date, result: EvaluateResult): string {
   return `${JSON.stringify(out, null, 2)}\n`;
 }
 
-/** One alert for a person; a kept-firing one says that its condition cleared, not `0.891 < 0.05`. */
-function alertLine(a: AlertView): string {
-  const head = `  ${a.state.toUpperCase().padEnd(8)} ${a.severity.padEnd(8)} ${a.rule}: ${a.metric}`;
+/** Who holds the slots an alert's metric counts: `clients 127.0.0.1 (28); vhosts www (10), api (6)`. */
+function heldBy(metric: string, observation: Observation): string {
+  const modes = metricSpec(metric)?.modes;
+  if (modes == null || observation.kind !== 'report') return '';
+  const offenders = findOffenders(observation.report.slots, offenderModes(modes));
+  if (offenders === null || offenders.slots === 0) return '';
+  const list = (title: string, counts: ReadonlyArray<{ name: string; count: number }>) =>
+    counts.length === 0 ? [] : [`${title} ${counts.map((c) => `${c.name} (${c.count})`).join(', ')}`];
+  const parts = [
+    ...list('clients', offenders.clients),
+    ...list('vhosts', offenders.vhosts),
+    ...list('requests', offenders.requests),
+  ];
+  return parts.length === 0 ? '' : `; held by ${parts.join('; ')}`;
+}
+
+/**
+ * One alert on one line for a console: state, severity, rule, its figures in words and who holds
+ * the workers; a kept-firing one says that its condition cleared and when it resolves.
+ */
+function alertLine(a: AlertView, result: EvaluateResult, observation: Observation, rules: readonly Rule[]): string {
+  const head = `${a.state.toUpperCase()} ${a.severity} ${a.rule}`;
   if (a.keepFiringSince !== null && a.resolvesAt !== null) {
     const keep = formatDuration(Date.parse(a.resolvesAt) - Date.parse(a.keepFiringSince));
-    return `${head} ${formatValue(a.value)}: condition cleared at ${isoTime(a.keepFiringSince)}; kept firing for ${keep}, resolves at ${isoTime(a.resolvesAt)} unless it returns`;
+    return `${head}: now ${formatValue(a.value)}, condition cleared at ${isoTime(a.keepFiringSince)}; kept firing for ${keep}, resolves at ${isoTime(a.resolvesAt)} unless it returns`;
   }
-  return `${head} ${formatValue(a.value)} ${a.op} ${formatValue(a.threshold)}`;
+  if (a.metric === 'target_up' && observation.kind === 'down') return `${head}: ${failureText(observation)}`;
+  return `${head}: ${a.metric} ${alertFigures(a, result.metrics, rules)}${heldBy(a.metric, observation)}`;
 }
 
 /** `check` shows the forecast where it has one (the `--state` file carries its samples). */
@@ -132,18 +166,33 @@ function forecastLine(now: Date, result: MetricResult | undefined): string | nul
   return `Forecast: at the current trend no worker slot is free in ${formatValue(result.value)} minutes (${at}), from ${result.samples} samples`;
 }
 
-function renderText(firstLine: string, now: Date, result: EvaluateResult): string {
-  const lines = [firstLine];
-  for (const a of result.alerts) lines.push(alertLine(a));
+interface TextOptions {
+  verbose: boolean;
+  /** With `--state`: a line per notification that would be published (their text: `--json`). */
+  stateful: boolean;
+}
+
+/**
+ * The long output after the status line, as a console shows it: one line per alert, the forecast,
+ * with `--verbose` the rules not evaluated, with `--state` the pages that would go out. Every
+ * line without Nagios's illegal macro characters.
+ */
+function renderText(firstLine: string, now: Date, run: RunView, options: TextOptions): string {
+  const { result, observation, rules } = run;
+  const lines: string[] = [];
+  for (const a of result.alerts) lines.push(alertLine(a, result, observation, rules));
   const forecast = forecastLine(now, result.metrics.get('minutes_to_exhaustion'));
   if (forecast !== null) lines.push(forecast);
-  if (result.unevaluated.length > 0) {
-    lines.push('Not evaluated:');
-    for (const u of result.unevaluated) lines.push(`  ${u.rule}: ${u.reason}`);
-  }
-  lines.push(`Notifications that would be published: ${result.notifications.length}`);
-  for (const n of result.notifications) lines.push('', `Subject: ${n.subject}`, n.message);
-  return `${lines.join('\n')}\n`;
+  if (options.verbose) for (const u of result.unevaluated) lines.push(`not evaluated: ${u.rule}, ${u.reason}`);
+  if (options.stateful)
+    for (const n of result.notifications) lines.push(`would publish: ${n.status} ${n.severity} ${n.rule}`);
+  return `${[firstLine, ...lines.map(consoleText)].join('\n')}\n`;
+}
+
+interface RunView {
+  result: EvaluateResult;
+  observation: Observation;
+  rules: readonly Rule[];
 }
 
 /**
@@ -161,6 +210,20 @@ function exitCode(observation: Observation, result: EvaluateResult): number {
   if (firing.some((a) => a.severity === 'critical')) return EXIT.critical;
   if (observation.kind === 'down') return EXIT.unknown;
   return firing.some((a) => a.severity === 'warning') ? EXIT.warning : EXIT.ok;
+}
+
+/** `-w`/`-c` as thresholds; a bad one is a usage error (exit 3, UNKNOWN). */
+function readThresholds(values: { warning?: string[]; critical?: string[] }): Threshold[] {
+  const read = (texts: string[] | undefined, severity: 'warning' | 'critical', option: string) =>
+    (texts ?? []).map((text) => {
+      try {
+        return parseThreshold(text, severity);
+      } catch (error) {
+        if (error instanceof ThresholdError) throw new UsageError(`${option}: ${error.message}`, { cause: error });
+        throw error;
+      }
+    });
+  return [...read(values.warning, 'warning', '-w'), ...read(values.critical, 'critical', '-c')];
 }
 
 function defaultTarget(source: string): string {
@@ -193,9 +256,17 @@ async function check(argv: string[], io: CliIo): Promise<number> {
   if (maxRequestWorkers !== null && !(Number.isInteger(maxRequestWorkers) && maxRequestWorkers >= 1))
     throw new UsageError(`--max-request-workers expects a whole number of 1 or more, found "${capacity}"`);
   const target = values.target ?? defaultTarget(source);
+  const thresholds = readThresholds(values);
   const config = await loadConfig(values, io);
+  let configured: Rule[];
+  try {
+    configured = applyThresholds(config.rules, thresholds);
+  } catch (error) {
+    if (error instanceof ThresholdError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
   const stateless = values.state === undefined;
-  const rules = stateless ? statelessRules(config.rules) : config.rules;
+  const rules = stateless ? statelessRules(configured) : configured;
   const store = stateless
     ? createMemoryStateStore()
     : (await import('../adapters/fileStateStore.ts')).createFileStateStore(values.state as string);
@@ -219,9 +290,14 @@ async function check(argv: string[], io: CliIo): Promise<number> {
   const code = exitCode(observation, result);
   if (values.json) io.json(renderJson(target, now, result));
   else {
-    const perf = perfdata(result.metrics, rules);
+    // A rule's threshold only where the rule applies to this target (`targets`).
+    const own = rules.filter((r) => anyGlobMatch(r.targets, target));
+    const accesses = observation.kind === 'report' ? observation.report.server.totalAccesses : null;
+    const perf = perfdata(result.metrics, own, accesses);
     const { alerts, metrics } = result;
-    io.stdout(renderText(statusLine({ target, code, alerts, observation, metrics, perfdata: perf }), now, result));
+    const first = statusLine({ target, code, alerts, observation, metrics, rules, perfdata: perf });
+    const options = { verbose: values.verbose === true, stateful: !stateless };
+    io.stdout(renderText(first, now, { result, observation, rules }, options));
   }
   if (observation.kind === 'down') io.stderr(`check: ${target}: ${observation.reason}: ${observation.detail}\n`);
   return code;

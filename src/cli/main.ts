@@ -1,6 +1,7 @@
 /**
  * The command line: a table of commands, `--help` and `--version`, usage errors (exit 2; 3 for a
- * plugin), and one filter on everything written for a person: terminal controls removed, then
+ * plugin, and for an unknown command: it may be a mistyped plugin), and one filter on everything
+ * written for a person: terminal controls removed, then
  * URL credentials redacted (`--json` output: redacted only). All I/O goes through `io`. Each
  * command loads only what it uses: the configuration commands (the SSM client, the schemas) on
  * first use.
@@ -82,9 +83,14 @@ const COMMANDS: readonly CommandEntry[] = [
   configCommand('targets', 'add, list and remove the monitored servers in SSM', '(add|list|remove)', async () => {
     return (await import('./targetsCommand.ts')).targetsCommand;
   }),
-  configCommand('rules', 'validate rules files and run rules unit tests', '(validate|test)', async () => {
-    return (await import('./rulesCommand.ts')).rulesCommand;
-  }),
+  configCommand(
+    'rules',
+    'validate rules files, run rules unit tests, print the built-in rules',
+    '(validate|test|defaults)',
+    async () => {
+      return (await import('./rulesCommand.ts')).rulesCommand;
+    },
+  ),
 ];
 
 function topHelp(): string {
@@ -168,10 +174,12 @@ async function main(argv: string[], rawIo: SystemIo): Promise<number> {
   if (entry === undefined) {
     const names = COMMANDS.map((c) => c.name);
     const found = name === undefined ? 'none' : `"${name}"${didYouMean(name, names)}`;
-    io.stderr(
-      `${PROGRAM}: expected a command (${names.join(', ')}), found ${found}\nUsage: ${PROGRAM} <command> [options]\n`,
-    );
-    return EXIT.usage;
+    const reason = `${PROGRAM}: expected a command (${names.join(', ')}), found ${found}`;
+    // A mistyped `check` in a Nagios command definition: UNKNOWN with a line on standard output,
+    // not CRITICAL "(No output on stdout)".
+    io.stdout(`${unknownLine(reason)}\n`);
+    io.stderr(`${reason}\nUsage: ${PROGRAM} <command> [options]\n`);
+    return PLUGIN_UNKNOWN;
   }
   const command = await entry.load();
   if (asksForHelp(rest)) {

@@ -5,6 +5,7 @@
  * figure (a forecast, say) is one more row in PERFDATA.
  */
 import type { MetricResult } from '../core/rules/compute.ts';
+import { formatRange } from '../core/rules/range.ts';
 import type { Op, Rule } from '../core/rules/types.ts';
 
 /** What the maximum of a figure is: the slots (the report's positions), 1 (a ratio), or none. */
@@ -27,6 +28,8 @@ const PERFDATA: ReadonlyArray<readonly [label: string, metric: string, scale: Sc
   ['ssl_miss_ratio', 'ssl_cache_miss_ratio', SCALES.ratio],
   // The forecast: U until the --state file holds enough samples of a falling free-slot count.
   ['minutes_to_exhaustion', 'minutes_to_exhaustion', SCALES.open],
+  // A rate from the previous counters: U on a first run, so a stateless check graphs `accesses` instead.
+  ['requests_per_second', 'requests_per_second', SCALES.open],
 ];
 
 /** Metrics whose values are whole numbers: `>= 20` is then the range `19` (alert above 19). */
@@ -76,9 +79,20 @@ function nagiosRange(op: Op, threshold: number, whole: boolean): string {
 function thresholds(metric: string, rules: readonly Rule[]): { warn: string; crit: string } {
   const range = (severity: Rule['severity']) => {
     const rule = rules.find((r) => r.metric === metric && r.severity === severity);
-    return rule === undefined ? '' : nagiosRange(rule.op, rule.threshold, WHOLE.has(metric));
+    if (rule === undefined) return '';
+    return rule.range === undefined ? nagiosRange(rule.op, rule.threshold, WHOLE.has(metric)) : formatRange(rule.range);
   };
   return { warn: range('warning'), crit: range('critical') };
+}
+
+/** A metric given a command-line threshold but no row of its own gets one, labelled with its name. */
+function thresholdRows(rules: readonly Rule[]): Array<readonly [string, string, Scale]> {
+  const shown = new Set(PERFDATA.map(([, metric]) => metric));
+  const extra = [...new Set(rules.filter((r) => r.range !== undefined && !shown.has(r.metric)).map((r) => r.metric))];
+  return extra.map((metric) => {
+    const scale = metric.endsWith('_ratio') ? SCALES.ratio : metric.startsWith('slots_') ? SCALES.slots : SCALES.open;
+    return [metric, metric, scale] as const;
+  });
 }
 
 /**
@@ -88,16 +102,23 @@ function thresholds(metric: string, rules: readonly Rule[]): { warn: string; cri
  * @example
  * perfdata(metrics, DEFAULT_RULES) // 'idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.8906;;0.05:;0;1 closing=3;19;;0 ...'
  */
-function perfdata(metrics: ReadonlyMap<string, MetricResult>, rules: readonly Rule[]): string {
+function perfdata(
+  metrics: ReadonlyMap<string, MetricResult>,
+  rules: readonly Rule[],
+  totalAccesses: number | null = null,
+): string {
   const total = metrics.get('slots_total');
   const slots = total?.ok === true ? number(total.value) : '';
-  return PERFDATA.map(([label, metric, scale, unit = '']) => {
+  const rows = [...PERFDATA, ...thresholdRows(rules)].map(([label, metric, scale, unit = '']) => {
     const result = metrics.get(metric);
     const value = result?.ok === true ? `${number(result.value)}${unit}` : 'U';
     const { warn, crit } = thresholds(metric, rules);
     const max = scale === SCALES.ratio ? ';1' : scale === SCALES.slots && slots !== '' ? `;${slots}` : '';
     return `${label}=${value};${warn};${crit};0${max}`;
-  }).join(' ');
+  });
+  // A Nagios counter (unit c): the grapher takes the rate itself, with or without --state.
+  rows.push(`accesses=${totalAccesses === null ? 'U' : `${totalAccesses}c`};;;0`);
+  return rows.join(' ');
 }
 
 export { nagiosRange, perfdata };

@@ -10,7 +10,12 @@ import { TARGET_DOWN_RULE } from '../core/constants.ts';
 import { type EvaluateResult, evaluateTarget } from '../core/evaluate.ts';
 import { didYouMean } from '../core/nearest.ts';
 import { parseReport } from '../core/report/parse.ts';
-import { DEFAULT_RULES, parseRulesDocuments } from '../core/rules/document.ts';
+import {
+  DEFAULT_RULES,
+  DEFAULT_RULES_DOCUMENT,
+  readRulesDocuments,
+  rulesFromDocuments,
+} from '../core/rules/document.ts';
 import { parseDuration } from '../core/rules/duration.ts';
 import { DocumentsValidationError } from '../core/rules/problems.ts';
 import type { Observation, Rule } from '../core/rules/types.ts';
@@ -29,6 +34,7 @@ import { type RulesTest, type RulesTestFile, type TestStep, validateTestFile } f
 const usage = `Usage:
   httpd-status-alerts rules validate <rules-file>...
   httpd-status-alerts rules test <test-file>...
+  httpd-status-alerts rules defaults
 `;
 
 const help = `${usage}
@@ -37,9 +43,12 @@ const help = `${usage}
   test      runs rules unit tests: each test steps one target through reports at given times
             and compares the alerts (pending, firing) and the notifications (firing, resolved)
             after each step with the expected ones. Exit 0 when every test passes, 1 otherwise.
+  defaults  prints the built-in rules as a rules document, to copy and edit. A rules document
+            adds to the built-in rules: a rule of the same name replaces one, a rule with
+            "enabled": false (its name is enough) switches one off, other rules are added.
 
 A test file (JSON; paths are relative to it):
-  { "rules": ["my-rules.json"],            (optional; default: the built-in rules)
+  { "rules": ["my-rules.json"],            (optional; merged over the built-in rules)
     "silences": ["maintenance.json"],       (optional)
     "repeatInterval": "4h",                 (optional)
     "tests": [ { "name": "...", "target": "web-1",
@@ -70,9 +79,10 @@ async function validate(argv: string[], io: CommandIo): Promise<number> {
   const args = parseOptions(argv, {}, true).positionals;
   if (args.length === 0) throw new UsageError('expected at least one rules file');
   try {
-    const rules = parseRulesDocuments(await readDocs(args, io));
+    const { rules, disabled } = readRulesDocuments(await readDocs(args, io));
     const names = rules.length === 0 ? '' : `: ${rules.map((r) => r.name).join(', ')}`;
-    io.stdout(`${rules.length} rule(s) in ${args.length} file(s) valid${names}\n`);
+    const off = disabled.length === 0 ? '' : `; built-in rule(s) switched off: ${disabled.join(', ')}`;
+    io.stdout(`${rules.length} rule(s) in ${args.length} file(s) valid${names}${off}\n`);
     return EXIT.ok;
   } catch (error) {
     if (!(error instanceof DocumentsValidationError)) throw error;
@@ -183,7 +193,7 @@ async function runTest(test: RulesTest, config: Config, base: string, io: Comman
 async function loadConfig(file: RulesTestFile, base: string, io: CommandIo): Promise<Config> {
   const at = (paths: string[]) => paths.map((p) => resolve(base, p));
   try {
-    const rules = file.rules === undefined ? DEFAULT_RULES : parseRulesDocuments(await readDocs(at(file.rules), io));
+    const rules = file.rules === undefined ? DEFAULT_RULES : rulesFromDocuments(await readDocs(at(file.rules), io));
     const silences = file.silences === undefined ? [] : parseSilencesDocuments(await readDocs(at(file.silences), io));
     const repeat = file.repeatInterval === undefined ? undefined : (parseDuration(file.repeatInterval) as number);
     return { rules, silences, ...(repeat === undefined ? {} : { repeatIntervalMs: repeat }) };
@@ -234,11 +244,18 @@ async function test(argv: string[], io: CommandIo): Promise<number> {
   return failed === 0 ? EXIT.ok : EXIT.failed;
 }
 
-const SUBCOMMANDS = { validate, test } as const;
+async function defaults(argv: string[], io: CommandIo): Promise<number> {
+  const args = parseOptions(argv, {}, true).positionals;
+  if (args.length > 0) throw new UsageError(`expected no arguments, found "${args[0]}"`);
+  io.stdout(`${JSON.stringify(DEFAULT_RULES_DOCUMENT, null, 2)}\n`);
+  return EXIT.ok;
+}
+
+const SUBCOMMANDS = { validate, test, defaults } as const;
 
 const rulesCommand: CliCommand<CommandIo> = {
   name: 'rules',
-  summary: 'validate rules files and run rules unit tests',
+  summary: 'validate rules files, run rules unit tests, print the built-in rules',
   usage,
   help,
   run(argv, io) {

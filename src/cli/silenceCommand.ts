@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { parseSilencesDocuments, type Silence, silenceActive } from '../core/alerts/silences.ts';
 import { TARGET_DOWN_RULE } from '../core/constants.ts';
 import { didYouMean } from '../core/nearest.ts';
-import { DEFAULT_RULES, parseRulesDocuments } from '../core/rules/document.ts';
+import { DEFAULT_RULES, rulesFromDocuments } from '../core/rules/document.ts';
 import { parseDuration } from '../core/rules/duration.ts';
 import { globMatch } from '../core/rules/glob.ts';
 import { DocumentsValidationError } from '../core/rules/problems.ts';
@@ -110,16 +110,16 @@ function describeDocument(parameter: string, text: string): string {
 }
 
 /**
- * The rule names the monitor evaluates: the rules documents under the prefix (the built-in
- * defaults when there are none, or when they are invalid: the Lambda then keeps its last valid
- * rules, which a silence cannot see), and the built-in target-down.
+ * The rule names the monitor evaluates: the rules documents under the prefix merged over the
+ * built-in rules (the built-in rules alone when there are none, or when they are invalid: the
+ * Lambda then keeps its last valid rules, which a silence cannot see), and the built-in target-down.
  */
 function configuredRuleNames(parameters: Record<string, string>): string[] {
   let rules = DEFAULT_RULES;
   const docs = Object.entries(parameters).map(([source, text]) => ({ source, text }));
   if (docs.length > 0) {
     try {
-      rules = parseRulesDocuments(docs);
+      rules = rulesFromDocuments(docs);
     } catch {
       rules = DEFAULT_RULES;
     }

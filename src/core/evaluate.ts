@@ -238,16 +238,18 @@ function evaluateTarget(input: EvaluateInput): EvaluateResult {
   const labels = input.labels ?? {};
   const failures = observation.kind === 'down' ? (previous?.consecutiveFailures ?? 0) + 1 : 0;
   const applicable = rulesFor(input.rules, target);
+  const saturation = likelySaturated(observation, previous?.lastReport, now);
   const metrics = computeMetrics({
     observation,
     previous: previous?.counters ?? null,
     consecutiveFailures: failures,
-    downAfterFailures: options.downAfterFailures,
+    // The full report just before a timeout is the evidence the usual second failure waits for:
+    // a saturated server is down on its first lost fetch, a roomy one's lost fetch still waits.
+    downAfterFailures: saturation === null ? options.downAfterFailures : 1,
     maxRequestWorkers: input.maxRequestWorkers ?? null,
     ...(input.countOnlyWhatRulesRead === true ? { counts: countsFor(applicable.map((r) => r.metric)) } : {}),
   });
   const { samples, forecast, lastReport } = forecastStep(observation, previous, metrics, now);
-  const saturation = likelySaturated(observation, previous?.lastReport, now);
   const absentReason =
     observation.kind === 'down'
       ? `target is down (${observation.reason}); the report is needed`

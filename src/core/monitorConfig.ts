@@ -7,7 +7,7 @@ import { parseSilencesDocuments, type Silence } from './alerts/silences.ts';
 import { type DiscoveryDocument, readDiscoveryDocument } from './discovery/document.ts';
 import { ProblemListError } from './errors.ts';
 import { didYouMean } from './nearest.ts';
-import { DEFAULT_RULES, parseRulesDocuments } from './rules/document.ts';
+import { DEFAULT_RULES, rulesFromDocuments } from './rules/document.ts';
 import { DocumentsValidationError } from './rules/problems.ts';
 import type { Rule, ValidationProblem } from './rules/types.ts';
 import { redactCredentials, urlHasCredentials } from './text/sanitize.ts';
@@ -315,8 +315,8 @@ function targetNames(raw: Pick<RawConfig, 'targets' | 'discovered'>): string[] {
 }
 
 /**
- * Validate the raw parameters, the parameters each target names within `scope`. No rules
- * documents means the built-in default rules.
+ * Validate the raw parameters, the parameters each target names within `scope`. Rules documents
+ * add to the built-in default rules (merged by name); none means the built-in rules alone.
  *
  * @throws ConfigurationError listing every problem, each with its parameter and field
  */
@@ -363,7 +363,7 @@ function buildMonitorConfig(raw: RawConfig, scope: SecretScope): MonitorConfig {
   }
   const rules =
     Object.keys(raw.rules).length > 0
-      ? parseOrCollect(() => parseRulesDocuments(toDocs(raw.rules)), DEFAULT_RULES, problems)
+      ? parseOrCollect(() => rulesFromDocuments(toDocs(raw.rules)), DEFAULT_RULES, problems)
       : DEFAULT_RULES;
   const silences = parseOrCollect(() => parseSilencesDocuments(toDocs(raw.silences)), [], problems);
   if (problems.length > 0) throw new ConfigurationError(problems);

@@ -353,7 +353,8 @@ describe('fetchStatusPage against a server that echoes the request', () => {
     [
       '/echo-401',
       'http-status',
-      (h: string) => `HTTP 401 Unauthorized from ${h} - check the status page's credentials`,
+      (h: string) =>
+        `HTTP 401 Unauthorized from ${h} - the credentials sent were refused - check the status page's user and password`,
     ],
     [
       '/away',
@@ -501,9 +502,17 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
   });
 
   it.each([
-    ['no credentials', undefined],
-    ['a wrong password', { username: 'ops', password: 'wrong' }],
-  ])('gets 401 with %s', async (_case, auth) => {
+    [
+      'no credentials, which it asks for',
+      undefined,
+      'the status page asks for credentials and none were sent - give them (an auth parameter, --auth-file or HTTPD_STATUS_AUTH_FILE)',
+    ],
+    [
+      'a wrong password, which it says was refused',
+      { username: 'ops', password: 'wrong' },
+      "the credentials sent were refused - check the status page's user and password",
+    ],
+  ])('gets 401 with %s', async (_case, auth, hint) => {
     // Act
     const result = await fetchStatusPage({
       name: 'event',
@@ -516,7 +525,7 @@ describe.skipIf(skip !== null)(`fetchStatusPage against a real Apache${skip ? ` 
       ok: false,
       reason: 'http-status',
       status: 401,
-      detail: `HTTP 401 Unauthorized from 127.0.0.1:${event.httpPort} - check the status page's credentials`,
+      detail: `HTTP 401 Unauthorized from 127.0.0.1:${event.httpPort} - ${hint}`,
     });
   });
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -24,6 +24,46 @@ afterEach(async () => {
 });
 
 describe('createFileStateStore', () => {
+  it('loses no update when ten stores save different targets into one file at once', async () => {
+    const path = join(dir, 'state.json');
+    const targets = Array.from({ length: 10 }, (_, i) => `web-${i + 1}`);
+
+    // Act: ten separate stores, as ten check processes would have, all saving at once
+    await Promise.all(targets.map((t, i) => createFileStateStore(path).save(state(t, i))));
+
+    // Assess
+    const saved = JSON.parse(await readFile(path, 'utf8')).targets;
+    expect(Object.keys(saved).sort()).toEqual([...targets].sort());
+    expect(targets.map((t) => saved[t].consecutiveFailures)).toEqual(targets.map((_, i) => i));
+    expect(await readdir(dir)).toEqual(['state.json']);
+  });
+
+  it('waits a bounded time for a lock another run holds, then says so', async () => {
+    const path = join(dir, 'state.json');
+    await writeFile(`${path}.lock`, '123\n');
+    const store = createFileStateStore(path, { waitMs: 150, retryMs: 10, staleMs: 60_000 });
+
+    const error = await store.save(state('web-1')).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(StateFileError);
+    expect((error as Error).message).toBe(
+      `cannot lock the state file ${path}: ${path}.lock held by another check for more than 0.15 s (remove it if no check is running)`,
+    );
+    expect(await store.load('web-1')).toBeNull();
+  });
+
+  it('takes over a lock older than any save (a crashed run), and removes it after', async () => {
+    const path = join(dir, 'state.json');
+    await writeFile(`${path}.lock`, '123\n');
+    const old = new Date(Date.now() - 120_000);
+    await utimes(`${path}.lock`, old, old);
+
+    await createFileStateStore(path, { waitMs: 150, retryMs: 10, staleMs: 60_000 }).save(state('web-1'));
+
+    expect(await createFileStateStore(path).load('web-1')).toEqual(state('web-1'));
+    expect(await readdir(dir)).toEqual(['state.json']);
+  });
+
   it('keeps every target in one file, replaced atomically (no temporary file left)', async () => {
     // Prepare
     const path = join(dir, 'state.json');
@@ -117,7 +157,8 @@ describe('createFileStateStore: the file as the user has it', () => {
       .save(state('web-1'))
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StateFileError);
-    expect((error as Error).message).toBe(`cannot read the state file ${path}: ENOTDIR`);
+    // The lock beside it is made first.
+    expect((error as Error).message).toBe(`cannot lock the state file ${path}: ENOTDIR on ${path}.lock`);
   });
 });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
+import { consoleText } from '../../src/cli/consoleText.ts';
 import { main } from '../../src/cli/main.ts';
 import { cleanReportText, TEXT_USES } from '../../src/core/text/sanitize.ts';
 import { cleanTerminalText } from '../../src/core/text/terminalText.ts';
@@ -39,6 +40,7 @@ const FILES: Record<string, string> = {
   'kept.json': JSON.stringify({
     rules: [{ name: 'busy-high', metric: 'slots_busy', op: '>=', threshold: 20, keepFiringFor: '5m' }],
   }),
+  'off.json': JSON.stringify({ rules: [{ name: 'client-concentration', enabled: false }] }),
   'silence.json': JSON.stringify({ silences: [{ rule: 'busy-*', until: '2026-11-22T12:05:00Z' }] }),
 };
 
@@ -85,16 +87,14 @@ describe('check', () => {
       notifications: [],
     });
     expect(parsed[1].alerts).toEqual([{ ...pending, state: 'firing', ...kept }]);
+    // The page JSON the Lambda publishes, then the subject and text of the page.
     expect(Object.keys(parsed[1].notifications[0])).toEqual([
-      'status',
-      'rule',
-      'target',
-      'severity',
-      'value',
-      'threshold',
-      'subject',
-      'message',
+      ...['version', 'status', 'reason', 'fingerprint', 'target', 'rule', 'severity', 'metric', 'op', 'threshold'],
+      ...['clearThreshold', 'value', 'activeAt', 'firedAt', 'resolvedAt', 'keepFiringSince', 'resolvesAt'],
+      ...['evaluatedAt', 'summary', 'runbook', 'labels', 'offenders', 'scoreboard', 'down', 'failure', 'silence'],
+      ...['forecast', 'subject', 'message'],
     ]);
+    expect(parsed[1].notifications[0].offenders.clients).toEqual([{ name: '127.0.0.1', count: 28 }]);
     expect(parsed[1].notifications[0]).toMatchObject({
       status: 'firing',
       rule: 'client-concentration',
@@ -108,14 +108,21 @@ describe('check', () => {
   });
 
   it.each([
-    ['a critical rule firing', 2, ['--file', 'web-1.html', '--rules', 'critical.json']],
-    ['the contract example rules, nothing firing', 0, ['--file', 'web-1.html', '--rules', 'rules.json']],
-    ['--url, target from the host', 2, ['--url', WEB_2, '--rules', 'critical.json']],
-    ['the report from standard input', 2, ['--file', '-', '--rules', 'critical.json']],
+    ['a critical rule firing', 2, ['--file', 'web-1.html', '--rules', 'critical.json', '--no-default-rules']],
+    [
+      'the contract example rules, nothing firing',
+      0,
+      ['--file', 'web-1.html', '--rules', 'rules.json', '--no-default-rules'],
+    ],
+    ['--url, target from the host', 2, ['--url', WEB_2, '--rules', 'critical.json', '--no-default-rules']],
+    // The built-in client-concentration (28 >= 20) still fires beside the file's rules.
+    ['the contract example rules over the built-in ones', 1, ['--file', 'web-1.html', '--rules', 'rules.json']],
+    ['the built-in rule switched off', 0, ['--file', 'web-1.html', '--rules', 'off.json']],
+    ['the report from standard input', 2, ['--file', '-', '--rules', 'critical.json', '--no-default-rules']],
     [
       'a silence holding back the page (still exit 2)',
       2,
-      ['--file', 'event.html', '--rules', 'critical.json', '--silences', 'silence.json'],
+      ['--file', 'event.html', '--rules', 'critical.json', '--no-default-rules', '--silences', 'silence.json'],
     ],
   ])('%s exits %i', async (_, code, args) => {
     const result = await check(args, undefined, { '-': FILES['web-1.html'] as string });
@@ -213,6 +220,69 @@ describe('check', () => {
     expect(err.trimEnd()).toMatch(message);
   });
 
+  it.each([
+    [
+      'the warning idle threshold firing, 5 not below the critical 5',
+      ['-w', 'slots_idle=20:', '-c', 'slots_idle=5:'],
+      1,
+      'WARNING - web-1.html: client-concentration (28 at or above 20), slots-idle-warning (5 below 20) | idle=5;20:;5:;0;256',
+    ],
+    [
+      'a critical threshold at the value: inside the range, nothing fires',
+      ['--critical', 'slots_idle=4:'],
+      1,
+      'WARNING - web-1.html: client-concentration (28 at or above 20) | idle=5;;4:;0;256',
+    ],
+    [
+      'a threshold replacing the built-in rule on its metric',
+      ['-c', 'top_client_busy_slots=@25:30'],
+      2,
+      'CRITICAL - web-1.html: top-client-busy-slots-critical (28 between 25 and 30) | idle=5;;;0;256',
+    ],
+    [
+      'a metric with no row of its own gets one',
+      ['--no-default-rules', '-w', 'slots_closing=2'],
+      1,
+      'WARNING - web-1.html: slots-closing-warning (3 outside 0 to 2) | idle=5;;;0;256',
+    ],
+  ])('-w/-c: %s', async (_, args, code, start) => {
+    const result = await check(['--file', 'web-1.html', ...args]);
+    const first = result.out.split('\n')[0] as string;
+    expect([result.code, first.slice(0, start.length)]).toEqual([code, start]);
+    expect(first.split(' ').slice(-2)).toEqual([
+      args.includes('slots_closing=2') ? 'slots_closing=3;2;;0;256' : 'requests_per_second=U;;;0',
+      'accesses=149651c;;;0',
+    ]);
+    if (args.includes('top_client_busy_slots=@25:30')) expect(first).toContain(' top_client=28;;@25:30;0;256 ');
+  });
+
+  it.each([
+    ['web-1', ' busy=28;;;0;256 '],
+    ['web-9', ' busy=28;;19;0;256 '],
+  ])("puts a rule's threshold into the perfdata of the targets it applies to only: %s", async (target, row) => {
+    const only = JSON.stringify({
+      rules: [
+        { name: 'busy-web-9', metric: 'slots_busy', op: '>=', threshold: 20, targets: ['web-9'], severity: 'critical' },
+      ],
+    });
+    const result = await check(['--file', 'web-1.html', '--target', target, '--rules', 'only.json'], undefined, {
+      'only.json': only,
+    });
+    expect((result.out.split('\n')[0] as string).split(' | ')[1]).toContain(row);
+  });
+
+  it.each([
+    [
+      ['-w', 'slots_idle'],
+      'check: -w: expected <metric>=<range> such as slots_idle=5:, found "slots_idle" without "="',
+    ],
+    [['-c', 'slots_idle=5:x'], 'check: -c: slots_idle: expected a number after ":", found "x" in "5:x"'],
+    [['-w', 'slots_idle=5:', '-w', 'slots_idle=6:'], 'check: expected one -w per metric, found slots_idle twice'],
+  ])('%j is UNKNOWN (exit 3) with the reason on the first line', async (args, reason) => {
+    const result = await check(['--file', 'web-1.html', ...args]);
+    expect([result.code, result.out]).toEqual([3, `UNKNOWN - ${reason}\n`]);
+  });
+
   it('computes free slots against --max-request-workers, not the printed positions', async () => {
     // web-1.html: 256 positions printed, 28 in use. Declared 29 workers: 1 free, 1/29 < 0.05.
     const alert = async (args: string[]) =>
@@ -224,7 +294,16 @@ describe('check', () => {
   });
 
   it('prints no notification while a silence matches', async () => {
-    const args = ['--file', 'event.html', '--rules', 'critical.json', '--silences', 'silence.json', '--json'];
+    const args = [
+      '--file',
+      'event.html',
+      '--rules',
+      'critical.json',
+      '--no-default-rules',
+      '--silences',
+      'silence.json',
+      '--json',
+    ];
     const { out } = await check(args);
     expect(JSON.parse(out).notifications).toEqual([]);
     expect(JSON.parse(out).alerts).toEqual([
@@ -240,18 +319,49 @@ describe('check', () => {
     ]);
   });
 
-  it('prints a plugin status line with performance data, then alerts and notifications, without --json', async () => {
-    const { code, out } = await check(['--url', WEB_2, '--rules', 'critical.json']);
+  it('prints a plugin status line with performance data, then one line per alert with who holds the workers, without --json', async () => {
+    const { code, out } = await check(['--url', WEB_2, '--rules', 'critical.json', '--no-default-rules']);
     expect(code).toBe(2);
-    expect(out.split('\n').slice(0, 6)).toEqual([
-      'CRITICAL - web-2.example:8080: busy-high (48 >= 20) | idle=27;;;0;150 busy=48;;19;0;150 free_ratio=0.68;;;0;1 closing=4;;;0 graceful_ratio=0;;;0;1 stopping=0;;;0 oldest_request=9s;;;0 top_client=48;;;0;150 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;;;0',
-      '  FIRING   critical busy-high: slots_busy 48 >= 20',
-      'Notifications that would be published: 1',
-      '',
-      'Subject: [FIRING critical] web-2.example:8080: busy-high (48 >= 20)',
-      'FIRING critical: busy-high on web-2.example:8080',
+    expect(out).toBe(
+      [
+        'CRITICAL - web-2.example:8080: busy-high (48 at or above 20) | idle=27;;;0;150 busy=48;;19;0;150 free_ratio=0.68;;;0;1 closing=4;;;0 graceful_ratio=0;;;0;1 stopping=0;;;0 oldest_request=9s;;;0 top_client=48;;;0;150 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;;;0 requests_per_second=U;;;0 accesses=183467c;;;0',
+        'FIRING critical busy-high: slots_busy 48 at or above 20; held by clients 127.0.0.1 (48); vhosts www.example.test:18140 (31), static.example.test:18143 (6), api.example.test:18140 (4); requests GET /page20k.html HTTP/1.1 (25), GET /cgi-bin/sleep.cgi?12 HTTP/1.1 (8), GET /img/logo.png HTTP/1.1 (6)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it.each([
+    ['', []],
+    [
+      ' -v: the rules not evaluated, and why',
+      [
+        'not evaluated: workers-exhaustion-forecast, 1 free-slot samples over 0 s in the last 10 minutes, fewer than 3 over 2 minutes',
+      ],
+    ],
+  ])('an OK check prints its figures on the first line, nothing more%s', async (verbose, more) => {
+    const { code, out } = await check(['--file', 'idle.html', '--target', 'web-1', ...(verbose === '' ? [] : ['-v'])]);
+    const lines = out.trimEnd().split('\n');
+    expect([code, lines[0]?.split(' | ')[0], lines.slice(1).filter((l) => l.includes('forecast'))]).toEqual([
+      0,
+      'OK - web-1: no alert firing; 2/256 slots busy, 3 idle, 0 closing',
+      more,
     ]);
-    expect(out).toContain('Runbook: https://wiki.example/busy\n');
+    expect(lines.length).toBe(verbose === '' ? 1 : 4);
+  });
+
+  it('writes no illegal macro character of Nagios before the perfdata or in the long output', async () => {
+    const hostile = (FILES['web-1.html'] as string).replaceAll(
+      'GET /page20k.html',
+      () => "GET /a?x=1&amp;y=&lt;b&gt;&quot;$`~'|",
+    );
+    const { out } = await check(['--file', 'hostile.html', '--target', 'web-1', '-w', 'slots_busy=10'], undefined, {
+      'hostile.html': hostile,
+    });
+    const [first, ...long] = out.trimEnd().split('\n');
+    const before = (first as string).split(' | ')[0] as string;
+    for (const line of [before, ...long]) expect(line).not.toMatch(/[`~$&|'"<>]/);
+    expect(long[0]).toContain('requests GET /a?x=1+y=(b)-/ HTTP/1.1 (6)');
   });
 
   it('says when a kept-firing alert cleared and when it resolves, and resolves it then', async () => {
@@ -269,9 +379,35 @@ describe('check', () => {
     // Assess
     expect(runs.map((r) => r.code)).toEqual([1, 1, 0]);
     expect(runs[1]?.out.split('\n')[1]).toBe(
-      '  FIRING   warning  busy-high: slots_busy 2: condition cleared at 2026-11-22T12:01:00Z; kept firing for 5m, resolves at 2026-11-22T12:06:00Z unless it returns',
+      'FIRING warning busy-high: now 2, condition cleared at 2026-11-22T12:01:00Z; kept firing for 5m, resolves at 2026-11-22T12:06:00Z unless it returns',
     );
-    expect(runs[2]?.out).toContain('Subject: [RESOLVED warning] web-1: busy-high (now 2)\n');
+    expect(runs[2]?.out).toContain('would publish: resolved warning busy-high\n');
+  });
+
+  it('ten parallel checks of ten targets sharing one --state file each find their state on the next run', async () => {
+    const state = join(dir, 'shared.json');
+    const targets = Array.from({ length: 10 }, (_, i) => `web-${i + 1}`);
+    const round = (now: string) =>
+      Promise.all(
+        targets.map((t) => check(['--file', 'web-1.html', '--target', t, '--state', state, '--now', now, '--json'])),
+      );
+
+    // Act: two rounds a minute apart, every check of a round at once
+    const first = await round('2026-11-22T12:00:00Z');
+    const second = await round('2026-11-22T12:01:00Z');
+
+    // Assess: client-concentration (for 1m) pending on every target, then firing on every target
+    const states = (runs: typeof first) =>
+      runs.map((r) => [
+        r.code,
+        JSON.parse(r.out)
+          .alerts.map((a: { state: string }) => a.state)
+          .join(),
+      ]);
+    expect(states(first)).toEqual(targets.map(() => [0, 'pending']));
+    expect(states(second)).toEqual(targets.map(() => [1, 'firing']));
+    const saved = JSON.parse(readFileSync(state, 'utf8')).targets;
+    expect(Object.keys(saved).sort()).toEqual([...targets].sort());
   });
 
   it('exits 3 with one line while the report is missing, 2 once target-down fires', async () => {
@@ -292,6 +428,12 @@ describe('check', () => {
     expect(JSON.parse(second.out).notifications.map((n: { subject: string }) => n.subject)).toEqual([
       '[FIRING critical] login.html: target-down (not a report)',
     ]);
+    // The page's own failure block, as the Lambda publishes it.
+    expect(JSON.parse(second.out).notifications[0].failure).toEqual({
+      reason: 'not-a-report',
+      likelySaturated: false,
+      lastSeen: null,
+    });
   });
 
   it('shows the forecast, its samples carried in the --state file', async () => {
@@ -343,10 +485,14 @@ describe('check', () => {
     // The plugin line shows the detail as a page does (host names defanged), the terminal as it is.
     const down = 'refused: connection refused by web-3[.]example - Apache may be down or saturated';
     const perf =
-      'idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0';
+      'idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 accesses=U;;;0';
     expect(first.out.split('\n')[0]).toBe(`UNKNOWN - web-3.example: report not read (${down}) | ${perf}`);
     expect(second.out.split('\n')[0]).toBe(`CRITICAL - web-3.example: target-down (${down}) | ${perf}`);
-    expect(second.out).toContain('Subject: [FIRING critical] web-3.example: target-down (refused)\n');
+    expect(second.out.split('\n').slice(1)).toEqual([
+      `FIRING critical target-down: ${down}`,
+      'would publish: firing critical target-down',
+      '',
+    ]);
   });
 
   it('shows a hostile body quoted in the failure as a page does on the plugin line: no markup, no second perfdata', async () => {
@@ -362,7 +508,7 @@ describe('check', () => {
     const found = '"<!channel> [x](https://evil.example) \\u202eevil | x=1" (48 characters)';
     expect([code, out().split('\n')[0], err()]).toEqual([
       2,
-      'CRITICAL - web-4.example: target-down (not a report: HTTP 200 from hxxp://web-4[.]example/server-status is not a server-status report: expected an Apache server-status report %28the HTML page, the ?auto page or a text dump of the HTML page%29, found %22%3C%21channel%3E %5Bx%5D%28hxxps://evil[.]example%29 %5Cu202eevil %7C x=1%22 %2848 characters%29) | idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0',
+      'CRITICAL - web-4.example: target-down (not a report: HTTP 200 from hxxp://web-4[.]example/server-status is not a server-status report: expected an Apache server-status report %28the HTML page, the ?auto page or a text dump of the HTML page%29, found %22%3C%21channel%3E %5Bx%5D%28hxxps://evil[.]example%29 %5Cu202eevil %7C x=1%22 %2848 characters%29) | idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 accesses=U;;;0',
       `check: web-4.example: not-a-report: HTTP 200 from http://web-4.example/server-status is not a server-status report: expected an Apache server-status report (the HTML page, the ?auto page or a text dump of the HTML page), found ${found}\n`,
     ]);
   });
@@ -370,7 +516,17 @@ describe('check', () => {
   it('re-sends a still-firing alert after --repeat-interval', async () => {
     const state = join(dir, 'state.json');
     const at = async (now: string) => {
-      const args = ['--file', 'web-1.html', '--rules', 'critical.json', '--state', state, '--now', now];
+      const args = [
+        '--file',
+        'web-1.html',
+        '--rules',
+        'critical.json',
+        '--no-default-rules',
+        '--state',
+        state,
+        '--now',
+        now,
+      ];
       return JSON.parse((await check([...args, '--json', '--repeat-interval', '30m'])).out).notifications.length;
     };
     expect([
@@ -385,25 +541,25 @@ describe('check', () => {
       'a saturated server: the condition fires at once at its severity',
       ['--file', 'web-1.html', '--target', 'web-1', '--max-request-workers', '29'],
       2,
-      'CRITICAL - web-1: idle-slots-low (free 1/29 slots), client-concentration (28 >= 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.0345;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0',
+      'CRITICAL - web-1: idle-slots-low (free 1/29 slots), client-concentration (28 at or above 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.0345;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 accesses=149651c;;;0',
     ],
     [
       'a warning',
       ['--file', 'web-1.html', '--target', 'web-1'],
       1,
-      'WARNING - web-1: client-concentration (28 >= 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.8906;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0',
+      'WARNING - web-1: client-concentration (28 at or above 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.8906;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 accesses=149651c;;;0',
     ],
     [
       'an idle server',
       ['--file', 'idle.html', '--target', 'web-1'],
       0,
-      'OK - web-1: no alert firing | idle=3;;;0;256 busy=2;;;0;256 free_ratio=0.9922;;0.05:;0;1 closing=0;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=0s;300;;0 top_client=2;19;;0;256 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0',
+      'OK - web-1: no alert firing; 2/256 slots busy, 3 idle, 0 closing | idle=3;;;0;256 busy=2;;;0;256 free_ratio=0.9922;;0.05:;0;1 closing=0;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=0s;300;;0 top_client=2;19;;0;256 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 accesses=14c;;;0',
     ],
     [
       'a refused fetch: target-down at once, the cause on the first line',
       ['--url', 'http://web-3.example/server-status'],
       2,
-      'CRITICAL - web-3.example: target-down (refused: connection refused by web-3[.]example - Apache may be down or saturated) | idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0',
+      'CRITICAL - web-3.example: target-down (refused: connection refused by web-3[.]example - Apache may be down or saturated) | idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 accesses=U;;;0',
     ],
   ])('without --state is a stateless plugin: %s', async (_, args, code, first) => {
     const result = await check(args);
@@ -473,7 +629,11 @@ describe('check --url --auth-file of a server that echoes the request', () => {
     ['/echo-cut', 'not-a-report', 'HTTP 200 from http://HOST/echo-cut is not a server-status report'],
     ['/to-echo', 'not-a-report', 'HTTP 200 from http://HOST/echo?auth=*** is not a server-status report'],
     ['/echo-500', 'http-status', 'HTTP 500 Internal Server Error from HOST'],
-    ['/echo-401', 'http-status', "HTTP 401 Unauthorized from HOST - check the status page's credentials"],
+    [
+      '/echo-401',
+      'http-status',
+      "HTTP 401 Unauthorized from HOST - the credentials sent were refused - check the status page's user and password",
+    ],
     ['/away', 'redirect', 'HTTP 302 from HOST redirects to http://localhost:PORT/echo?auth=*** - only same-host'],
   ])(
     '%s: no form of the credentials in the plugin line, the human output, --json or the --state file',
@@ -500,7 +660,9 @@ describe('check --url --auth-file of a server that echoes the request', () => {
       const shown = detail.replaceAll('HOST', host).replace('PORT', host.split(':')[1] as string);
       expect(plugin.out.split('\n')[0]).toMatch(new RegExp(`^CRITICAL - ${host}: target-down \\(`));
       // The plugin line shows the detail as a page does (defanged, markup percent-encoded).
-      expect(plugin.out.split('\n')[0]).toContain(cleanReportText(shown, { use: TEXT_USES.page, max: 1000 }));
+      expect(plugin.out.split('\n')[0]).toContain(
+        consoleText(cleanReportText(shown, { use: TEXT_USES.page, max: 1000 })),
+      );
       expect(plugin.err).toContain(`check: ${host}: ${reason}: ${shown}`);
       expect(first.err).toContain(`check: ${host}: ${reason}: ${shown}`);
       for (const out of [json.out, second.out]) {

@@ -206,9 +206,10 @@ describe('cli help and version', () => {
   it.each([
     [[], `httpd-status-alerts: expected a command (${NAMES}), found none`],
     [['frobnicate'], `httpd-status-alerts: expected a command (${NAMES}), found "frobnicate"`],
-  ])('%j exits 2 with the usage line', async (args, first) => {
+    [['chek'], `httpd-status-alerts: expected a command (${NAMES}), found "chek" (did you mean check?)`],
+  ])('%j exits 3 (a plugin UNKNOWN) with one line on standard output and the usage line', async (args, first) => {
     const { code, out, err } = await run(args);
-    expect([code, out]).toEqual([2, '']);
+    expect([code, out]).toEqual([3, `UNKNOWN - ${first}\n`]);
     expect(err).toBe(`${first}\nUsage: httpd-status-alerts <command> [options]\n`);
   });
 });

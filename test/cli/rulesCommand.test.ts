@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_RULES, DEFAULT_RULES_DOCUMENT, rulesFromDocuments } from '../../src/core/rules/document.ts';
 import { runCli } from './fakeIo.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -162,6 +163,23 @@ describe('cli rules test', () => {
   });
 });
 
+describe('cli rules defaults', () => {
+  it('prints the built-in rules as a rules document that validates to the built-in rules', async () => {
+    const result = await cli(['rules', 'defaults']);
+    expect([result.code, result.err]).toEqual([0, '']);
+    expect(JSON.parse(result.out)).toEqual(DEFAULT_RULES_DOCUMENT);
+    expect(rulesFromDocuments([{ source: 'printed', text: result.out }], [])).toEqual(DEFAULT_RULES);
+  });
+
+  it('refuses an argument (exit 2)', async () => {
+    expect(await cli(['rules', 'defaults', 'x'])).toEqual({
+      code: 2,
+      out: '',
+      err: 'rules: expected no arguments, found "x" (usage: rules --help)\n',
+    });
+  });
+});
+
 describe('cli rules validate', () => {
   it('accepts valid rules files, naming the rules', async () => {
     const result = await cli(['rules', 'validate', join(FIXTURES, 'valid.json')]);
@@ -173,6 +191,16 @@ describe('cli rules validate', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'rules-')), 'empty.json');
     writeFileSync(file, '{"rules":[]}');
     expect(await cli(['rules', 'validate', file])).toEqual({ code: 0, out: '0 rule(s) in 1 file(s) valid\n', err: '' });
+  });
+
+  it('names the built-in rules a file switches off', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'rules-')), 'off.json');
+    writeFileSync(file, '{"rules":[{"name":"ssl-cache-misses","enabled":false}]}');
+    expect(await cli(['rules', 'validate', file])).toEqual({
+      code: 0,
+      out: '0 rule(s) in 1 file(s) valid; built-in rule(s) switched off: ssl-cache-misses\n',
+      err: '',
+    });
   });
 
   it('lists every problem of an invalid file (exit 1)', async () => {
@@ -194,7 +222,7 @@ describe('cli rules validate', () => {
       1,
       "rules: cannot read /no/such/file.json: ENOENT: no such file or directory, open '/no/such/file.json'",
     ],
-    [['lint', 'x'], 2, 'rules: expected validate or test, found "lint" (usage: rules --help)'],
+    [['lint', 'x'], 2, 'rules: expected validate, test or defaults, found "lint" (usage: rules --help)'],
     [
       ['validate', '--fil', 'x.json'],
       2,

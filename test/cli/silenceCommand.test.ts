@@ -231,8 +231,11 @@ describe('cli silence (fake SSM over HTTP)', () => {
     expect(forced.code).toBe(0);
   });
 
-  it('checks the rule against the rules documents under the prefix, not only the built-in ones', async () => {
-    ssm.put(`${PREFIX}/rules/base`, '{"rules":[{"name":"busy-high","metric":"slots_busy","op":">=","threshold":20}]}');
+  it('checks the rule against the rules documents under the prefix merged over the built-in ones', async () => {
+    ssm.put(
+      `${PREFIX}/rules/base`,
+      '{"rules":[{"name":"busy-high","metric":"slots_busy","op":">=","threshold":20},{"name":"idle-slots-low","enabled":false}]}',
+    );
     const ok = await cli([
       'silence',
       'add',
@@ -258,7 +261,8 @@ describe('cli silence (fake SSM over HTTP)', () => {
       'c',
     ]);
     expect([ok.code, gone.code]).toEqual([0, 1]);
-    expect(gone.err).toContain('--rule "idle-slots-low": it matches none of the 2 rules');
+    // The built-in rules, one switched off, one added.
+    expect(gone.err).toContain(`--rule "idle-slots-low": it matches none of the ${DEFAULT_RULES.length - 1 + 1} rules`);
   });
 
   it('refuses a name already taken, leaving the existing silence as it was', async () => {

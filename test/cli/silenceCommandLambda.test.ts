@@ -15,6 +15,7 @@ import { createSnsNotifier } from '../../src/adapters/snsNotifier.ts';
 import { createSsmConfigSource } from '../../src/adapters/ssmConfigSource.ts';
 import type { CycleDeps } from '../../src/app/ports.ts';
 import { runCycle } from '../../src/app/run.ts';
+import { DEFAULT_RULES } from '../../src/core/rules/defaultRules.ts';
 import { type LocalDynamo, type LocalSns, startDynalite, startSns } from '../support/emulators.ts';
 import { type FakeSsm, startFakeSsm } from '../support/fakeSsm.ts';
 import { runCli } from './fakeIo.ts';
@@ -26,7 +27,11 @@ const BUSY_HTML = readFileSync(
   'latin1',
 );
 const RULES = {
-  rules: [{ name: 'closing-seen', metric: 'slots_closing', op: '>=', threshold: 3, severity: 'critical' }],
+  // The built-in rules switched off (rules documents add to them), so the one page is this rule's.
+  rules: [
+    { name: 'closing-seen', metric: 'slots_closing', op: '>=', threshold: 3, severity: 'critical' },
+    ...DEFAULT_RULES.filter((r) => r.name !== 'target-down').map((r) => ({ name: r.name, enabled: false })),
+  ],
 };
 const PAGE = '[FIRING critical] web-1: closing-seen (3 >= 3)';
 const T0 = Date.parse('2026-11-22T12:00:00Z');

@@ -1035,7 +1035,7 @@ describe('evaluateTarget: the exhaustion forecast and a saturated target', () =>
     expect(results.flatMap((r) => r.alerts.filter((a) => a.rule === FORECAST))).toEqual([]);
   });
 
-  it('names a timeout after a nearly full report "likely saturated" in subject, text and JSON', () => {
+  it('pages a timeout after a nearly full report "likely saturated" on that first failure, in subject, text and JSON', () => {
     // Act: 20 of 256 free (7.8 %), then two timeouts
     const results = steps([
       [0, withFree(60)],
@@ -1044,14 +1044,15 @@ describe('evaluateTarget: the exhaustion forecast and a saturated target', () =>
       [6, TIMED_OUT],
     ]);
 
-    // Assess
-    const page = results[3]?.notifications.find((n) => n.rule === 'target-down');
+    // Assess: the page goes out on the first timeout, not the second
+    expect(results.map((r) => r.notifications.filter((n) => n.rule === 'target-down').length)).toEqual([0, 0, 1, 0]);
+    const page = results[2]?.notifications.find((n) => n.rule === 'target-down');
     expect(page?.subject).toBe('[FIRING critical] web-1: target-down (saturated)');
     expect(page?.message.split('\n').slice(-4)).toEqual([
       `Failure: timeout, likely saturated: 236/256 slots busy at ${iso(4)}`,
       'The server was (nearly) full when last seen: the status page most likely waits for a free worker like every other request.',
       'Fetch: timed out after 10000 ms waiting for',
-      'Consecutive failures: 2',
+      'Consecutive failures: 1',
     ]);
     expect(page?.payload.failure).toEqual({
       reason: 'timeout',
@@ -1062,7 +1063,7 @@ describe('evaluateTarget: the exhaustion forecast and a saturated target', () =>
     expect(results[3]?.state.lastReport).toEqual(results[1]?.state.lastReport);
   });
 
-  it('calls a timeout after a roomy report a timeout', () => {
+  it('calls a timeout after a roomy report a timeout, and waits for the second failure', () => {
     // Act: 60 of 256 free (23 %), no forecast
     const results = steps([
       [4, withFree(60)],
@@ -1071,6 +1072,7 @@ describe('evaluateTarget: the exhaustion forecast and a saturated target', () =>
     ]);
 
     // Assess
+    expect(results.map((r) => r.notifications.filter((n) => n.rule === 'target-down').length)).toEqual([0, 0, 1]);
     const page = results[2]?.notifications.find((n) => n.rule === 'target-down');
     expect(page?.subject).toBe('[FIRING critical] web-1: target-down (timeout)');
     expect(page?.payload.failure).toEqual({ reason: 'timeout', likelySaturated: false, lastSeen: null });

@@ -1,16 +1,19 @@
 /**
- * Rules documents: several JSON documents (SSM parameters or files) merged into one rule list.
- * An invalid set is rejected whole, with every problem listed.
+ * Rules documents: several JSON documents (SSM parameters or files) merged into one rule list,
+ * then over the built-in rules (merge.ts). An invalid set is rejected whole, with every problem listed.
  */
 
+import { didYouMean } from '../nearest.ts';
 import { DEFAULT_RULES, toRule } from './defaultRules.ts';
 import { DEFAULT_RULES_DOCUMENT } from './defaults.ts';
 import { compare } from './evaluate.ts';
+import { mergeRules, type RulesDocuments } from './merge.ts';
 import { metricSpec } from './metrics.ts';
 import { DocumentsValidationError, issuesToProblems, itemLabel, readDocument } from './problems.ts';
 import {
   DOCUMENT_DEFAULT_FIELDS,
   type DocumentDefaults,
+  disabledRuleSchema,
   documentDefaultsSchema,
   RULE_FIELDS,
   ruleSchema,
@@ -72,18 +75,30 @@ function readDefaults(source: string, doc: Record<string, unknown>, problems: Va
   return {};
 }
 
+const BUILT_IN_NAMES = DEFAULT_RULES.map((rule) => rule.name);
+
+/** A rule switched off must name a built-in one: any other name switches nothing off (a typo). */
+function disabledProblem(source: string, label: string, name: string): ValidationProblem | null {
+  if (BUILT_IN_NAMES.includes(name)) return null;
+  const message = `expected "enabled": false only on a built-in rule (${BUILT_IN_NAMES.join(', ')}), found "${name}"${didYouMean(name, BUILT_IN_NAMES)}`;
+  return { source, rule: label, field: 'enabled', message };
+}
+
 /**
- * Validates and merges rules documents (`{ "rules": [...] }` each, optionally with `groupBy` and
- * `groupInterval`, the defaults of that document's rules). Names must be unique across all
- * documents.
+ * Validates rules documents (`{ "rules": [...] }` each, optionally with `groupBy` and
+ * `groupInterval`, the defaults of that document's rules): their rules, and the built-in rules
+ * they switch off (`"enabled": false`, where the name alone is enough). Names must be unique
+ * across all documents.
  *
  * @throws RulesValidationError listing every problem of every document
  * @example
- * parseRulesDocuments([{ source: '/alerts/rules/base', text: '{"rules":[]}' }]) // []
+ * readRulesDocuments([{ source: 'a', text: '{"rules":[{"name":"ssl-cache-misses","enabled":false}]}' }])
+ * // { rules: [], disabled: ['ssl-cache-misses'] }
  */
-function parseRulesDocuments(docs: ReadonlyArray<{ source: string; text: string }>): Rule[] {
+function readRulesDocuments(docs: ReadonlyArray<{ source: string; text: string }>): RulesDocuments {
   const problems: ValidationProblem[] = [];
   const rules: Rule[] = [];
+  const disabled: string[] = [];
   const seen = new Map<string, string>();
   for (const { source, text } of docs) {
     const read = readDocument(source, text, 'rules', problems, DOCUMENT_DEFAULT_FIELDS);
@@ -93,6 +108,16 @@ function parseRulesDocuments(docs: ReadonlyArray<{ source: string; text: string 
       const label = itemLabel(raw, index, 'name');
       // Checks across fields and documents run on the raw rule too, so one pass lists every problem.
       const crossProblems = crossCheck(source, label, raw, seen);
+      const off = raw !== null && typeof raw === 'object' && (raw as { enabled?: unknown }).enabled === false;
+      if (off) {
+        const parsed = disabledRuleSchema.safeParse(raw);
+        if (!parsed.success) problems.push(...issuesToProblems(source, label, raw, parsed.error.issues, RULE_FIELDS));
+        const unknown = parsed.success ? disabledProblem(source, label, parsed.data.name) : null;
+        if (unknown !== null) crossProblems.push(unknown);
+        problems.push(...crossProblems);
+        if (parsed.success && crossProblems.length === 0) disabled.push(parsed.data.name);
+        return;
+      }
       const parsed = ruleSchema.safeParse(raw);
       if (!parsed.success) problems.push(...issuesToProblems(source, label, raw, parsed.error.issues, RULE_FIELDS));
       problems.push(...crossProblems);
@@ -100,7 +125,39 @@ function parseRulesDocuments(docs: ReadonlyArray<{ source: string; text: string 
     });
   }
   if (problems.length > 0) throw new RulesValidationError(problems);
-  return rules;
+  return { rules, disabled };
 }
 
-export { DEFAULT_RULES, DEFAULT_RULES_DOCUMENT, parseRulesDocuments, RulesValidationError };
+/**
+ * The documents' own rules, switched-off ones left out (what `--no-default-rules` evaluates).
+ *
+ * @throws RulesValidationError listing every problem of every document
+ * @example
+ * parseRulesDocuments([{ source: '/alerts/rules/base', text: '{"rules":[]}' }]) // []
+ */
+function parseRulesDocuments(docs: ReadonlyArray<{ source: string; text: string }>): Rule[] {
+  return readRulesDocuments(docs).rules;
+}
+
+/**
+ * The rules evaluated: the documents merged over `base` by name (the built-in rules unless told).
+ *
+ * @throws RulesValidationError listing every problem of every document
+ * @example
+ * rulesFromDocuments([{ source: 'a', text: '{"rules":[]}' }]) // DEFAULT_RULES, unchanged
+ */
+function rulesFromDocuments(
+  docs: ReadonlyArray<{ source: string; text: string }>,
+  base: readonly Rule[] = DEFAULT_RULES,
+): Rule[] {
+  return mergeRules(base, readRulesDocuments(docs));
+}
+
+export {
+  DEFAULT_RULES,
+  DEFAULT_RULES_DOCUMENT,
+  parseRulesDocuments,
+  RulesValidationError,
+  readRulesDocuments,
+  rulesFromDocuments,
+};

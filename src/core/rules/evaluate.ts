@@ -2,6 +2,7 @@
  * A rule against the computed metrics: the condition holds, does not hold, or cannot be evaluated.
  */
 import type { MetricResult } from './compute.ts';
+import { rangeAlerts } from './range.ts';
 import type { Op, Rule } from './types.ts';
 
 /**
@@ -31,6 +32,11 @@ function compare(op: Op, value: number, threshold: number): boolean {
   }
 }
 
+/** Whether the rule's condition holds for `value`: its range when it has one, else `value op threshold`. */
+function holds(rule: Rule, value: number): boolean {
+  return rule.range === undefined ? compare(rule.op, value, rule.threshold) : rangeAlerts(rule.range, value);
+}
+
 /**
  * Evaluates one rule. A metric the observation cannot give leaves the rule unevaluated with the
  * reason (never a made-up 0); so does a sample count below the rule's `minSamples`.
@@ -44,7 +50,7 @@ function evaluateRule(rule: Rule, metrics: ReadonlyMap<string, MetricResult>, ab
     return {
       kind: 'unbounded',
       reason: result.reason,
-      holds: compare(rule.op, Number.POSITIVE_INFINITY, rule.threshold),
+      holds: holds(rule, Number.POSITIVE_INFINITY),
     };
   }
   if (!result.ok) return { kind: 'unevaluated', reason: result.reason };
@@ -54,7 +60,7 @@ function evaluateRule(rule: Rule, metrics: ReadonlyMap<string, MetricResult>, ab
       reason: `${result.samples} samples in the window, fewer than minSamples ${rule.minSamples}`,
     };
   }
-  return { kind: 'value', value: result.value, holds: compare(rule.op, result.value, rule.threshold) };
+  return { kind: 'value', value: result.value, holds: holds(rule, result.value) };
 }
 
 export type { RuleOutcome };

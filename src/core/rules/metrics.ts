@@ -101,10 +101,13 @@ function metricSpec(name: string): MetricSpec | undefined {
   return CATALOGUE.get(name);
 }
 
+/** Every metric name of the catalogue, for "did you mean ...?". */
+const METRIC_NAMES: readonly string[] = [...CATALOGUE.keys()];
+
 /** Whether `mode` (one scoreboard character) is among `modes`. */
 function countsMode(modes: string, mode: string): mode is ModeChar {
   return mode.length === 1 && modes.includes(mode);
 }
 
 export type { MetricSpec };
-export { BUSY_CODES, BUSY_MODES, CONNECTION_METRICS, countsMode, metricSpec, SLOT_MODES };
+export { BUSY_CODES, BUSY_MODES, CONNECTION_METRICS, countsMode, METRIC_NAMES, metricSpec, SLOT_MODES };

@@ -90,9 +90,31 @@ const ruleSchema = z.strictObject(
     ),
     groupBy: z.optional(groupBy),
     groupInterval: z.optional(groupInterval),
+    enabled: z.optional(z.boolean({ error: 'expected true or false' })),
   },
   { error: 'expected a rule object' },
 );
+
+/**
+ * A rule switched off (`"enabled": false`): its name is enough, so a built-in rule is switched off
+ * without copying it; any other field given is checked as on any rule.
+ */
+const disabledRuleSchema = z.partial(ruleSchema, {
+  metric: true,
+  op: true,
+  threshold: true,
+  clearThreshold: true,
+  for: true,
+  keepFiringFor: true,
+  severity: true,
+  summary: true,
+  runbook: true,
+  minSamples: true,
+  targets: true,
+  groupBy: true,
+  groupInterval: true,
+  enabled: true,
+});
 
 /**
  * A rules document's fields beside `rules`: the defaults of its rules. Unknown keys are the
@@ -112,6 +134,7 @@ const DOCUMENT_DEFAULT_FIELDS = Object.keys(documentDefaultsSchema.shape);
 export type { DocumentDefaults, RuleInput };
 export {
   DOCUMENT_DEFAULT_FIELDS,
+  disabledRuleSchema,
   documentDefaultsSchema,
   glob as globSchema,
   NAME as RULE_NAME,

@@ -2,6 +2,7 @@
  * A validated alerting rule: one metric compared with a threshold, held for a duration.
  */
 import type { StatusReport } from '../report/types.ts';
+import type { NagiosRange } from './range.ts';
 
 /** How urgent an alert of a rule is. */
 const SEVERITIES = { critical: 'critical', warning: 'warning', info: 'info' } as const;
@@ -62,6 +63,11 @@ interface Rule {
   groupBy: string[];
   /** How long a group's page waits before an update about alerts that joined or resolved (`group_interval`). */
   groupIntervalMs: number;
+  /**
+   * A command-line threshold (`-w`/`-c`): the condition is that the value lies where this range
+   * alerts, and `op`/`threshold` name its nearer side for messages. Absent on document rules.
+   */
+  range?: NagiosRange;
 }
 
 /** One thing wrong with a rules or silences document, located by source, rule and field. */

@@ -109,7 +109,7 @@ describe('parseRulesDocuments', () => {
       at(
         'ssl-cache-misses',
         'colour',
-        'unknown field, expected one of name, metric, op, threshold, clearThreshold, for, keepFiringFor, severity, summary, runbook, minSamples, targets, groupBy, groupInterval',
+        'unknown field, expected one of name, metric, op, threshold, clearThreshold, for, keepFiringFor, severity, summary, runbook, minSamples, targets, groupBy, groupInterval, enabled',
       ),
       at('ssl-cache-misses', 'minSamples', 'expected only on a ratio metric with samples, found it on slots_idle'),
       at('no-threshold', 'threshold', 'expected a number, found nothing'),
