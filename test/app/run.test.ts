@@ -26,6 +26,7 @@ import {
   startDynalite,
   startSns,
 } from '../support/emulators.ts';
+import { onlyTheseRules } from '../support/rulesDocuments.ts';
 
 const BUSY_HTML = readFileSync(
   new URL('../fixtures/apache-2.4.71/prefork-busy/report.html', import.meta.url),
@@ -40,19 +41,17 @@ const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 
 // prefork-busy has 3 slots in C, prefork-idle none. One page per alert (`groupBy: []`): these
 // tests follow one alert's lifecycle; grouping has its own (test/app/accounting/groupItems.test.ts).
-const CLOSING_RULES = JSON.stringify({
-  rules: [
-    {
-      groupBy: [],
-      name: 'closing-seen',
-      metric: 'slots_closing',
-      op: '>=',
-      threshold: 3,
-      severity: 'critical',
-      runbook: 'https://wiki.example/closing',
-    },
-  ],
-});
+const CLOSING_RULES = onlyTheseRules([
+  {
+    groupBy: [],
+    name: 'closing-seen',
+    metric: 'slots_closing',
+    op: '>=',
+    threshold: 3,
+    severity: 'critical',
+    runbook: 'https://wiki.example/closing',
+  },
+]);
 
 /** A status page whose answer the test sets: a body, a status code, a hang or a cut connection. */
 interface PageServer {
@@ -296,7 +295,7 @@ describe('runCycle with dynalite and fauxqs', () => {
     const rule = { name: 'free-low', metric: 'slots_free_ratio', op: '<', threshold: 0.05, severity: 'critical' };
     const raw = (target: object) => ({
       targets: { '/hsa/targets/web-1': JSON.stringify({ url: page.url, allowLoopback: true, ...target }) },
-      rules: { '/hsa/rules/free': JSON.stringify({ rules: [rule] }) },
+      rules: { '/hsa/rules/free': onlyTheseRules([rule]) },
       silences: {},
     });
     await runCycle(deps({ raw: raw({}) }), at(0));

@@ -125,7 +125,7 @@ const report: StatusReport = parseReport('Scoreboard: __W\\n');
     [0, ['--version'], '', `${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}\n`],
     [1, ['check', '--file', '-', '--now', '2026-11-22T12:00:00Z'], 'report', 'WARNING - stdin: client-concentration'],
     [0, ['parse', '-', '--json'], 'report', '{\n  "format": "html",'],
-    [3, ['check', '--verbose'], '', 'UNKNOWN - check: expected one of the options of --help'],
+    [3, ['check', '--frobnicate'], '', 'UNKNOWN - check: expected one of the options of --help'],
   ])('runs the bin: exit %i for %j', (code, args, input, start) => {
     const bin = join(consumer, 'node_modules/.bin/httpd-status-alerts');
     const stdin = input === 'report' ? readFileSync(REPORT, 'latin1') : '';
@@ -133,6 +133,6 @@ const report: StatusReport = parseReport('Scoreboard: __W\\n');
     expect(result.status).toBe(code);
     expect(result.stdout.startsWith(start)).toBe(true);
     if (code === 3)
-      expect(result.stderr).toMatch(/^check: expected one of the options of --help, found unknown option --verbose/);
+      expect(result.stderr).toMatch(/^check: expected one of the options of --help, found unknown option --frobnicate/);
   });
 });

@@ -11,6 +11,7 @@ import type { CycleDeps, StateTable } from '../../../src/app/ports.ts';
 import { type CycleSummary, runCycle } from '../../../src/app/run.ts';
 import type { Notification } from '../../../src/core/alerts/types.ts';
 import { EVENTS_PER, pagerDutyEvents } from '../../../src/core/pagerduty/events.ts';
+import { onlyTheseRules } from '../../support/rulesDocuments.ts';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const at = (minute: number) => new Date(T0 + minute * 60_000);
@@ -94,7 +95,11 @@ class Fleet {
       targets[`/g/targets/${t}`] = JSON.stringify({ url: `http://${t}.test/server-status`, labels });
     const silences: Record<string, string> =
       this.silences.length > 0 ? { '/g/silences/all': JSON.stringify({ silences: this.silences }) } : {};
-    const raw = { targets, rules: { '/g/rules/all': JSON.stringify({ rules: this.rules }) }, silences };
+    const raw = {
+      targets,
+      rules: { '/g/rules/all': onlyTheseRules(this.rules as Array<Record<string, unknown>>) },
+      silences,
+    };
     return {
       config: { loadRaw: async () => structuredClone(raw), getSecret: async () => '' },
       secretScope: { prefix: '/g', sharedSecretParameters: [] },

@@ -14,6 +14,7 @@ import { runCycle } from '../../../src/app/run.ts';
 import type { Notification } from '../../../src/core/alerts/types.ts';
 import { DiscoveryListingError, type ListingOutcome } from '../../../src/core/discovery/listing.ts';
 import type { RawConfig } from '../../../src/core/monitorConfig.ts';
+import { onlyTheseRules } from '../../support/rulesDocuments.ts';
 
 const BUSY_HTML = readFileSync(
   new URL('../../fixtures/apache-2.4.71/prefork-busy/report.html', import.meta.url),
@@ -22,9 +23,9 @@ const BUSY_HTML = readFileSync(
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 
-const CLOSING_RULES = JSON.stringify({
-  rules: [{ groupBy: [], name: 'closing-seen', metric: 'slots_closing', op: '>=', threshold: 3, severity: 'critical' }],
-});
+const CLOSING_RULES = onlyTheseRules([
+  { groupBy: [], name: 'closing-seen', metric: 'slots_closing', op: '>=', threshold: 3, severity: 'critical' },
+]);
 
 let server: Server;
 let port = 0;
