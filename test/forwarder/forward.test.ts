@@ -388,6 +388,56 @@ describe('forwardToPagerDuty against the stand-in Events API and the state table
     ]);
   });
 
+  it.fails('per group: every part of a page in parts (part i at order + i - 1) reaches the incident, in any order of delivery', async () => {
+    // Prepare: a page of six in three parts as the monitor publishes it (part i carries the page's
+    // order plus i - 1), delivered last part first; then its resolve in two parts, also last first;
+    // then a late duplicate of the firing page's first part.
+    const GROUP_KEY = 'group-0123456789abcdef0123456789abcdef';
+    const names = ['web-1', 'web-2', 'web-3', 'web-4', 'web-5', 'web-6'];
+    const inParts = (status: 'firing' | 'resolved', order: number, count: number) =>
+      Array.from({ length: count }, (_, p) => {
+        const size = names.length / count;
+        return groupPage(
+          names.slice(p * size, p * size + size).map((t) => alert(t, status)),
+          order + p,
+          { index: p + 1, count },
+        );
+      });
+    const firing = inParts('firing', T0, 3);
+    const resolved = inParts('resolved', T0 + 60_000, 2);
+
+    // Act
+    const results = [];
+    for (const page of [firing[2], firing[0], firing[1], resolved[1], resolved[0], firing[0]])
+      results.push(await forwardToPagerDuty(snsEvent(page), deps(EVENTS_PER.group)));
+
+    // Assess: the three triggers sent, together listing all six alerts; one resolve sent, the other
+    // part's closing nothing; the late first part stale; the incident resolved, never re-opened.
+    expect(results.map((r) => [r.sent, r.dropped])).toEqual([
+      [1, 0],
+      [1, 0],
+      [1, 0],
+      [1, 0],
+      [0, 1],
+      [0, 1],
+    ]);
+    expect(sentEvents()).toEqual([
+      [GROUP_KEY, 'trigger', 202],
+      [GROUP_KEY, 'trigger', 202],
+      [GROUP_KEY, 'trigger', 202],
+      [GROUP_KEY, 'resolve', 202],
+    ]);
+    const listed = api.requests
+      .filter((r) => (r.body as { event_action: string }).event_action === 'trigger')
+      .flatMap((r) =>
+        (r.body as { payload: { custom_details: { alerts: { target: string }[] } } }).payload.custom_details.alerts.map(
+          (a) => a.target,
+        ),
+      );
+    expect(listed.sort()).toEqual(names);
+    expect(api.incident(KEY, GROUP_KEY)).toMatchObject({ status: 'resolved', events: 4, reopened: 0 });
+  });
+
   it('refuses a record that is not an alert message with one log line, sends the rest, and does not fail', async () => {
     // Act
     const result = await forwardToPagerDuty(snsEvent('hello', alert('web-1', 'firing')), deps(EVENTS_PER.group));
