@@ -25,6 +25,7 @@ import {
   type OrderedEvent,
   PAGERDUTY_ACTIONS,
   PagerDutyMessageError,
+  pageOrderOf,
   type RoutingKeyRef,
   readAlertPage,
   resolvedSince,
@@ -35,7 +36,6 @@ import {
   freedBy,
   INCIDENT_REASONS,
   pageEntry,
-  pageOrderOf,
   perAlertEvents,
 } from '../core/pagerduty/perAlert.ts';
 import { LOG_MESSAGES } from './logMessages.ts';

@@ -7,7 +7,9 @@
  *   incident its first page opened. An alert outside any group is keyed by its fingerprint.
  * - `alert`: one event per alert of the message, its fingerprint the `dedup_key`.
  * Either way a resolve closes exactly the incident its trigger opened. Each event carries the
- * page's `order` (when the page has one) so the forwarder can drop what is older than accepted.
+ * page's `order` (when the page has one) and its part, so the forwarder can drop what is older than
+ * accepted while taking every part of one page: a group's event carries the page's order whichever
+ * part it comes from (`pageOrderOf`), so the parts add to one incident and none makes another stale.
  */
 
 import { describeInput } from '../errors.ts';
@@ -63,9 +65,12 @@ interface AlertPage {
   group: GroupFacts | null;
   /** `group-<id>` of the group the page belongs to (grouped or one alert's own page), else null. */
   groupKey: string | null;
-  /** The page's order (epoch ms, strictly increasing per alert or group); null on older messages. */
+  /**
+   * The order the message carries (epoch ms, strictly increasing per alert or group; part i of a
+   * page in parts carries the page's order plus i - 1, see `pageOrderOf`); null on older messages.
+   */
   order: number | null;
-  /** The part of a grouped page (1 otherwise): parts of one page share their order. */
+  /** The part of a grouped page (1 otherwise). */
   part: number;
 }
 
@@ -229,6 +234,14 @@ function readAlertPage(message: string): AlertPage {
   return { alerts, group, groupKey: group?.fingerprint ?? null, order, part: group?.part.index ?? 1 };
 }
 
+/**
+ * The order of the page a part belongs to: part i of a page carries the page's order plus i - 1
+ * (the monitor's split, so every message has an order of its own), and the events the parts share
+ * (a group's incident, per alert the overflow's) carry the page's: the forwarder then takes each
+ * part at that one order (`other-part`) and none makes another stale.
+ */
+const pageOrderOf = (page: AlertPage): number | null => (page.order === null ? null : page.order - (page.part - 1));
+
 /** Cuts to `max` UTF-16 units without leaving half a surrogate pair. */
 function cut(value: string, max: number): string {
   if (value.length <= max) return value;
@@ -371,9 +384,12 @@ function groupEvent(group: GroupFacts, alerts: readonly AlertFacts[], routingKey
  * @example eventsOfPage(readAlertPage(message), key, EVENTS_PER.group)[0]?.event.dedup_key // 'group-5f1c...'
  */
 function eventsOfPage(page: AlertPage, routingKey: string, per: EventsPer): OrderedEvent[] {
-  const ordered = (event: PagerDutyEvent): OrderedEvent => ({ event, order: page.order, part: page.part });
+  const ordered = (event: PagerDutyEvent, order = page.order): OrderedEvent => ({ event, order, part: page.part });
+  // Every part of a page adds to the group's one incident: at the page's order, none is stale.
   if (per === EVENTS_PER.group && page.group !== null)
-    return page.alerts.length === 0 ? [] : [ordered(groupEvent(page.group, page.alerts, routingKey))];
+    return page.alerts.length === 0
+      ? []
+      : [ordered(groupEvent(page.group, page.alerts, routingKey), pageOrderOf(page))];
   if (per === EVENTS_PER.group && page.group === null && page.groupKey !== null && page.alerts.length === 1) {
     const [only] = page.alerts as [AlertFacts];
     return [ordered(alertEvent(only, routingKey, page.groupKey))];
@@ -529,6 +545,7 @@ export {
   PAGERDUTY_ACTIONS,
   PAGERDUTY_CLIENT,
   PagerDutyMessageError,
+  pageOrderOf,
   pagerDutyEvents,
   readAlertPage,
   resolvedSince,

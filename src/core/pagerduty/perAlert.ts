@@ -23,6 +23,7 @@ import {
   PAGERDUTY_ACTIONS,
   PAGERDUTY_CLIENT,
   type PagerDutyEvent,
+  pageOrderOf,
   titleOf,
 } from './events.ts';
 
@@ -219,12 +220,6 @@ function alertOfEntry(entry: string): AlertFacts {
 }
 
 /**
- * The order of the page a part belongs to: part i of a page carries the page's order plus i - 1,
- * so the overflow's events of every part of one page share one order (none makes another stale).
- */
-const pageOrderOf = (page: AlertPage): number | null => (page.order === null ? null : page.order - (page.part - 1));
-
-/**
  * The events of one page of a group (its key `groupKey`) in per-alert mode, given the firing
  * alerts that have an incident of their own (`own`, from `assignIncidents` and the seats taken)
  * and, when known, what the page's other parts listed (`view`):
@@ -280,7 +275,6 @@ export {
   INCIDENT_REASONS,
   overflowKeyOf,
   pageEntry,
-  pageOrderOf,
   perAlertEvents,
   rankFiring,
 };

@@ -393,7 +393,8 @@ describe('eventsOfPage: one incident per group (the default)', () => {
 
   it.each([
     { parts: { index: 1, count: 1 }, order: undefined, expected: { order: null, part: 1 } },
-    { parts: { index: 2, count: 3 }, order: 1_764_000_000_123, expected: { order: 1_764_000_000_123, part: 2 } },
+    // Part 2 carries the page's order plus 1: its event has the page's order, as part 1's has.
+    { parts: { index: 2, count: 3 }, order: 1_764_000_000_124, expected: { order: 1_764_000_000_123, part: 2 } },
   ])('reads order $order and part $parts.index of the page', ({ parts, order, expected }) => {
     // Prepare
     const message = JSON.stringify({ ...story.update.payload, part: parts, order });
