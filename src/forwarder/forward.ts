@@ -16,20 +16,22 @@ import {
 import {
   type AlertFacts,
   type AlertPage,
-  closesNothing,
   EVENTS_PER,
   eventsOfPage,
-  FORWARD_REASONS,
-  type ForwardDecision,
-  forwardDecision,
   type OrderedEvent,
   PAGERDUTY_ACTIONS,
   PagerDutyMessageError,
   pageOrderOf,
-  type RoutingKeyRef,
   readAlertPage,
-  resolvedSince,
 } from '../core/pagerduty/events.ts';
+import {
+  closesNothing,
+  FORWARD_REASONS,
+  type ForwardDecision,
+  forwardDecision,
+  type RoutingKeyRef,
+  resolvedSince,
+} from '../core/pagerduty/forwardDecision.ts';
 import {
   alertOfEntry,
   assignIncidents,

@@ -17,11 +17,11 @@ import {
   type AlertPage,
   type EventsPer,
   eventsOfPage,
-  type KnownOrder,
   type OrderedEvent,
   type PagerDutyEvent,
   readAlertPage,
 } from '../../src/core/pagerduty/events.ts';
+import type { KnownOrder } from '../../src/core/pagerduty/forwardDecision.ts';
 import { perAlertEvents } from '../../src/core/pagerduty/perAlert.ts';
 import { forwardToPagerDuty } from '../../src/forwarder/forward.ts';
 import { PagerDutyDeliveryError, type PagerDutyLedger, type PagerDutySender } from '../../src/forwarder/ports.ts';
