@@ -1,3 +1,10 @@
+/**
+ * Whether the forwarder sends an event, as a pure decision with a named reason: given what it
+ * knows per `dedup_key` (`KnownOrder`, kept by the ledger), an event is sent only when it is not
+ * older than the newest attempt and not a part already accepted (the parts of one page share the
+ * page's order), and a resolve only while an incident may be open. Also the check, after a trigger
+ * was accepted or its answer lost, that a newer resolve may have reached PagerDuty first.
+ */
 import { PAGERDUTY_ACTIONS, type PagerDutyAction } from './events.ts';
 
 /**
