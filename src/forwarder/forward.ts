@@ -13,16 +13,13 @@ import {
   PAGERDUTY_OWN_INCIDENTS_PER_GROUP,
   PAGERDUTY_PACE_WINDOW_MS,
 } from '../core/constants.ts';
+import { type AlertFacts, type AlertPage, PagerDutyMessageError, readAlertPage } from '../core/message/readMessage.ts';
 import {
-  type AlertFacts,
-  type AlertPage,
   EVENTS_PER,
   eventsOfPage,
   type OrderedEvent,
   PAGERDUTY_ACTIONS,
-  PagerDutyMessageError,
   pageOrderOf,
-  readAlertPage,
 } from '../core/pagerduty/events.ts';
 import {
   closesNothing,

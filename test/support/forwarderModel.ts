@@ -13,13 +13,12 @@
 import { buildPublishInput } from '../../src/adapters/snsMessage.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import { PAGERDUTY_ORDER_TTL_SECONDS } from '../../src/core/constants.ts';
+import { type AlertPage, readAlertPage } from '../../src/core/message/readMessage.ts';
 import {
-  type AlertPage,
   type EventsPer,
   eventsOfPage,
   type OrderedEvent,
   type PagerDutyEvent,
-  readAlertPage,
 } from '../../src/core/pagerduty/events.ts';
 import type { KnownOrder } from '../../src/core/pagerduty/forwardDecision.ts';
 import { perAlertEvents } from '../../src/core/pagerduty/perAlert.ts';

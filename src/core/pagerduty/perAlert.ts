@@ -9,16 +9,14 @@
  * incident is left without the resolve that closes it, whoever holds the seats.
  * An alert outside any group is its own incident, as before.
  */
+
+import { type AlertFacts, type AlertPage, isObject, MAX_DEDUP_KEY_CHARS } from '../message/readMessage.ts';
 import { SEVERITY_NAMES, type Severity } from '../rules/types.ts';
 import { cleanSubjectText } from '../text/sanitize.ts';
 import {
-  type AlertFacts,
-  type AlertPage,
   alertEvent,
   cut,
-  isObject,
   linksOf,
-  MAX_DEDUP_KEY_CHARS,
   type OrderedEvent,
   PAGERDUTY_ACTIONS,
   PAGERDUTY_CLIENT,

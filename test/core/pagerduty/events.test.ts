@@ -3,16 +3,10 @@ import { fingerprint } from '../../../src/core/alerts/fingerprint.ts';
 import { groupRefOf, markPaged, pagedOf } from '../../../src/core/alerts/group.ts';
 import { stepAlert } from '../../../src/core/alerts/step.ts';
 import type { Notification } from '../../../src/core/alerts/types.ts';
+import { PagerDutyMessageError, readAlertPage } from '../../../src/core/message/readMessage.ts';
 import { buildNotification } from '../../../src/core/notify/build.ts';
 import { buildGroupPages } from '../../../src/core/notify/groupPage.ts';
-import {
-  EVENTS_PER,
-  eventsOfPage,
-  MAX_SUMMARY_CHARS,
-  PagerDutyMessageError,
-  pagerDutyEvents,
-  readAlertPage,
-} from '../../../src/core/pagerduty/events.ts';
+import { EVENTS_PER, eventsOfPage, MAX_SUMMARY_CHARS, pagerDutyEvents } from '../../../src/core/pagerduty/events.ts';
 import { parseRulesDocuments } from '../../../src/core/rules/document.ts';
 import type { Observation, Rule } from '../../../src/core/rules/types.ts';
 import { handOver } from '../support/groups.ts';
