@@ -1,3 +1,9 @@
+/**
+ * The checking reader of a published page (the JSON variant SNS hands a subscriber): its alerts'
+ * facts, the group's, its order and part, every field checked, with a `PagerDutyMessageError`
+ * saying which field was wrong and what it held. The PagerDuty forwarder reads each message
+ * through it once; what the message's report text shows people is cleaned here (`detailsOf`).
+ */
 import { describeInput } from '../errors.ts';
 import { PAYLOAD_REPORT_TEXT } from '../notify/build.ts';
 import { SEVERITY_NAMES, type Severity } from '../rules/types.ts';
