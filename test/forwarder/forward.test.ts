@@ -372,6 +372,113 @@ describe('forwardToPagerDuty against the stand-in Events API and the state table
     },
   );
 
+  describe('a routing-key change: incidents updated and resolved on the key they were opened with', () => {
+    const KEY_2 = 'R0UT1NGKEY2222222222222222222222';
+    const GROUP_KEY = 'group-0123456789abcdef0123456789abcdef';
+    /** An invocation reading version `version` of the parameter; `old` reads an earlier version. */
+    function versioned(version: number, old: (v: number) => Promise<string>): ForwarderDeps {
+      return {
+        ...deps(EVENTS_PER.group, async () => KEY),
+        routingKey: async () => ({ key: version === 1 ? KEY : KEY_2, version }),
+        routingKeyAt: old,
+      };
+    }
+    const sentWithKeys = () =>
+      api.requests.map((r) => {
+        const body = r.body as { routing_key: string; dedup_key: string; event_action: string };
+        return [body.routing_key, body.dedup_key, body.event_action, r.status];
+      });
+
+    it.each([
+      {
+        case: 'the old version readable',
+        old: async (v: number) => (v === 1 ? KEY : KEY_2),
+        resolvedOn: KEY,
+        logged: [],
+      },
+      {
+        case: 'the old version gone (SSM keeps 100)',
+        old: async () => {
+          throw new Error('ParameterVersionNotFound');
+        },
+        resolvedOn: KEY_2,
+        logged: [LOG_MESSAGES.openerKeyLost],
+      },
+      {
+        case: 'the old version not the key that opened it',
+        old: async () => 'R0UT1NGKEY9999999999999999999999',
+        resolvedOn: KEY_2,
+        logged: [LOG_MESSAGES.openerKeyLost],
+      },
+    ])('$case: the update and the resolve go to $resolvedOn', async ({ old, resolvedOn, logged }) => {
+      // Prepare: the group opened under version 1; the parameter is overwritten (version 2).
+      await forwardToPagerDuty(snsEvent(groupPage([alert('a', 'firing')], T0)), versioned(1, old));
+
+      // Act: its update, then its resolve, forwarded by containers holding version 2; then a new
+      // incident (an alert outside the group, its own key) opens under version 2.
+      const update = snsEvent(groupPage([alert('a', 'firing'), alert('b', 'firing')], T0 + 1));
+      const resolve = snsEvent(groupPage([alert('a', 'resolved'), alert('b', 'resolved')], T0 + 2));
+      await forwardToPagerDuty(update, versioned(2, old));
+      await forwardToPagerDuty(resolve, versioned(2, old));
+      await forwardToPagerDuty(snsEvent({ ...alert('c', 'firing'), order: T0 + 3 }), versioned(2, old));
+
+      // Assess
+      expect(sentWithKeys()).toEqual([
+        [KEY, GROUP_KEY, 'trigger', 202],
+        [resolvedOn, GROUP_KEY, 'trigger', 202],
+        [resolvedOn, GROUP_KEY, 'resolve', 202],
+        [KEY_2, 'fp-c', 'trigger', 202],
+      ]);
+      expect(api.incident(KEY, GROUP_KEY)?.status).toBe(resolvedOn === KEY ? 'resolved' : 'triggered');
+      // Once: the update sent to the current key opens the incident there, where its resolve follows it.
+      expect(logs.map(([, message]) => message).filter((m) => m === LOG_MESSAGES.openerKeyLost)).toEqual(logged);
+    });
+  });
+
+  it.each([EVENTS_PER.group, EVENTS_PER.alert])(
+    '%s: a trigger taken after its newer resolve, its answer lost, is closed again; the retry is stale',
+    async (eventsPer) => {
+      // Prepare: while the trigger of T0 is on its way, another invocation forwards the resolve of
+      // T0 + 60 s, which PagerDuty gets first (a no-op); then the trigger opens the incident and its answer is lost.
+      const key = eventsPer === EVENTS_PER.group ? 'group-0123456789abcdef0123456789abcdef' : 'fp-a';
+      const resolved = snsEvent(groupPage([alert('a', 'resolved')], T0 + 60_000));
+      const firing = snsEvent(groupPage([alert('a', 'firing')], T0));
+      const d = deps(eventsPer);
+      let overtaken = false;
+      const slowTrigger: ForwarderDeps = {
+        ...d,
+        sender: {
+          send: async (event) => {
+            if (overtaken) return d.sender.send(event);
+            overtaken = true;
+            await forwardToPagerDuty(resolved, deps(eventsPer));
+            await d.sender.send(event);
+            throw new PagerDutyDeliveryError(event, 4, 'no answer', null);
+          },
+        },
+      };
+
+      // Act: the invocation fails (the answer lost); Lambda retries it.
+      await expect(forwardToPagerDuty(firing, slowTrigger)).rejects.toMatchObject({ name: 'ForwardError' });
+      clock += 60_000;
+      const retry = await forwardToPagerDuty(firing, deps(eventsPer));
+
+      // Assess: the resolve sent again after the lost answer; the retry's trigger older than the
+      // resolve, dropped (per alert, a resolved since, it takes no seat: the overflow's trigger, stale).
+      expect(retry).toEqual({ sent: 0, dropped: 1, refused: 0 });
+      expect(sentEvents()).toEqual([
+        [key, 'resolve', 202],
+        [key, 'trigger', 202],
+        [key, 'resolve', 202],
+      ]);
+      // The first resolve found nothing open (PagerDuty keeps no incident for it): the trigger opened, the resend closed.
+      expect(api.incident(KEY, key)).toMatchObject({ status: 'resolved', events: 2, reopened: 0 });
+      expect(logs.map(([, message]) => message).filter((m) => m === LOG_MESSAGES.lateTrigger)).toEqual([
+        LOG_MESSAGES.lateTrigger,
+      ]);
+    },
+  );
+
   it('sends every part of a grouped page once each (part i at order + i - 1), however often it is delivered', async () => {
     // Prepare: parts 2 and 1 of one page, then part 2 again (a duplicate delivery).
     const parts = [2, 1, 2].map((index) =>
