@@ -190,7 +190,13 @@ class ForwarderModel {
 
   /** A page SNS accepted: what its Lambda subscriber receives, and what it tells PagerDuty. */
   published(n: Notification): void {
-    const message = JSON.parse(String(buildPublishInput(n, 'arn:aws:sns:eu-west-1:1:alerts').Message)).lambda as string;
+    this.publishedMessage(
+      JSON.parse(String(buildPublishInput(n, 'arn:aws:sns:eu-west-1:1:alerts').Message)).lambda as string,
+    );
+  }
+
+  /** A published message as its Lambda subscriber receives it (the JSON variant). */
+  publishedMessage(message: string): void {
     this.queue.push({ message, attempt: 1 });
     for (const { event, order } of this.eventsOf(readAlertPage(message))) {
       if (order === null) continue;
