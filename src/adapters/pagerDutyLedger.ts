@@ -23,7 +23,8 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { PAGERDUTY_KEY_PROBLEM_TTL_SECONDS, PAGERDUTY_ORDER_TTL_SECONDS } from '../core/constants.ts';
-import { type KnownOrder, PAGERDUTY_ACTIONS } from '../core/pagerduty/events.ts';
+import { PAGERDUTY_ACTIONS } from '../core/pagerduty/events.ts';
+import type { KnownOrder } from '../core/pagerduty/forwardDecision.ts';
 import { STATE_KEYS } from '../core/stateKeys.ts';
 import type { PagerDutyLedger } from '../forwarder/ports.ts';
 import { conditional } from './dynamoConditional.ts';

@@ -13,29 +13,28 @@ import {
   PAGERDUTY_OWN_INCIDENTS_PER_GROUP,
   PAGERDUTY_PACE_WINDOW_MS,
 } from '../core/constants.ts';
+import { type AlertFacts, type AlertPage, PagerDutyMessageError, readAlertPage } from '../core/message/readMessage.ts';
 import {
-  type AlertFacts,
-  type AlertPage,
-  closesNothing,
   EVENTS_PER,
   eventsOfPage,
+  type OrderedEvent,
+  PAGERDUTY_ACTIONS,
+  pageOrderOf,
+} from '../core/pagerduty/events.ts';
+import {
+  closesNothing,
   FORWARD_REASONS,
   type ForwardDecision,
   forwardDecision,
-  type OrderedEvent,
-  PAGERDUTY_ACTIONS,
-  PagerDutyMessageError,
   type RoutingKeyRef,
-  readAlertPage,
   resolvedSince,
-} from '../core/pagerduty/events.ts';
+} from '../core/pagerduty/forwardDecision.ts';
 import {
   alertOfEntry,
   assignIncidents,
   freedBy,
   INCIDENT_REASONS,
   pageEntry,
-  pageOrderOf,
   perAlertEvents,
 } from '../core/pagerduty/perAlert.ts';
 import { LOG_MESSAGES } from './logMessages.ts';

@@ -4,13 +4,8 @@
  * (src/adapters/pagerDutyEventsClient.ts, src/adapters/pagerDutyLedger.ts); the Lambda entry and the
  * tests compose them. Nothing here imports an adapter.
  */
-import type {
-  EventsPer,
-  KnownOrder,
-  PagerDutyAction,
-  PagerDutyEvent,
-  RoutingKeyRef,
-} from '../core/pagerduty/events.ts';
+import type { EventsPer, PagerDutyAction, PagerDutyEvent } from '../core/pagerduty/events.ts';
+import type { KnownOrder, RoutingKeyRef } from '../core/pagerduty/forwardDecision.ts';
 
 /** Sends one event to the Events API; throws `PagerDutyDeliveryError` when it was not accepted. */
 interface PagerDutySender {

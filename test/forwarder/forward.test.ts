@@ -372,9 +372,118 @@ describe('forwardToPagerDuty against the stand-in Events API and the state table
     },
   );
 
-  it('sends every part of a grouped page of one order, once each, however often it is delivered', async () => {
+  describe('a routing-key change: incidents updated and resolved on the key they were opened with', () => {
+    const KEY_2 = 'R0UT1NGKEY2222222222222222222222';
+    const GROUP_KEY = 'group-0123456789abcdef0123456789abcdef';
+    /** An invocation reading version `version` of the parameter; `old` reads an earlier version. */
+    function versioned(version: number, old: (v: number) => Promise<string>): ForwarderDeps {
+      return {
+        ...deps(EVENTS_PER.group, async () => KEY),
+        routingKey: async () => ({ key: version === 1 ? KEY : KEY_2, version }),
+        routingKeyAt: old,
+      };
+    }
+    const sentWithKeys = () =>
+      api.requests.map((r) => {
+        const body = r.body as { routing_key: string; dedup_key: string; event_action: string };
+        return [body.routing_key, body.dedup_key, body.event_action, r.status];
+      });
+
+    it.each([
+      {
+        case: 'the old version readable',
+        old: async (v: number) => (v === 1 ? KEY : KEY_2),
+        resolvedOn: KEY,
+        logged: [],
+      },
+      {
+        case: 'the old version gone (SSM keeps 100)',
+        old: async () => {
+          throw new Error('ParameterVersionNotFound');
+        },
+        resolvedOn: KEY_2,
+        logged: [LOG_MESSAGES.openerKeyLost],
+      },
+      {
+        case: 'the old version not the key that opened it',
+        old: async () => 'R0UT1NGKEY9999999999999999999999',
+        resolvedOn: KEY_2,
+        logged: [LOG_MESSAGES.openerKeyLost],
+      },
+    ])('$case: the update and the resolve go to $resolvedOn', async ({ old, resolvedOn, logged }) => {
+      // Prepare: the group opened under version 1; the parameter is overwritten (version 2).
+      await forwardToPagerDuty(snsEvent(groupPage([alert('a', 'firing')], T0)), versioned(1, old));
+
+      // Act: its update, then its resolve, forwarded by containers holding version 2; then a new
+      // incident (an alert outside the group, its own key) opens under version 2.
+      const update = snsEvent(groupPage([alert('a', 'firing'), alert('b', 'firing')], T0 + 1));
+      const resolve = snsEvent(groupPage([alert('a', 'resolved'), alert('b', 'resolved')], T0 + 2));
+      await forwardToPagerDuty(update, versioned(2, old));
+      await forwardToPagerDuty(resolve, versioned(2, old));
+      await forwardToPagerDuty(snsEvent({ ...alert('c', 'firing'), order: T0 + 3 }), versioned(2, old));
+
+      // Assess
+      expect(sentWithKeys()).toEqual([
+        [KEY, GROUP_KEY, 'trigger', 202],
+        [resolvedOn, GROUP_KEY, 'trigger', 202],
+        [resolvedOn, GROUP_KEY, 'resolve', 202],
+        [KEY_2, 'fp-c', 'trigger', 202],
+      ]);
+      expect(api.incident(KEY, GROUP_KEY)?.status).toBe(resolvedOn === KEY ? 'resolved' : 'triggered');
+      // Once: the update sent to the current key opens the incident there, where its resolve follows it.
+      expect(logs.map(([, message]) => message).filter((m) => m === LOG_MESSAGES.openerKeyLost)).toEqual(logged);
+    });
+  });
+
+  it.each([EVENTS_PER.group, EVENTS_PER.alert])(
+    '%s: a trigger taken after its newer resolve, its answer lost, is closed again; the retry is stale',
+    async (eventsPer) => {
+      // Prepare: while the trigger of T0 is on its way, another invocation forwards the resolve of
+      // T0 + 60 s, which PagerDuty gets first (a no-op); then the trigger opens the incident and its answer is lost.
+      const key = eventsPer === EVENTS_PER.group ? 'group-0123456789abcdef0123456789abcdef' : 'fp-a';
+      const resolved = snsEvent(groupPage([alert('a', 'resolved')], T0 + 60_000));
+      const firing = snsEvent(groupPage([alert('a', 'firing')], T0));
+      const d = deps(eventsPer);
+      let overtaken = false;
+      const slowTrigger: ForwarderDeps = {
+        ...d,
+        sender: {
+          send: async (event) => {
+            if (overtaken) return d.sender.send(event);
+            overtaken = true;
+            await forwardToPagerDuty(resolved, deps(eventsPer));
+            await d.sender.send(event);
+            throw new PagerDutyDeliveryError(event, 4, 'no answer', null);
+          },
+        },
+      };
+
+      // Act: the invocation fails (the answer lost); Lambda retries it.
+      await expect(forwardToPagerDuty(firing, slowTrigger)).rejects.toMatchObject({ name: 'ForwardError' });
+      clock += 60_000;
+      const retry = await forwardToPagerDuty(firing, deps(eventsPer));
+
+      // Assess: the resolve sent again after the lost answer; the retry's trigger older than the
+      // resolve, dropped (per alert, a resolved since, it takes no seat: the overflow's trigger, stale).
+      expect(retry).toEqual({ sent: 0, dropped: 1, refused: 0 });
+      expect(sentEvents()).toEqual([
+        [key, 'resolve', 202],
+        [key, 'trigger', 202],
+        [key, 'resolve', 202],
+      ]);
+      // The first resolve found nothing open (PagerDuty keeps no incident for it): the trigger opened, the resend closed.
+      expect(api.incident(KEY, key)).toMatchObject({ status: 'resolved', events: 2, reopened: 0 });
+      expect(logs.map(([, message]) => message).filter((m) => m === LOG_MESSAGES.lateTrigger)).toEqual([
+        LOG_MESSAGES.lateTrigger,
+      ]);
+    },
+  );
+
+  it('sends every part of a grouped page once each (part i at order + i - 1), however often it is delivered', async () => {
     // Prepare: parts 2 and 1 of one page, then part 2 again (a duplicate delivery).
-    const parts = [2, 1, 2].map((index) => groupPage([alert(`web-${index}`, 'firing')], T0, { index, count: 2 }));
+    const parts = [2, 1, 2].map((index) =>
+      groupPage([alert(`web-${index}`, 'firing')], T0 + index - 1, { index, count: 2 }),
+    );
 
     // Act
     const results = [];
@@ -386,6 +495,56 @@ describe('forwardToPagerDuty against the stand-in Events API and the state table
       [1, 0],
       [0, 1],
     ]);
+  });
+
+  it('per group: every part of a page in parts (part i at order + i - 1) reaches the incident, in any order of delivery', async () => {
+    // Prepare: a page of six in three parts as the monitor publishes it (part i carries the page's
+    // order plus i - 1), delivered last part first; then its resolve in two parts, also last first;
+    // then a late duplicate of the firing page's first part.
+    const GROUP_KEY = 'group-0123456789abcdef0123456789abcdef';
+    const names = ['web-1', 'web-2', 'web-3', 'web-4', 'web-5', 'web-6'];
+    const inParts = (status: 'firing' | 'resolved', order: number, count: number) =>
+      Array.from({ length: count }, (_, p) => {
+        const size = names.length / count;
+        return groupPage(
+          names.slice(p * size, p * size + size).map((t) => alert(t, status)),
+          order + p,
+          { index: p + 1, count },
+        );
+      });
+    const firing = inParts('firing', T0, 3);
+    const resolved = inParts('resolved', T0 + 60_000, 2);
+
+    // Act
+    const results = [];
+    for (const page of [firing[2], firing[0], firing[1], resolved[1], resolved[0], firing[0]])
+      results.push(await forwardToPagerDuty(snsEvent(page), deps(EVENTS_PER.group)));
+
+    // Assess: the three triggers sent, together listing all six alerts; one resolve sent, the other
+    // part's closing nothing; the late first part stale; the incident resolved, never re-opened.
+    expect(results.map((r) => [r.sent, r.dropped])).toEqual([
+      [1, 0],
+      [1, 0],
+      [1, 0],
+      [1, 0],
+      [0, 1],
+      [0, 1],
+    ]);
+    expect(sentEvents()).toEqual([
+      [GROUP_KEY, 'trigger', 202],
+      [GROUP_KEY, 'trigger', 202],
+      [GROUP_KEY, 'trigger', 202],
+      [GROUP_KEY, 'resolve', 202],
+    ]);
+    const listed = api.requests
+      .filter((r) => (r.body as { event_action: string }).event_action === 'trigger')
+      .flatMap((r) =>
+        (r.body as { payload: { custom_details: { alerts: { target: string }[] } } }).payload.custom_details.alerts.map(
+          (a) => a.target,
+        ),
+      );
+    expect(listed.sort()).toEqual(names);
+    expect(api.incident(KEY, GROUP_KEY)).toMatchObject({ status: 'resolved', events: 4, reopened: 0 });
   });
 
   it('refuses a record that is not an alert message with one log line, sends the rest, and does not fail', async () => {

@@ -5,7 +5,8 @@
  * publishes them (a group page in parts of `PART_SIZE` alerts, firing first, part i carrying
  * `order + i - 1`), forwarded by the real `forwardToPagerDuty` with the real Events API client to
  * the PagerDuty stand-in (incident state per routing key, 120 events per minute), and a memory
- * ledger whose records expire as the table's TTL makes them. Time is stepped explicitly.
+ * ledger whose records expire as the table's TTL makes them. Time is stepped explicitly. Fixed
+ * scenarios first, then seeded random runs mixing them (`FORWARDER_SOAK_RUNS`, `npm run soak:forwarder`).
  */
 import type { SNSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -18,6 +19,11 @@ import { type PagerDutyStandIn, startPagerDutyStandIn } from '../support/pagerDu
 
 const KEY_1 = 'R0UT1NGKEY1111111111111111111111';
 const KEY_2 = 'R0UT1NGKEY2222222222222222222222';
+const KEY_3 = 'R0UT1NGKEY3333333333333333333333';
+/** Random runs: a quick default; `FORWARDER_SOAK_RUNS=n` (`npm run soak:forwarder`) for many more. */
+const RANDOM_RUNS = Number(process.env.FORWARDER_SOAK_RUNS ?? 0) || 8;
+/** Targets of the random runs' group: past the 120 seats, so per alert the overflow is in play. */
+const RANDOM_TARGETS = 130;
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const GROUP_ID = '0123456789abcdef0123456789abcdef';
 const GROUP = `group-${GROUP_ID}`;
@@ -88,6 +94,18 @@ class Monitor {
   }
 }
 
+/** A small seeded generator (mulberry32), so a failing run is replayed from its seed. */
+function randomOf(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
 const snsEvent = (message: string): SNSEvent =>
   ({ Records: [{ EventSource: 'aws:sns', Sns: { MessageId: 'm', Message: message } }] }) as SNSEvent;
 
@@ -99,7 +117,7 @@ describe('Model: every incident the monitor opened is closed or stands for an al
   let versions: string[] = [KEY_1];
 
   beforeAll(async () => {
-    api = await startPagerDutyStandIn({ now: () => clock, routingKeys: [KEY_1, KEY_2] });
+    api = await startPagerDutyStandIn({ now: () => clock, routingKeys: [KEY_1, KEY_2, KEY_3] });
   });
   afterAll(async () => {
     await api.stop();
@@ -282,4 +300,98 @@ describe('Model: every incident the monitor opened is closed or stands for an al
     expect(broken(monitor, EVENTS_PER.group)).toEqual([]);
     expect(api.incident(KEY_1, GROUP)?.status).toBe('resolved');
   });
+
+  /** A delivery waiting for an invocation: SNS's, or Lambda's retry of a failed one. */
+  interface Pending {
+    message: string;
+    attempt: number;
+    /** The routing key version the invoking container caches. */
+    version: number;
+  }
+
+  /**
+   * One random run: the group's alerts fire and recover in random sets (past the seats, so partial
+   * recoveries move seats and the overflow), pages go out in parts delivered in any order, twice
+   * at times, by containers caching an older routing key after a change; invocations lose an
+   * answer PagerDuty took and are retried as Lambda does, possibly after the next page; silences of
+   * 15 days. Then every delivery and retry is invoked, a last page is forwarded, and the promise
+   * is checked against the stand-in's incidents per routing key.
+   */
+  async function randomRun(seed: number): Promise<string[]> {
+    const random = randomOf(seed);
+    const pick = (n: number) => Math.floor(random() * n);
+    const eventsPer = seed % 2 === 0 ? EVENTS_PER.group : EVENTS_PER.alert;
+    const monitor = new Monitor();
+    const pending: Pending[] = [];
+    const all = Array.from({ length: RANDOM_TARGETS }, (_, i) => targetOf(i));
+    const some = (from: string[]) => from.filter(() => random() < 0.5);
+
+    async function invoke(p: Pending, lose: boolean): Promise<void> {
+      clock += 1_000;
+      const d = deps(eventsPer, p.version);
+      const send = d.sender.send;
+      const at = pick(4);
+      let sends = 0;
+      // PagerDuty takes the event; its answer is lost (the last attempt is clean, as Lambda's dead-letter queue needs).
+      if (lose && p.attempt < 3)
+        d.sender = {
+          send: async (event) => {
+            await send(event);
+            if (sends++ === at) throw new PagerDutyDeliveryError(event, 4, 'no answer', null);
+          },
+        };
+      try {
+        await forwardToPagerDuty(snsEvent(p.message), d);
+      } catch (error) {
+        if (p.attempt >= 3) throw error;
+        pending.push({ ...p, attempt: p.attempt + 1 });
+      }
+    }
+
+    for (let step = 0; step < 5; step++) {
+      const what = pick(10);
+      if (what < 4) monitor.fire(some(all), clock);
+      else if (what < 7) monitor.resolve(some([...monitor.firing.keys()]));
+      else if (what < 8) clock += 15 * DAY_MS;
+      let cached = versions.length;
+      if (what >= 8 && versions.length < 3) {
+        // The key changes; containers keep the old one up to their 300 s cache.
+        versions = [...versions, [KEY_1, KEY_2, KEY_3][versions.length] as string];
+        monitor.fire(some(all), clock);
+      }
+      const parts = monitor.page(clock);
+      // The parts in any order, some twice, some by a container still caching the older key.
+      for (const message of parts) {
+        if (versions.length > 1 && random() < 0.3) cached = versions.length - 1;
+        pending.splice(pick(pending.length + 1), 0, { message, attempt: 1, version: cached });
+        if (random() < 0.15) pending.push({ message, attempt: 1, version: versions.length });
+      }
+      // Some deliveries and retries now, the rest after the next page.
+      for (let n = pick(pending.length + 1); n > 0 && pending.length > 0; n--)
+        await invoke(pending.splice(pick(pending.length), 1)[0] as Pending, random() < 0.2);
+      clock += 300_000;
+    }
+    while (pending.length > 0) await invoke(pending.shift() as Pending, false);
+    await forward(monitor.page(clock), eventsPer);
+    return broken(monitor, eventsPer);
+  }
+
+  it(
+    `random runs (${RANDOM_RUNS}): key changes, 15-day silences, lost answers, partial recoveries past the seats`,
+    async () => {
+      // Act / Assess: each run on a fresh ledger and stand-in state; the seed of a failing run is printed.
+      const failures: string[] = [];
+      for (let seed = 1; seed <= RANDOM_RUNS; seed++) {
+        api.requests.length = 0;
+        api.incidents.clear();
+        clock = Math.ceil((clock + 3_600_000) / 60_000) * 60_000;
+        ledger = createMemoryLedger(() => clock);
+        versions = [KEY_1];
+        const problems = await randomRun(seed);
+        if (problems.length > 0) failures.push(`seed ${seed}: ${problems.join('; ')}`);
+      }
+      expect(failures).toEqual([]);
+    },
+    Math.max(120_000, RANDOM_RUNS * 2_000),
+  );
 });

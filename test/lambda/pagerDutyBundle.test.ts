@@ -93,8 +93,9 @@ function ownPage(alert: ReturnType<typeof stepAlert>, reason: 'first' | 'resolve
  * as the monitor builds them, each given the order the run side stamps on pages.
  */
 function groupStory(targets: readonly string[], order: number): { firing: Notification[]; resolving: Notification[] } {
+  // As the monitor orders a page in parts: part i carries the page's order plus i - 1.
   const withOrder = (pages: Notification[], o: number) =>
-    pages.map((p) => ({ ...p, payload: { ...p.payload, order: o } }));
+    pages.map((p, i) => ({ ...p, payload: { ...p.payload, order: o + i } }));
   const fired = targets.map((target) =>
     stepAlert(null, RULE, target, { kind: 'value', value: 41, holds: true }, at(0)),
   );

@@ -7,22 +7,23 @@
  * incident's state per `dedup_key`. Faults: an invocation's send fails, PagerDuty accepts an event
  * whose answer is lost, the function dies after a send before its ledger write; a failed
  * invocation is retried (Lambda's asynchronous invocation: twice, in any order with the other
- * deliveries); SNS deliveries are duplicated and reordered. `checkForwarded` states the invariants.
+ * deliveries); SNS deliveries are duplicated and reordered. `check` states the invariants: each
+ * incident as the monitor's newest page for its key says, and for a group past its seats (per
+ * alert) the promise: every open incident stands for an alert still firing, every firing alert has one.
  */
 
 import { buildPublishInput } from '../../src/adapters/snsMessage.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
-import { PAGERDUTY_ORDER_TTL_SECONDS } from '../../src/core/constants.ts';
+import { PAGERDUTY_ORDER_TTL_SECONDS, PAGERDUTY_OWN_INCIDENTS_PER_GROUP } from '../../src/core/constants.ts';
+import { type AlertPage, readAlertPage } from '../../src/core/message/readMessage.ts';
 import {
-  type AlertPage,
   type EventsPer,
   eventsOfPage,
-  type KnownOrder,
   type OrderedEvent,
   type PagerDutyEvent,
-  readAlertPage,
 } from '../../src/core/pagerduty/events.ts';
-import { perAlertEvents } from '../../src/core/pagerduty/perAlert.ts';
+import type { KnownOrder } from '../../src/core/pagerduty/forwardDecision.ts';
+import { overflowKeyOf, perAlertEvents } from '../../src/core/pagerduty/perAlert.ts';
 import { forwardToPagerDuty } from '../../src/forwarder/forward.ts';
 import { PagerDutyDeliveryError, type PagerDutyLedger, type PagerDutySender } from '../../src/forwarder/ports.ts';
 
@@ -175,6 +176,14 @@ class ForwarderModel {
   acceptedAt: number[] = [];
   /** Per `dedup_key`, the monitor's last word: the action of the page with the highest order. */
   lastWord = new Map<string, { order: number; action: 'trigger' | 'resolve' }>();
+  /** Per alert of a group (per-alert mode): its group and the status of the newest page naming it. */
+  alertWord = new Map<string, { groupKey: string; order: number; status: 'firing' | 'resolved' }>();
+  /**
+   * Groups (per-alert mode) a page of which had more firing alerts than the seats: which of their
+   * alerts have an incident of their own depends on the seats' history, so their keys are checked
+   * against the promise (`promiseBroken`), not against one page's events.
+   */
+  pastSeats = new Set<string>();
   /** Orders of the pages an event (as sent) came from. */
   ordersOfEvent = new Map<string, number[]>();
   violations: string[] = [];
@@ -191,9 +200,26 @@ class ForwarderModel {
 
   /** A page SNS accepted: what its Lambda subscriber receives, and what it tells PagerDuty. */
   published(n: Notification): void {
-    const message = JSON.parse(String(buildPublishInput(n, 'arn:aws:sns:eu-west-1:1:alerts').Message)).lambda as string;
+    this.publishedMessage(
+      JSON.parse(String(buildPublishInput(n, 'arn:aws:sns:eu-west-1:1:alerts').Message)).lambda as string,
+    );
+  }
+
+  /** A published message as its Lambda subscriber receives it (the JSON variant). */
+  publishedMessage(message: string): void {
     this.queue.push({ message, attempt: 1 });
-    for (const { event, order } of this.eventsOf(readAlertPage(message))) {
+    const page = readAlertPage(message);
+    const groupKey = page.groupKey;
+    if (this.eventsPer === 'alert' && groupKey !== null && page.order !== null) {
+      const firing = page.group?.counts.firing ?? page.alerts.filter((a) => a.status === 'firing').length;
+      if (firing > PAGERDUTY_OWN_INCIDENTS_PER_GROUP) this.pastSeats.add(groupKey);
+      for (const a of page.alerts) {
+        const before = this.alertWord.get(a.fingerprint);
+        if (before === undefined || before.order <= page.order)
+          this.alertWord.set(a.fingerprint, { groupKey, order: page.order, status: a.status });
+      }
+    }
+    for (const { event, order } of this.eventsOf(page)) {
       if (order === null) continue;
       const id = JSON.stringify(event);
       this.ordersOfEvent.set(id, [...(this.ordersOfEvent.get(id) ?? []), order]);
@@ -205,7 +231,8 @@ class ForwarderModel {
 
   /**
    * What the monitor says to PagerDuty with a page: the mapping, and per alert every firing alert
-   * of a group with an incident of its own (the model's groups stay far under the bound).
+   * of a group with an incident of its own; right while a group stays within its seats, and the
+   * keys of a group past them are judged by the promise instead (`pastSeats`).
    */
   private eventsOf(page: AlertPage): OrderedEvent[] {
     if (this.eventsPer !== 'alert' || page.groupKey === null) return eventsOfPage(page, ROUTING_KEY, this.eventsPer);
@@ -338,7 +365,12 @@ class ForwarderModel {
     const out = [...this.violations];
     for (const d of this.deadLetters)
       out.push(`forwarder: dead-lettered after ${d.attempt} attempts: ${d.message.slice(0, 120)}`);
+    const judgedByPromise = new Set([...this.pastSeats].map(overflowKeyOf));
+    for (const [fingerprint, word] of this.alertWord)
+      if (this.pastSeats.has(word.groupKey)) judgedByPromise.add(fingerprint);
+    for (const groupKey of this.pastSeats) out.push(...this.promiseBroken(groupKey));
     for (const [dedupKey, word] of this.lastWord) {
+      if (judgedByPromise.has(dedupKey)) continue;
       const status = this.incidents.get(dedupKey)?.status;
       const want = word.action === 'trigger' ? 'triggered' : 'resolved';
       // A resolve for an incident PagerDuty never opened leaves none: the same as resolved.
@@ -347,6 +379,27 @@ class ForwarderModel {
         `PagerDuty: ${dedupKey} ${status ?? 'never opened'}, the monitor's last page (order ${word.order}) says ${word.action}`,
       );
     }
+    return out;
+  }
+
+  /**
+   * The promise for a group past its seats (per alert): every incident open for it stands for an
+   * alert still firing (its own, or the overflow while a firing alert has none of its own), and
+   * every alert still firing has an open incident, its own or the overflow.
+   */
+  private promiseBroken(groupKey: string): string[] {
+    const open = (key: string) => this.incidents.get(key)?.status === 'triggered';
+    const alerts = [...this.alertWord].filter(([, w]) => w.groupKey === groupKey);
+    const firing = alerts.filter(([, w]) => w.status === 'firing').map(([fp]) => fp);
+    const overflowOpen = open(overflowKeyOf(groupKey));
+    const out: string[] = [];
+    for (const [fp, w] of alerts)
+      if (w.status === 'resolved' && open(fp)) out.push(`PagerDuty: ${fp} open, its alert resolved (order ${w.order})`);
+    const bare = firing.filter((fp) => !open(fp));
+    if (overflowOpen && bare.length === 0)
+      out.push(`PagerDuty: ${overflowKeyOf(groupKey)} open, every firing alert of the group has its own incident`);
+    if (!overflowOpen && bare.length > 0)
+      out.push(`PagerDuty: ${bare.length} firing alerts of ${groupKey} without an open incident, e.g. ${bare[0]}`);
     return out;
   }
 }

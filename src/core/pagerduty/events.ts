@@ -7,14 +7,15 @@
  *   incident its first page opened. An alert outside any group is keyed by its fingerprint.
  * - `alert`: one event per alert of the message, its fingerprint the `dedup_key`.
  * Either way a resolve closes exactly the incident its trigger opened. Each event carries the
- * page's `order` (when the page has one) so the forwarder can drop what is older than accepted.
+ * page's `order` (when the page has one) and its part, so the forwarder can drop what is older than
+ * accepted while taking every part of one page: a group's event carries the page's order whichever
+ * part it comes from (`pageOrderOf`), so the parts add to one incident and none makes another stale.
  */
 
-import { describeInput } from '../errors.ts';
-import { PAYLOAD_REPORT_TEXT } from '../notify/build.ts';
+import { type AlertFacts, type AlertPage, type GroupFacts, isObject, readAlertPage } from '../message/readMessage.ts';
 import { formatValue } from '../notify/format.ts';
-import { SEVERITY_NAMES, type Severity } from '../rules/types.ts';
-import { cleanJsonForPeople, cleanSubjectText } from '../text/sanitize.ts';
+import type { Severity } from '../rules/types.ts';
+import { cleanSubjectText } from '../text/sanitize.ts';
 
 /** https://developer.pagerduty.com/docs/events-api-v2/trigger-events/ */
 const PAGERDUTY_ACTIONS = { trigger: 'trigger', resolve: 'resolve' } as const;
@@ -24,50 +25,11 @@ type PagerDutyAction = (typeof PAGERDUTY_ACTIONS)[keyof typeof PAGERDUTY_ACTIONS
 const EVENTS_PER = { group: 'group', alert: 'alert' } as const;
 type EventsPer = (typeof EVENTS_PER)[keyof typeof EVENTS_PER];
 
-/** The Events API's limits: `payload.summary` and `dedup_key` lengths. */
+/** The Events API's limit of `payload.summary`'s length. */
 const MAX_SUMMARY_CHARS = 1024;
-const MAX_DEDUP_KEY_CHARS = 255;
 /** What the events name as their sender (`client`). */
 const PAGERDUTY_CLIENT = 'httpd-status-alerts';
 const MORE_TARGETS = ', ...';
-
-/** The per-alert facts the mapping reads; everything else of the alert rides in `custom_details`. */
-interface AlertFacts {
-  fingerprint: string;
-  status: 'firing' | 'resolved';
-  target: string;
-  rule: string;
-  severity: Severity;
-  /** The whole alert object as published (labels, offenders, runbook, down, ...), cleaned for people (`detailsOf`). */
-  details: Record<string, unknown>;
-}
-
-/** What a grouped page (`kind: "group"`) says about the whole page. */
-interface GroupFacts {
-  /** `group-<id>`: the page's own fingerprint. */
-  fingerprint: string;
-  status: 'firing' | 'resolved';
-  severity: Severity;
-  /** The rule when every alert has the same one, else null. */
-  rule: string | null;
-  counts: { firing: number; resolved: number };
-  part: { index: number; count: number };
-  /** The whole page as published, cleaned for people (`detailsOf`). */
-  details: Record<string, unknown>;
-}
-
-/** One message read: its alerts, and what the forwarder needs to key and order its events. */
-interface AlertPage {
-  alerts: AlertFacts[];
-  /** Present on a grouped page only. */
-  group: GroupFacts | null;
-  /** `group-<id>` of the group the page belongs to (grouped or one alert's own page), else null. */
-  groupKey: string | null;
-  /** The page's order (epoch ms, strictly increasing per alert or group); null on older messages. */
-  order: number | null;
-  /** The part of a grouped page (1 otherwise): parts of one page share their order. */
-  part: number;
-}
 
 interface PagerDutyEvent {
   routing_key: string;
@@ -93,141 +55,13 @@ interface OrderedEvent {
   part: number;
 }
 
-/** The SNS message is not the JSON variant of an alert message. */
-class PagerDutyMessageError extends Error {
-  constructor(problem: string, options?: ErrorOptions) {
-    super(`expected the JSON variant of an httpd-status-alerts message, ${problem}`, options);
-    this.name = 'PagerDutyMessageError';
-  }
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function text(alert: Record<string, unknown>, field: string, where: string): string {
-  const value = alert[field];
-  if (typeof value !== 'string' || value === '')
-    throw new PagerDutyMessageError(`${where}.${field}: expected a non-empty string, found ${JSON.stringify(value)}`);
-  return value;
-}
-
-function dedupKeyText(object: Record<string, unknown>, field: string, where: string): string {
-  const value = text(object, field, where);
-  if (value.length > MAX_DEDUP_KEY_CHARS)
-    throw new PagerDutyMessageError(
-      `${where}.${field}: expected at most ${MAX_DEDUP_KEY_CHARS} characters, found ${value.length}`,
-    );
-  return value;
-}
-
-function statusOf(object: Record<string, unknown>, where: string): 'firing' | 'resolved' {
-  const status = object.status;
-  if (status !== 'firing' && status !== 'resolved')
-    throw new PagerDutyMessageError(`${where}.status: expected firing or resolved, found ${JSON.stringify(status)}`);
-  return status;
-}
-
-function severityOf(object: Record<string, unknown>, where: string): Severity {
-  const severity = SEVERITY_NAMES.find((s) => s === object.severity);
-  if (severity === undefined)
-    throw new PagerDutyMessageError(
-      `${where}.severity: expected one of ${SEVERITY_NAMES.join(', ')}, found ${JSON.stringify(object.severity)}`,
-    );
-  return severity;
-}
-
 /**
- * What an event's `custom_details` shows of a published object. People read these fields, in
- * renderers the monitor does not control (PagerDuty's apps, what its chat and e-mail integrations
- * carry), and the Events API has no way to mark a field untrusted; so the report text in them
- * (offenders, a failure detail) is cleaned as the text page cleans it, the other values as data
- * (`cleanJsonForPeople`). Cleaned once, where the message is read.
+ * The order of the page a part belongs to: part i of a page carries the page's order plus i - 1
+ * (the monitor's split, so every message has an order of its own), and the events the parts share
+ * (a group's incident, per alert the overflow's) carry the page's: the forwarder then takes each
+ * part at that one order (`other-part`) and none makes another stale.
  */
-const detailsOf = (published: Record<string, unknown>) =>
-  cleanJsonForPeople(published, PAYLOAD_REPORT_TEXT) as Record<string, unknown>;
-
-function readAlert(alert: unknown, where: string): AlertFacts {
-  if (!isObject(alert)) throw new PagerDutyMessageError(`${where}: expected an object, found ${JSON.stringify(alert)}`);
-  const fingerprint = dedupKeyText(alert, 'fingerprint', where);
-  const status = statusOf(alert, where);
-  const severity = severityOf(alert, where);
-  return {
-    fingerprint,
-    status,
-    target: text(alert, 'target', where),
-    rule: text(alert, 'rule', where),
-    severity,
-    details: detailsOf(alert),
-  };
-}
-
-function wholeAtLeast(value: unknown, min: number, where: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)
-    throw new PagerDutyMessageError(`${where}: expected a whole number from ${min}, found ${JSON.stringify(value)}`);
-  return value;
-}
-
-/** The page's `order`: absent (an older message) or a whole number of milliseconds. */
-function orderOf(page: Record<string, unknown>): number | null {
-  return page.order === undefined ? null : wholeAtLeast(page.order, 0, 'message.order');
-}
-
-function readGroupFacts(page: Record<string, unknown>): GroupFacts {
-  const counts = isObject(page.counts) ? page.counts : {};
-  const part = isObject(page.part) ? page.part : { index: 1, count: 1 };
-  const rule = page.rule;
-  if (rule !== null && (typeof rule !== 'string' || rule === ''))
-    throw new PagerDutyMessageError(`message.rule: expected a rule name or null, found ${JSON.stringify(rule)}`);
-  return {
-    fingerprint: dedupKeyText(page, 'fingerprint', 'message'),
-    status: statusOf(page, 'message'),
-    severity: severityOf(page, 'message'),
-    rule,
-    counts: {
-      firing: wholeAtLeast(counts.firing, 0, 'message.counts.firing'),
-      resolved: wholeAtLeast(counts.resolved, 0, 'message.counts.resolved'),
-    },
-    part: {
-      index: wholeAtLeast(part.index, 1, 'message.part.index'),
-      count: wholeAtLeast(part.count, 1, 'message.part.count'),
-    },
-    details: detailsOf(page),
-  };
-}
-
-/** `group-<id>` of the group a page about one alert went to, when it names one. */
-function groupKeyOf(page: Record<string, unknown>): string | null {
-  const group = page.group;
-  if (!isObject(group)) return null;
-  const id = dedupKeyText(group, 'id', 'message.group');
-  return `group-${id}`.slice(0, MAX_DEDUP_KEY_CHARS);
-}
-
-/**
- * One message: `{ kind: "group", alerts: [...] }` (a grouped page), `{ alerts: [...] }` (alerts
- * without a group's facts) or one alert's own object.
- *
- * @example readAlertPage('{"fingerprint":"3f2a...","status":"firing",...,"order":1764000000000}').order // 1764000000000
- * @throws PagerDutyMessageError saying which field was wrong and what it held
- */
-function readAlertPage(message: string): AlertPage {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(message);
-  } catch (error) {
-    throw new PagerDutyMessageError(`found ${describeInput(message)}`, { cause: error });
-  }
-  if (!isObject(parsed)) throw new PagerDutyMessageError(`found ${describeInput(message)}`);
-  const order = orderOf(parsed);
-  if (!('alerts' in parsed)) {
-    const alert = readAlert(parsed, 'message');
-    return { alerts: [alert], group: null, groupKey: groupKeyOf(parsed), order, part: 1 };
-  }
-  if (!Array.isArray(parsed.alerts))
-    throw new PagerDutyMessageError(`message.alerts: expected an array, found ${JSON.stringify(parsed.alerts)}`);
-  const alerts = parsed.alerts.map((alert, i) => readAlert(alert, `message.alerts[${i}]`));
-  const group = parsed.kind === 'group' ? readGroupFacts(parsed) : null;
-  return { alerts, group, groupKey: group?.fingerprint ?? null, order, part: group?.part.index ?? 1 };
-}
+const pageOrderOf = (page: AlertPage): number | null => (page.order === null ? null : page.order - (page.part - 1));
 
 /** Cuts to `max` UTF-16 units without leaving half a surrogate pair. */
 function cut(value: string, max: number): string {
@@ -371,9 +205,12 @@ function groupEvent(group: GroupFacts, alerts: readonly AlertFacts[], routingKey
  * @example eventsOfPage(readAlertPage(message), key, EVENTS_PER.group)[0]?.event.dedup_key // 'group-5f1c...'
  */
 function eventsOfPage(page: AlertPage, routingKey: string, per: EventsPer): OrderedEvent[] {
-  const ordered = (event: PagerDutyEvent): OrderedEvent => ({ event, order: page.order, part: page.part });
+  const ordered = (event: PagerDutyEvent, order = page.order): OrderedEvent => ({ event, order, part: page.part });
+  // Every part of a page adds to the group's one incident: at the page's order, none is stale.
   if (per === EVENTS_PER.group && page.group !== null)
-    return page.alerts.length === 0 ? [] : [ordered(groupEvent(page.group, page.alerts, routingKey))];
+    return page.alerts.length === 0
+      ? []
+      : [ordered(groupEvent(page.group, page.alerts, routingKey), pageOrderOf(page))];
   if (per === EVENTS_PER.group && page.group === null && page.groupKey !== null && page.alerts.length === 1) {
     const [only] = page.alerts as [AlertFacts];
     return [ordered(alertEvent(only, routingKey, page.groupKey))];
@@ -393,144 +230,17 @@ function pagerDutyEvents(message: string, routingKey: string, per: EventsPer): P
   return eventsOfPage(readAlertPage(message), routingKey, per).map((e) => e.event);
 }
 
-/**
- * What the forwarder knows per `dedup_key`: the newest order it attempted (written before each
- * send) or PagerDuty accepted, the parts of that page accepted, its action, and whether PagerDuty
- * may hold an open incident for the key. An attempt whose answer was lost stays known: what is
- * older is never sent after it, and a resolve is still sent while a trigger may be open.
- */
-interface KnownOrder {
-  order: number;
-  /** The parts of the page of `order` PagerDuty accepted (none yet when only attempted). */
-  parts: number[];
-  /** Null on what was remembered before actions were. */
-  action: PagerDutyAction | null;
-  /** A trigger was attempted and no resolve accepted since (records from before: `action !== 'resolve'`). */
-  open: boolean;
-  /**
-   * The routing key the open incident was opened with: its id (`keyIdOf`) and SSM parameter
-   * version, so its events go on to that service after a key change; absent on older records.
-   */
-  opener?: RoutingKeyRef;
-}
-
-/** Which routing key an incident was opened with, never the key itself: its id and parameter version. */
-interface RoutingKeyRef {
-  keyId: string;
-  /** The SSM parameter version the key was read at; null when the reader did not say. */
-  version: number | null;
-}
-
-/** Why an event is sent or dropped. */
-const FORWARD_REASONS = {
-  /** The page has no order (a message from before orders): sent unchecked. */
-  unordered: 'unordered',
-  /** Nothing known for its key yet. */
-  first: 'first',
-  /** Newer than what was attempted or accepted. */
-  newer: 'newer',
-  /** The order known, this part not accepted at it: another part of the page, or this one unanswered. */
-  otherPart: 'other-part',
-  /** Older than what was attempted or accepted: a retry or a late delivery; sending it could re-open a resolved incident. */
-  stale: 'stale',
-  /** This very event was accepted already. */
-  duplicate: 'duplicate',
-  /** A resolve for a key no trigger was ever attempted for: there is no incident to close. */
-  neverTriggered: 'never-triggered',
-  /** A resolve for a key whose last trigger was resolved since: the incident is closed already. */
-  alreadyResolved: 'already-resolved',
-} as const;
-type ForwardReason = (typeof FORWARD_REASONS)[keyof typeof FORWARD_REASONS];
-/** Whether to send an event, and why. */
-interface ForwardDecision {
-  send: boolean;
-  reason: ForwardReason;
-}
-/** A resolve dropped for one of these has no incident to close: not a retry or a reordering. */
-const closesNothing = (reason: ForwardReason): boolean =>
-  reason === FORWARD_REASONS.neverTriggered || reason === FORWARD_REASONS.alreadyResolved;
-
-/** What `forwardDecision` reads of an event. */
-interface EventToForward {
-  order: number | null;
-  part: number;
-  action: PagerDutyAction;
-}
-
-/**
- * Whether to send an event, given what is known for its `dedup_key`: only what is not older than
- * the newest attempt, and not a part already accepted; a resolve only while an incident may be
- * open (so the alerts of a fleet incident that never had an incident of their own cost no pace
- * when it ends). Every trigger is attempted (remembered) before it is sent, so a resolve with no
- * record has nothing to close.
- *
- * @example forwardDecision({ order: 5, part: 1, action: 'trigger' }, { order: 7, parts: [1], action: 'trigger', open: true })
- * // { send: false, reason: 'stale' }
- */
-function forwardDecision(event: EventToForward, known: KnownOrder | null): ForwardDecision {
-  if (event.order === null) return { send: true, reason: FORWARD_REASONS.unordered };
-  const resolve = event.action === PAGERDUTY_ACTIONS.resolve;
-  if (known === null)
-    return resolve
-      ? { send: false, reason: FORWARD_REASONS.neverTriggered }
-      : { send: true, reason: FORWARD_REASONS.first };
-  if (event.order < known.order) return { send: false, reason: FORWARD_REASONS.stale };
-  if (event.order === known.order && known.parts.includes(event.part))
-    return { send: false, reason: FORWARD_REASONS.duplicate };
-  if (resolve && !known.open) return { send: false, reason: FORWARD_REASONS.alreadyResolved };
-  return event.order > known.order
-    ? { send: true, reason: FORWARD_REASONS.newer }
-    : { send: true, reason: FORWARD_REASONS.otherPart };
-}
-
-/**
- * Whether a trigger PagerDuty just accepted came in after its key's newer resolve was sent
- * (attempted or accepted): its request was slower than the resolve's, so the incident it opened
- * would stay open with nothing left to close it. The forwarder then sends that resolve again
- * (a resolve of a closed incident is a no-op for PagerDuty).
- *
- * @example resolvedSince({ order: 5, action: 'trigger' }, { order: 7, parts: [], action: 'resolve', open: true }) // true
- */
-function resolvedSince(accepted: { order: number; action: PagerDutyAction }, known: KnownOrder | null): boolean {
-  return (
-    accepted.action === PAGERDUTY_ACTIONS.trigger &&
-    known !== null &&
-    known.order > accepted.order &&
-    known.action === PAGERDUTY_ACTIONS.resolve
-  );
-}
-
-export type {
-  AlertFacts,
-  AlertPage,
-  EventsPer,
-  EventToForward,
-  ForwardDecision,
-  ForwardReason,
-  GroupFacts,
-  KnownOrder,
-  OrderedEvent,
-  PagerDutyAction,
-  PagerDutyEvent,
-  RoutingKeyRef,
-};
+export type { EventsPer, OrderedEvent, PagerDutyAction, PagerDutyEvent };
 export {
   alertEvent,
-  closesNothing,
   cut,
   EVENTS_PER,
   eventsOfPage,
-  FORWARD_REASONS,
-  forwardDecision,
-  isObject,
   linksOf,
-  MAX_DEDUP_KEY_CHARS,
   MAX_SUMMARY_CHARS,
   PAGERDUTY_ACTIONS,
   PAGERDUTY_CLIENT,
-  PagerDutyMessageError,
+  pageOrderOf,
   pagerDutyEvents,
-  readAlertPage,
-  resolvedSince,
   titleOf,
 };

@@ -9,20 +9,19 @@
  * incident is left without the resolve that closes it, whoever holds the seats.
  * An alert outside any group is its own incident, as before.
  */
+
+import { type AlertFacts, type AlertPage, isObject, MAX_DEDUP_KEY_CHARS } from '../message/readMessage.ts';
 import { SEVERITY_NAMES, type Severity } from '../rules/types.ts';
 import { cleanSubjectText } from '../text/sanitize.ts';
 import {
-  type AlertFacts,
-  type AlertPage,
   alertEvent,
   cut,
-  isObject,
   linksOf,
-  MAX_DEDUP_KEY_CHARS,
   type OrderedEvent,
   PAGERDUTY_ACTIONS,
   PAGERDUTY_CLIENT,
   type PagerDutyEvent,
+  pageOrderOf,
   titleOf,
 } from './events.ts';
 
@@ -219,12 +218,6 @@ function alertOfEntry(entry: string): AlertFacts {
 }
 
 /**
- * The order of the page a part belongs to: part i of a page carries the page's order plus i - 1,
- * so the overflow's events of every part of one page share one order (none makes another stale).
- */
-const pageOrderOf = (page: AlertPage): number | null => (page.order === null ? null : page.order - (page.part - 1));
-
-/**
  * The events of one page of a group (its key `groupKey`) in per-alert mode, given the firing
  * alerts that have an incident of their own (`own`, from `assignIncidents` and the seats taken)
  * and, when known, what the page's other parts listed (`view`):
@@ -280,7 +273,6 @@ export {
   INCIDENT_REASONS,
   overflowKeyOf,
   pageEntry,
-  pageOrderOf,
   perAlertEvents,
   rankFiring,
 };

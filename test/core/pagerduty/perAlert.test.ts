@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type AlertFacts, readAlertPage } from '../../../src/core/pagerduty/events.ts';
+import { type AlertFacts, readAlertPage } from '../../../src/core/message/readMessage.ts';
 import {
   alertOfEntry,
   assignIncidents,
