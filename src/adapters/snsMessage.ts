@@ -39,7 +39,8 @@ function firstUnits(text: string, max: number): string {
  * percent-encoded).
  */
 function chatbotMessage(n: Notification, subject: string, text: string): Record<string, unknown> {
-  const runbook = typeof n.payload.runbook === 'string' ? [`Runbook: ${cleanConfigText(n.payload.runbook)}`] : [];
+  const rulebook = 'runbook' in n.payload ? n.payload.runbook : null;
+  const runbook = rulebook === null ? [] : [`Runbook: ${cleanConfigText(rulebook)}`];
   // The description is escaped twice (in Chatbot's JSON, then in the envelope): at most twice its bytes.
   const room = (MAX_CHATBOT_BYTES - CHATBOT_OVERHEAD_BYTES) / 2;
   const body = fitText(firstUnits(text, CHATBOT_DESCRIPTION_CHARS), room, '\n...');

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { withChatCopy } from '../../src/adapters/chatCopyNotifier.ts';
 import { createSnsNotifier } from '../../src/adapters/snsNotifier.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
+import { partialMessage } from '../support/messages.ts';
 
 const ALERTS = 'arn:aws:sns:eu-west-1:123456789012:alerts';
 const CHAT = 'arn:aws:sns:eu-west-1:123456789012:chat';
@@ -19,7 +20,13 @@ const notification: Notification = {
   threshold: 20,
   subject: '[FIRING critical] web-1: closing-pileup (23 >= 20)',
   message: 'FIRING critical: closing-pileup on web-1',
-  payload: { version: 1, status: 'firing', fingerprint: 'abc123', target: 'web-1', rule: 'closing-pileup' },
+  payload: partialMessage({
+    version: 1,
+    status: 'firing',
+    fingerprint: 'abc123',
+    target: 'web-1',
+    rule: 'closing-pileup',
+  }),
   labels: {},
 };
 

@@ -9,6 +9,7 @@ import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
 import type { Claim, StateTable } from '../../src/app/ports.ts';
 import type { AlertRecord, TargetState } from '../../src/core/alerts/types.ts';
 import { type LocalDynamo, startDynalite } from '../support/emulators.ts';
+import { partialMessage } from '../support/messages.ts';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 
@@ -89,7 +90,7 @@ describe.each([
             threshold: 20,
             subject: '[FIRING warning] db-2: closing-pileup (23 >= 20)',
             message: 'text',
-            payload: { version: 1 },
+            payload: partialMessage({ version: 1 }),
             labels: {},
           },
           record: { ...alert('db-2', 'fp-c'), lastSentAt: NOW.toISOString(), lastSentStatus: 'firing' },

@@ -19,6 +19,7 @@ import { buildNotification } from '../../src/core/notify/build.ts';
 import { EVENTS_PER, pagerDutyEvents } from '../../src/core/pagerduty/events.ts';
 import { parseRulesDocuments } from '../../src/core/rules/document.ts';
 import type { Rule } from '../../src/core/rules/types.ts';
+import { messageFields } from '../support/messages.ts';
 
 const T0 = new Date('2026-11-22T12:00:00Z');
 const DOWN_RULE = parseRulesDocuments([
@@ -137,7 +138,7 @@ describe('a TLS failure quoting a hostile certificate, through every output', ()
     expect(n.subject).toBe('[FIRING critical] web-1: target-down (TLS)');
     const shown = `TLS with localhost:${port} failed: Hostname/IP does not match certificate's altnames: Host: localhost[.] ${page} %28ERR%5FTLS%5FCERT%5FALTNAME%5FINVALID%29 - check the certificate or the target's CA bundle`;
     expect(n.message.split('\n').find((l) => l.startsWith('Failure: '))).toBe(`Failure: tls: ${shown}`);
-    expect(n.payload.down).toEqual({ reason: 'tls', detail: detailOf(data), consecutiveFailures: 2 });
+    expect(messageFields(n.payload).down).toEqual({ reason: 'tls', detail: detailOf(data), consecutiveFailures: 2 });
     expect(event?.payload.summary).toBe('[FIRING critical] web-1: target-down (tls)');
     expect(event?.payload.custom_details.down).toEqual({ reason: 'tls', detail: shown, consecutiveFailures: 2 });
   });

@@ -17,6 +17,7 @@ import { BUSY_MODES } from '../../src/core/rules/metrics.ts';
 import type { Observation, Rule } from '../../src/core/rules/types.ts';
 import { cleanReportText } from '../../src/core/text/sanitize.ts';
 import { loadReport } from '../core/support/reports.ts';
+import { partialMessage } from '../support/messages.ts';
 
 const NOW = new Date('2026-11-22T12:02:00Z');
 const REPORT = loadReport('prefork-busy/report.html');
@@ -217,7 +218,7 @@ describe('buildPublishInput: within SNS limits whatever the input', () => {
           threshold: 0,
           subject: `[FIRING warning] ${subject}`,
           message,
-          payload: { version: 1, problems: [message, message, message], runbook: message },
+          payload: partialMessage({ version: 1, problems: [message, message, message], runbook: message }),
           labels: {},
         };
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSnsNotifier, PublishError } from '../../src/adapters/snsNotifier.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import { type LocalSns, startSns } from '../support/emulators.ts';
+import { partialMessage } from '../support/messages.ts';
 
 const notification: Notification = {
   fingerprint: 'abc123',
@@ -16,14 +17,14 @@ const notification: Notification = {
   threshold: 20,
   subject: '[FIRING critical] web-1: closing-pileup (23 >= 20)',
   message: 'closing-pileup is firing on web-1\nRunbook: https://wiki.example/closing',
-  payload: {
+  payload: partialMessage({
     version: 1,
     status: 'firing',
     rule: 'closing-pileup',
     target: 'web-1',
     value: 23,
     runbook: 'https://wiki.example/closing',
-  },
+  }),
   labels: { env: 'prod' },
 };
 

@@ -6,6 +6,7 @@ import { evaluateRemovedTarget, evaluateTarget } from '../../src/core/evaluate.t
 import { NOT_COUNTED } from '../../src/core/rules/compute.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from '../../src/core/rules/document.ts';
 import type { Observation, Rule } from '../../src/core/rules/types.ts';
+import { messageFields } from '../support/messages.ts';
 import { loadReport } from './support/reports.ts';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
@@ -392,7 +393,7 @@ describe('evaluateTarget: silences', () => {
     expect(page?.message.split('\n')).toContain(
       `Held back by a silence ("kernel upgrade on web-1", maint.json) that ended at ${iso(5)}: that is why this page arrives now`,
     );
-    expect(page?.payload.silence).toEqual({
+    expect(messageFields(page?.payload).silence).toEqual({
       comment: 'kernel upgrade on web-1',
       source: 'maint.json',
       endedAt: iso(5),
@@ -456,7 +457,7 @@ describe('evaluateTarget: silences', () => {
     const page = results[2]?.notifications[0];
     expect(page?.reason).toBe('first');
     expect(page?.message).not.toContain('Held back by a silence');
-    expect(page?.payload.silence).toBeNull();
+    expect(messageFields(page?.payload).silence).toBeNull();
   });
 
   it('sends the resolve of a page that went out before the silence, during the silence (the contract)', () => {
@@ -789,7 +790,7 @@ describe('evaluateTarget: target down', () => {
     expect(page?.message).toContain(
       'Failure: timeout: no answer from hxxp://web-1/server-status in 10 s\nConsecutive failures: 2',
     );
-    expect(page?.payload.down).toEqual({
+    expect(messageFields(page?.payload).down).toEqual({
       reason: 'timeout',
       detail: 'no answer from http://web-1/server-status in 10 s',
       consecutiveFailures: 2,
@@ -994,7 +995,7 @@ describe('evaluateTarget: the exhaustion forecast and a saturated target', () =>
       `  ${iso(4)}     20`,
       'Top clients among the 28 busy slots (S R W K D C L I):',
     ]);
-    expect(page?.payload.forecast).toEqual({
+    expect(messageFields(page?.payload).forecast).toEqual({
       minutesToExhaustion: 1,
       exhaustedAt: iso(5),
       samples: [100, 80, 60, 40, 20].map((free, m) => ({ at: iso(m), free })),
@@ -1054,7 +1055,7 @@ describe('evaluateTarget: the exhaustion forecast and a saturated target', () =>
       'Fetch: timed out after 10000 ms waiting for',
       'Consecutive failures: 1',
     ]);
-    expect(page?.payload.failure).toEqual({
+    expect(messageFields(page?.payload).failure).toEqual({
       reason: 'timeout',
       likelySaturated: true,
       lastSeen: { busy: 236, total: 256, at: iso(4) },
@@ -1075,6 +1076,6 @@ describe('evaluateTarget: the exhaustion forecast and a saturated target', () =>
     expect(results.map((r) => r.notifications.filter((n) => n.rule === 'target-down').length)).toEqual([0, 0, 1]);
     const page = results[2]?.notifications.find((n) => n.rule === 'target-down');
     expect(page?.subject).toBe('[FIRING critical] web-1: target-down (timeout)');
-    expect(page?.payload.failure).toEqual({ reason: 'timeout', likelySaturated: false, lastSeen: null });
+    expect(messageFields(page?.payload).failure).toEqual({ reason: 'timeout', likelySaturated: false, lastSeen: null });
   });
 });

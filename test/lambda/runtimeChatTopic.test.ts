@@ -14,6 +14,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import { credentials, type LocalSns, region, startSns } from '../support/emulators.ts';
+import { partialMessage } from '../support/messages.ts';
 
 const notification: Notification = {
   fingerprint: 'abc123',
@@ -26,7 +27,13 @@ const notification: Notification = {
   threshold: 20,
   subject: '[FIRING critical] web-1: closing-pileup (23 >= 20)',
   message: 'FIRING critical: closing-pileup on web-1',
-  payload: { version: 1, status: 'firing', fingerprint: 'abc123', target: 'web-1', rule: 'closing-pileup' },
+  payload: partialMessage({
+    version: 1,
+    status: 'firing',
+    fingerprint: 'abc123',
+    target: 'web-1',
+    rule: 'closing-pileup',
+  }),
   labels: {},
 };
 

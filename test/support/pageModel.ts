@@ -28,6 +28,7 @@ import type { EventsPer } from '../../src/core/pagerduty/events.ts';
 import { globMatch } from '../../src/core/rules/glob.ts';
 import type { PagerDutyLedger } from '../../src/forwarder/ports.ts';
 import { ForwarderModel, type ForwardFault } from './forwarderModel.ts';
+import { messageFields } from './messages.ts';
 
 const TARGET_POOL = ['a0', 'a1', 'b0', 'b1'] as const;
 const GLOBS = ['*', 'a*', 'b*', 'a0', 'b1'] as const;
@@ -809,7 +810,7 @@ interface OrderedPage {
 }
 
 function orderOf(n: Notification, atMs: number): OrderedPage {
-  const group = n.payload.group as { id?: unknown } | undefined;
+  const group = messageFields(n.payload).group as { id?: unknown } | undefined;
   const sequence = typeof group?.id === 'string' ? `group ${group.id}` : `alert ${n.target}/${n.rule}`;
   const order = n.payload.order;
   return { sequence, order: typeof order === 'number' ? order : undefined, atMs };
@@ -817,9 +818,9 @@ function orderOf(n: Notification, atMs: number): OrderedPage {
 
 /** An accepted page as its incident thread sees it (`World.threads`). */
 function threadOf(n: Notification, seq: number): World['threads'][number] {
-  const group = n.payload.group as { id?: unknown } | undefined;
+  const group = messageFields(n.payload).group as { id?: unknown } | undefined;
   const key = typeof group?.id === 'string' ? `group ${group.id}` : n.fingerprint;
-  const alerts = n.payload.alerts;
+  const alerts = messageFields(n.payload).alerts;
   const firing = Array.isArray(alerts)
     ? (alerts as Array<{ target: string; rule: string; status: string }>)
         .filter((a) => a.status === 'firing')
@@ -836,13 +837,20 @@ function threadOf(n: Notification, seq: number): World['threads'][number] {
  * each alert of a group page marked `new` (the others are repeated there for context).
  */
 function changesIn(n: Notification, atMs: number): Published[] {
-  const alerts = n.payload.alerts;
-  if (n.payload.kind !== 'group' || !Array.isArray(alerts)) {
+  const alerts = messageFields(n.payload).alerts;
+  if (messageFields(n.payload).kind !== 'group' || !Array.isArray(alerts)) {
     // A reminder, or the configuration alert's update (its problems changed): no transition.
-    if (n.reason === 'repeat' || n.payload.problemsChanged === true) return [];
-    const grouped = n.payload.group !== undefined;
+    if (n.reason === 'repeat' || messageFields(n.payload).problemsChanged === true) return [];
+    const grouped = messageFields(n.payload).group !== undefined;
     return [
-      { target: n.target, rule: n.rule, status: n.status, evaluatedAt: String(n.payload.evaluatedAt), atMs, grouped },
+      {
+        target: n.target,
+        rule: n.rule,
+        status: n.status,
+        evaluatedAt: String(messageFields(n.payload).evaluatedAt),
+        atMs,
+        grouped,
+      },
     ];
   }
   return (alerts as Array<{ target: string; rule: string; status: 'firing' | 'resolved'; new: boolean }>)
@@ -851,7 +859,7 @@ function changesIn(n: Notification, atMs: number): Published[] {
       target: a.target,
       rule: a.rule,
       status: a.status,
-      evaluatedAt: String(n.payload.evaluatedAt),
+      evaluatedAt: String(messageFields(n.payload).evaluatedAt),
       atMs,
       grouped: true,
     }));

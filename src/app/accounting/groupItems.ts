@@ -27,6 +27,7 @@ import {
 } from '../../core/alerts/group.ts';
 import type { Silence } from '../../core/alerts/silences.ts';
 import type { Notification } from '../../core/alerts/types.ts';
+import { isGroupMessage } from '../../core/message/alertMessage.ts';
 import { buildGroupPages } from '../../core/notify/groupPage.ts';
 import { STATE_KEYS } from '../../core/stateKeys.ts';
 import { fetchAll } from '../concurrency.ts';
@@ -68,11 +69,9 @@ const groupItemKey = STATE_KEYS.group;
 
 /** Which alerts a page (one part) names: a grouped part lists them; a single alert's page names itself. */
 function namedBy(page: Notification): StatusByAlert {
-  const alerts = page.payload.alerts;
-  if (page.payload.kind !== 'group' || !Array.isArray(alerts)) return { [page.fingerprint]: page.status };
+  if (!isGroupMessage(page.payload)) return { [page.fingerprint]: page.status };
   const named: StatusByAlert = {};
-  for (const a of alerts as Array<{ fingerprint: string; status: 'firing' | 'resolved' }>)
-    named[a.fingerprint] = a.status;
+  for (const a of page.payload.alerts) named[a.fingerprint] = a.status;
   return named;
 }
 

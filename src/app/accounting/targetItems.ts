@@ -18,7 +18,8 @@
  * before the item is evaluated again. Without pages, an item is written only when it changed.
  */
 import { randomUUID } from 'node:crypto';
-import type { AlertRecord, Notification, TargetState } from '../../core/alerts/types.ts';
+import type { AlertRecord, Notification, OrderedNotification, TargetState } from '../../core/alerts/types.ts';
+import type { PublishedMessage, ReducedMessage } from '../../core/message/alertMessage.ts';
 import { withOrder } from '../../core/notify/build.ts';
 import { STATE_KEYS } from '../../core/stateKeys.ts';
 import { fitText, payloadBytes } from '../../core/text/limits.ts';
@@ -137,10 +138,10 @@ function accept(state: TargetState, page: ClaimedPage, delivery: Delivery | null
 /** A page as kept in a claim: the text capped, an oversized payload reduced to its facts. */
 function storedPage(notification: Notification): Notification {
   const message = fitText(notification.message, MAX_STORED_MESSAGE_BYTES, '\n...');
-  const payload =
+  const payload: PublishedMessage =
     payloadBytes(notification.payload) <= MAX_STORED_PAYLOAD_BYTES
       ? notification.payload
-      : {
+      : ({
           version: 1,
           status: notification.status,
           reason: notification.reason,
@@ -151,7 +152,7 @@ function storedPage(notification: Notification): Notification {
           value: notification.value,
           threshold: notification.threshold,
           ...(notification.payload.order === undefined ? {} : { order: notification.payload.order }),
-        };
+        } satisfies ReducedMessage);
   return { ...notification, message, payload };
 }
 
@@ -294,7 +295,7 @@ async function commitTarget(
     const order = nextOrder(Math.max(record?.order ?? 0, loaded?.state.lastOrder ?? 0), now);
     return withOrder(notification, order);
   });
-  const orderOf = (page: Notification) => page.payload.order as number;
+  const orderOf = (page: OrderedNotification) => page.payload.order;
   const pages: ClaimedPage[] = ordered.map((notification) => {
     const record = (next.alerts[notification.fingerprint] as AlertRecord | undefined) ?? null;
     return { notification, record: record && { ...record, order: orderOf(notification) } };

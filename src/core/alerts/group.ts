@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DEFAULT_GROUP_INTERVAL_MS, DEFAULT_RESOLVED_RETENTION_MS } from '../constants.ts';
+import type { PublishedMessage } from '../message/alertMessage.ts';
 import { LABEL_PREFIX } from '../rules/groupFields.ts';
 import type { Severity } from '../rules/types.ts';
 import { elapsedMs } from './elapsed.ts';
@@ -53,7 +54,7 @@ interface LatestPage {
   status: AlertStatus;
   subject: string;
   message: string;
-  payload: Record<string, unknown>;
+  payload: PublishedMessage;
 }
 
 interface GroupState {
@@ -127,12 +128,9 @@ function withContinuation(ref: GroupRef, n: number | undefined): GroupRef {
   return n !== undefined && n > 0 ? { ...first, continuation: n } : first;
 }
 
-/** A payload field that should be a string: itself, else null. */
-const stringOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-
 /** When a handed-over page was evaluated (its payload says; else the hand-over time). */
 function evaluatedAtOf(n: Notification, now: Date): string {
-  return stringOrNull(n.payload.evaluatedAt) ?? now.toISOString();
+  return 'evaluatedAt' in n.payload ? n.payload.evaluatedAt : now.toISOString();
 }
 
 function memberOf(n: Notification, at: string, sentStatus: AlertStatus | null): GroupMember {
@@ -145,12 +143,12 @@ function memberOf(n: Notification, at: string, sentStatus: AlertStatus | null): 
     status: n.status,
     at,
     sentStatus,
-    metric: stringOrNull(p.metric),
-    op: stringOrNull(p.op),
+    metric: 'metric' in p ? p.metric : null,
+    op: 'op' in p ? p.op : null,
     value: n.value,
     threshold: n.threshold,
-    firedAt: stringOrNull(p.firedAt),
-    resolvedAt: stringOrNull(p.resolvedAt),
+    firedAt: 'firedAt' in p ? p.firedAt : null,
+    resolvedAt: 'resolvedAt' in p ? p.resolvedAt : null,
   };
 }
 
@@ -297,7 +295,6 @@ export {
   markPaged,
   pagedOf,
   settle,
-  stringOrNull,
   withContinuation,
   withoutSilenced,
 };

@@ -3,6 +3,7 @@
  * inactive, pending or firing; "resolved" is an inactive alert with `resolvedAt` set. Timestamps
  * are stored, not flags, as ISO-8601 strings so that every store can hold them as they are.
  */
+import type { PublishedMessage } from '../message/alertMessage.ts';
 import type { FreeSlotSample } from '../rules/forecast.ts';
 import type { LastReport } from '../rules/saturation.ts';
 import type { Counters, Severity } from '../rules/types.ts';
@@ -94,8 +95,8 @@ interface TargetState {
   lastReport?: LastReport | null;
 }
 
-/** A message to publish, decided by the core; adapters only deliver it. */
-interface Notification {
+/** A message to publish, decided by the core; adapters only deliver it. `P`: the kind of page its JSON is. */
+interface Notification<P extends PublishedMessage = PublishedMessage> {
   fingerprint: string;
   status: 'firing' | 'resolved';
   reason: Exclude<NotifyReason, 'none'>;
@@ -108,12 +109,15 @@ interface Notification {
   subject: string;
   /** Plain text a person acts on. */
   message: string;
-  /** The same facts for machines. */
-  payload: Record<string, unknown>;
+  /** The same facts for machines: the page's JSON variant. */
+  payload: P;
   labels: Record<string, string>;
   /** The group this page joins instead of going out on its own (`groupBy` not `[]`); null or absent: on its own. */
   group?: GroupRef | null;
 }
+
+/** A page once claimed: its JSON carries the page's `order`. */
+type OrderedNotification = Notification<PublishedMessage & { order: number }>;
 
 /** Where an alert's pages are grouped: the group's key, the values it groups by, its interval. */
 interface GroupRef {
@@ -167,6 +171,7 @@ export type {
   HeldBy,
   Notification,
   NotifyReason,
+  OrderedNotification,
   TargetState,
 };
 export { ALERT_STATES, NOTIFY_REASONS };

@@ -6,8 +6,8 @@
  * configuration alert's pages and the resolve of an alert that is no longer evaluated.
  * docs/routing.md and docs/rules-alerts.md describe the fields for people.
  *
- * Type aliases rather than interfaces, so a message is also a `Record<string, unknown>` (what a
- * Notification's payload holds until every reader reads it through these types).
+ * Type aliases rather than interfaces, so a message is also a `Record<string, unknown>` (what
+ * `payloadBytes` and the text hygiene take).
  */
 import type { GroupReason } from '../alerts/group.ts';
 import type { NotifyReason } from '../alerts/types.ts';
@@ -122,8 +122,23 @@ type RemovalMessage = MessageIdentity & {
   labels: Record<string, string>;
 };
 
+/**
+ * A page as a claim keeps it when its JSON passed MAX_STORED_PAYLOAD_BYTES (src/app/accounting/
+ * targetItems.ts): the alert's facts only. A run that recovers the claim publishes it as it is.
+ */
+type ReducedMessage = MessageIdentity & {
+  reason: Exclude<NotifyReason, 'none'>;
+  target: string;
+  rule: string;
+  value: number | null;
+  threshold: number;
+};
+
 /** Any page's JSON variant. */
-type PublishedMessage = AlertMessage | GroupMessage | ConfigAlertMessage | RemovalMessage;
+type PublishedMessage = AlertMessage | GroupMessage | ConfigAlertMessage | RemovalMessage | ReducedMessage;
+
+/** A group's page (part), told from the others by `kind`, which only it has. */
+const isGroupMessage = (m: PublishedMessage): m is GroupMessage => 'kind' in m && m.kind === 'group';
 
 export type {
   AlertMessage,
@@ -133,5 +148,7 @@ export type {
   MessageGroup,
   MessageIdentity,
   PublishedMessage,
+  ReducedMessage,
   RemovalMessage,
 };
+export { isGroupMessage };

@@ -5,7 +5,7 @@
  * part is built within its SNS budget (`src/core/constants.ts`), whatever the input.
  */
 import { resolvesAt } from '../alerts/elapsed.ts';
-import type { AlertRecord, HeldBy, Notification, NotifyReason } from '../alerts/types.ts';
+import type { AlertRecord, HeldBy, Notification, NotifyReason, OrderedNotification } from '../alerts/types.ts';
 import {
   MAX_FAILURE_DETAIL_CHARS,
   MAX_LABELS_SHOWN,
@@ -396,7 +396,7 @@ export type { NotificationInput };
  * the state table when the page is claimed, strictly increasing per alert (single pages) or per
  * group; a consumer drops any page whose order is not above the last it accepted.
  */
-function withOrder(page: Notification, order: number): Notification {
+function withOrder(page: Notification, order: number): OrderedNotification {
   return { ...page, payload: { ...page.payload, order } };
 }
 

@@ -14,11 +14,10 @@ import {
   groupId,
   type LatestPage,
   type StatusByAlert,
-  stringOrNull,
 } from '../alerts/group.ts';
 import type { Notification } from '../alerts/types.ts';
 import { MAX_PAYLOAD_BYTES, MAX_SUBJECT_CHARS, MAX_TEXT_MESSAGE_BYTES, ORDER_FIELD_BYTES } from '../constants.ts';
-import type { GroupMessage, GroupMessageAlert, MessageGroup } from '../message/alertMessage.ts';
+import type { GroupMessage, GroupMessageAlert, MessageGroup, PublishedMessage } from '../message/alertMessage.ts';
 import { SEVERITY_NAMES, type Severity } from '../rules/types.ts';
 import { fitLines, payloadBytes } from '../text/limits.ts';
 import { cleanConfigText, cleanReportText, cleanSubjectText, TEXT_USES } from '../text/sanitize.ts';
@@ -105,11 +104,10 @@ function groupJson(group: GroupState): MessageGroup {
   return { id: itemIdOf(group), key: group.key, labels: group.labels, ...(continuation > 0 ? { continuation } : {}) };
 }
 
-/** A string map as it is, anything else as `{}`. */
-function stringMapOf(value: unknown): Record<string, string> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
-  const entries = Object.entries(value);
-  return entries.every(([, v]) => typeof v === 'string') ? Object.fromEntries(entries) : {};
+/** A handed-over page as a reminder says it: `repeat`, evaluated now (only a firing page is repeated). */
+function repeated(page: PublishedMessage, reason: Notification['reason'], now: Date): PublishedMessage {
+  if (reason !== 'repeat' || page.status !== 'firing') return page;
+  return { ...page, reason, evaluatedAt: now.toISOString() };
 }
 
 /** The alert's own page, as handed over, with the group it went to. */
@@ -135,12 +133,8 @@ function ownPage(input: GroupPageInput, alert: NamedAlert, latest: LatestPage): 
             [...latest.message.split('\n').filter((l) => !l.startsWith('Reminder: ')), ...reminder],
             MAX_TEXT_MESSAGE_BYTES,
           ).join('\n'),
-    payload: {
-      ...latest.payload,
-      ...(reason === 'repeat' ? { reason, evaluatedAt: input.now.toISOString() } : {}),
-      group: groupJson(input.group),
-    },
-    labels: stringMapOf(latest.payload.labels),
+    payload: { ...repeated(latest.payload, reason, input.now), group: groupJson(input.group) },
+    labels: 'labels' in latest.payload ? latest.payload.labels : {},
     group: null,
   };
 }
@@ -301,8 +295,9 @@ function alertJson(alert: NamedAlert): GroupMessageAlert {
 function ruleTexts(latest: LatestPage | null, facts: PageFacts): { summary: string | null; runbook: string | null } {
   const p = latest?.payload;
   if (facts.rule === null || p === undefined || p.rule !== facts.rule) return { summary: null, runbook: null };
-  const aboutThatTarget = facts.targets.length === 1 && facts.targets[0] === p.target;
-  return { summary: aboutThatTarget ? stringOrNull(p.summary) : null, runbook: stringOrNull(p.runbook) };
+  const aboutThatTarget = facts.targets.length === 1 && 'target' in p && facts.targets[0] === p.target;
+  const texts = 'summary' in p ? p : { summary: null, runbook: null };
+  return { summary: aboutThatTarget ? texts.summary : null, runbook: texts.runbook };
 }
 
 /**

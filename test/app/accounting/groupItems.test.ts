@@ -11,6 +11,7 @@ import type { CycleDeps, StateTable } from '../../../src/app/ports.ts';
 import { type CycleSummary, runCycle } from '../../../src/app/run.ts';
 import type { Notification } from '../../../src/core/alerts/types.ts';
 import { EVENTS_PER, pagerDutyEvents } from '../../../src/core/pagerduty/events.ts';
+import { messageFields, partialMessage } from '../../support/messages.ts';
 import { onlyTheseRules } from '../../support/rulesDocuments.ts';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
@@ -25,8 +26,9 @@ interface Seen {
 }
 
 function named(page: Notification): string[] {
-  const alerts = page.payload.alerts;
-  if (page.payload.kind !== 'group' || !Array.isArray(alerts)) return [`${page.target}/${page.rule} ${page.status}`];
+  const alerts = messageFields(page.payload).alerts;
+  if (messageFields(page.payload).kind !== 'group' || !Array.isArray(alerts))
+    return [`${page.target}/${page.rule} ${page.status}`];
   return (alerts as Array<{ target: string; rule: string; status: string }>).map(
     (a) => `${a.target}/${a.rule} ${a.status}`,
   );
@@ -162,7 +164,7 @@ const handedPage = (
   threshold: 1,
   subject: `${target} ${status}`,
   message: 'text',
-  payload: { evaluatedAt: at(minute).toISOString(), firedAt: at(0).toISOString() },
+  payload: partialMessage({ evaluatedAt: at(minute).toISOString(), firedAt: at(0).toISOString() }),
   labels: {},
   group,
 });
@@ -437,15 +439,17 @@ describe('a group past one item: its continuations (2 alerts an item, one target
   });
 
   it('each item pages as its own group: its own id and fingerprint, a continuation saying so', () => {
-    const first = fleet.published.filter((p) => p.payload.evaluatedAt === at(0).toISOString());
-    const groups = first.map((p) => p.payload.group as { id: string; continuation?: number });
+    const first = fleet.published.filter((p) => messageFields(p.payload).evaluatedAt === at(0).toISOString());
+    const groups = first.map((p) => messageFields(p.payload).group as { id: string; continuation?: number });
     const id = groupItemKey('{"rule":"closing-seen"}').slice('group#'.length);
     expect(groups.map((g) => [g.id, g.continuation]).sort()).toEqual([
       [id, undefined],
       [`${id}-1`, 1],
       [`${id}-2`, 2],
     ]);
-    const continued = first.find((p) => (p.payload.group as { continuation?: number }).continuation === 1);
+    const continued = first.find(
+      (p) => (messageFields(p.payload).group as { continuation?: number }).continuation === 1,
+    );
     expect(continued?.fingerprint).toBe(`group-${id}-1`);
     expect(continued?.subject).toBe('[FIRING critical] closing-seen on 2 more targets: web-3, web-4 (continuation 1)');
     expect(continued?.message.split('\n').slice(0, 2)).toEqual([
@@ -491,7 +495,7 @@ describe('an alert no item of its group could hold (1 alert an item, 1 item)', (
   ])('minute %#: %s', async (_name, minute, closing, expected, grouped) => {
     const before = fleet.published.length;
     expect(await fleet.step(minute, closing)).toEqual(expected);
-    expect(fleet.published.slice(before).map((p) => p.payload.group !== undefined)).toEqual(grouped);
+    expect(fleet.published.slice(before).map((p) => messageFields(p.payload).group !== undefined)).toEqual(grouped);
   });
 
   it('the page alone was logged, and no group was opened for the resolve', async () => {
@@ -520,7 +524,7 @@ describe('a run that died after handing an alert over to a continuation', () => 
     expect(await fleet.step(3, { 'web-2': 0 })).toEqual([]);
     const resolved = await fleet.step(5);
     expect(resolved).toEqual([page(5, 'resolved', 'resolved', ['web-2/closing-seen resolved'])]);
-    expect(fleet.published.at(-1)?.payload.group).toMatchObject({ continuation: 1 });
+    expect(messageFields(fleet.published.at(-1)?.payload).group).toMatchObject({ continuation: 1 });
   });
 });
 
@@ -531,7 +535,7 @@ function byGroupPage(
   const pages = new Map<string, { firing: number; resolved: number; messages: number }>();
   for (const message of published) {
     const counts = pages.get(message.fingerprint) ?? { firing: 0, resolved: 0, messages: 0 };
-    for (const a of message.payload.alerts as Array<{ status: 'firing' | 'resolved' }>) counts[a.status]++;
+    for (const a of messageFields(message.payload).alerts ?? []) counts[a.status]++;
     counts.messages++;
     pages.set(message.fingerprint, counts);
   }
@@ -573,7 +577,7 @@ describe('a fleet incident of 1,000 targets', { tags: ['slow'], timeout: 180_000
     expect(byGroupPage(fleet.published)).toEqual(
       sizes.map(([firing, messages]) => ({ firing, resolved: 0, messages })),
     );
-    expect(fleet.published.every((p) => p.payload.kind === 'group')).toBe(true);
+    expect(fleet.published.every((p) => messageFields(p.payload).kind === 'group')).toBe(true);
     const firing = fleet.published.length;
     await fleet.step(1, all(0));
     await fleet.step(5);

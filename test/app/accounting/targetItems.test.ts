@@ -15,6 +15,7 @@ import {
 } from '../../../src/app/accounting/targetItems.ts';
 import type { PageRouter, StoredState } from '../../../src/app/ports.ts';
 import type { AlertRecord, Notification, TargetState } from '../../../src/core/alerts/types.ts';
+import { partialMessage } from '../../support/messages.ts';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 const KEY = 'target#web-1';
@@ -52,7 +53,7 @@ const page: Notification = {
   threshold: 20,
   subject: '[FIRING warning] web-1: closing (23 >= 20)',
   message: 'text',
-  payload: { version: 1 },
+  payload: partialMessage({ version: 1 }),
   labels: {},
 };
 
@@ -242,7 +243,7 @@ describe('settleTarget', () => {
 });
 
 describe('storedPage: what a claim and a group item keep of a page, bounded in bytes', () => {
-  const base = { ...page, message: 'ok', payload: { version: 1, note: 'short' } };
+  const base = { ...page, message: 'ok', payload: partialMessage({ version: 1, note: 'short' }) };
   it.each<[string, string, number]>([
     ['ASCII within the bound, kept whole', 'a'.repeat(MAX_STORED_MESSAGE_BYTES), MAX_STORED_MESSAGE_BYTES],
     ['8,000 two-byte characters (16,000 bytes), cut to the bound', 'é'.repeat(8000), MAX_STORED_MESSAGE_BYTES],
@@ -261,8 +262,9 @@ describe('storedPage: what a claim and a group item keep of a page, bounded in b
       false,
     ],
   ])('the payload: %s', (_, note, kept) => {
-    const stored = storedPage({ ...base, payload: { version: 1, note } });
-    expect(stored.payload.note === note).toBe(kept);
+    const stored = storedPage({ ...base, payload: partialMessage({ version: 1, note }) });
+    const json: Record<string, unknown> = stored.payload;
+    expect(json.note === note).toBe(kept);
     expect(Buffer.byteLength(JSON.stringify(stored.payload))).toBeLessThanOrEqual(MAX_STORED_PAYLOAD_BYTES);
   });
 });

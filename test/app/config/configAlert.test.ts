@@ -8,6 +8,7 @@ import { createMemoryStateTable } from '../../../src/adapters/memoryStateStore.t
 import { CONFIG_ALERT_KEY, commitConfigAlert } from '../../../src/app/config/configAlert.ts';
 import type { CycleDeps, PageRouter, StateTable } from '../../../src/app/ports.ts';
 import { startRun } from '../../../src/app/runContext.ts';
+import { messageFields } from '../../support/messages.ts';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const at = (minute: number) => new Date(T0 + minute * 60_000);
@@ -70,7 +71,7 @@ describe('commitConfigAlert', () => {
     const router = (refuse: boolean): PageRouter => ({
       publish: async (page) => {
         if (refuse) throw new Error('SNS is down');
-        pages.push(`${page.status} ${page.fingerprint} ${String(page.payload.problemCount)}`);
+        pages.push(`${page.status} ${page.fingerprint} ${String(messageFields(page.payload).problemCount)}`);
         return null;
       },
     });

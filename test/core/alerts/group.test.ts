@@ -12,6 +12,7 @@ import {
 } from '../../../src/core/alerts/group.ts';
 import type { GroupRef, Notification } from '../../../src/core/alerts/types.ts';
 import { MAX_GROUP_MEMBERS } from '../../../src/core/constants.ts';
+import { partialMessage } from '../../support/messages.ts';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
@@ -57,13 +58,13 @@ const page = (target: string, status: 'firing' | 'resolved', minute: number): No
   threshold: 5,
   subject: `[${status.toUpperCase()} critical] ${target}: idle-slots-low`,
   message: 'text',
-  payload: {
+  payload: partialMessage({
     metric: 'slots_idle',
     op: '<',
     firedAt: at(0),
     resolvedAt: status === 'resolved' ? at(minute) : null,
     evaluatedAt: at(minute),
-  },
+  }),
   labels: {},
   group: REF,
 });
@@ -294,7 +295,13 @@ describe('MAX_GROUP_MEMBERS', () => {
         rule: 'r'.repeat(64),
         value: -1.2345678901234568e-300,
         threshold: -1.2345678901234568e-300,
-        payload: { metric: 'ssl_cache_miss_ratio', op: '>=', firedAt: at(0), resolvedAt: at(0), evaluatedAt: at(0) },
+        payload: partialMessage({
+          metric: 'ssl_cache_miss_ratio',
+          op: '>=',
+          firedAt: at(0),
+          resolvedAt: at(0),
+          evaluatedAt: at(0),
+        }),
       };
       g = addToGroup(g, ref, n, latest(n), time(0), MAX_GROUP_MEMBERS);
     }

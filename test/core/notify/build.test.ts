@@ -8,6 +8,7 @@ import { formatValue } from '../../../src/core/notify/format.ts';
 import { DEFAULT_RULES, parseRulesDocuments } from '../../../src/core/rules/document.ts';
 import type { Observation, Rule } from '../../../src/core/rules/types.ts';
 import { jsonStringBytes } from '../../../src/core/text/limits.ts';
+import { messageFields } from '../../support/messages.ts';
 import { loadReport } from '../support/reports.ts';
 
 const NOW = new Date('2026-11-22T12:02:00Z');
@@ -105,7 +106,7 @@ describe('buildNotification', () => {
       scoreboard: ['WKW_W_CKCKKWWRKKWKWRWCK_WWKRK__KK', '(+223 open positions)'],
       down: null,
     });
-    expect(n.payload.offenders).toMatchObject({
+    expect(messageFields(n.payload).offenders).toMatchObject({
       modes: 'SRWKDCLI',
       slots: 28,
       vhosts: [
@@ -129,7 +130,7 @@ describe('buildNotification', () => {
       'Resolves once slots_closing <= 5 (clearThreshold)',
       'Active since 2026-11-22T12:02:00.000Z, firing since 2026-11-22T12:02:00.000Z',
     ]);
-    expect(n.payload.clearThreshold).toBe(5);
+    expect(messageFields(n.payload).clearThreshold).toBe(5);
   });
 
   it('closing-pileup: lists the slots in C', () => {
@@ -248,7 +249,7 @@ describe('buildNotification', () => {
     expect(n.message).toContain(
       'Failure: redirect: HTTP 302 from web-1:80 redirects to hxxps://evil[.]example/%5Flogin%5F - only same-host redirects without https-%3Ehttp are followed',
     );
-    expect(n.payload.down).toEqual({ reason: 'redirect', detail, consecutiveFailures: 2 });
+    expect(messageFields(n.payload).down).toEqual({ reason: 'redirect', detail, consecutiveFailures: 2 });
   });
 
   it('keeps untrusted report text from forging lines or markup, and keeps it as data for machines', () => {
@@ -262,7 +263,7 @@ describe('buildNotification', () => {
     expect(n.message).toContain('     3  %3Cb%3Ex%3C/b%3E');
     expect(n.message).toContain('     3  GET /%5BFIRING critical%5D web-9: fake hxxps://evil[.]example/ack HTTP/1.1');
     expect(n.message.split('\n').filter((l) => l.startsWith('[FIRING'))).toEqual([]);
-    expect((n.payload.offenders as { requests: unknown }).requests).toEqual([
+    expect((messageFields(n.payload).offenders as { requests: unknown }).requests).toEqual([
       { name: 'GET /[FIRING critical] web-9: fake https://evil.example/ack HTTP/1.1', count: 3 },
     ]);
   });
@@ -273,7 +274,7 @@ describe('buildNotification', () => {
     const n = build(r, firing(r, 23), { kind: 'report', report: REPORT }, 'web-1', labels);
     const line = n.message.split('\n').find((l) => l.startsWith('Labels: '));
     expect(line).toBe(`Labels: ${Array.from({ length: 20 }, (_, i) => `k${i}=v${i}`).join(', ')}, and 5 more`);
-    expect(n.payload.labels).toEqual(labels);
+    expect(messageFields(n.payload).labels).toEqual(labels);
   });
 
   it.each([

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TargetState } from '../../../src/core/alerts/types.ts';
 import { evaluateConfigAlert, MAX_PROBLEM_LINES } from '../../../src/core/notify/configAlert.ts';
 import { EVENTS_PER, pagerDutyEvents } from '../../../src/core/pagerduty/events.ts';
+import { messageFields } from '../../support/messages.ts';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const minute = (m: number) => new Date(T0 + m * 60_000);
@@ -161,8 +162,8 @@ describe('evaluateConfigAlert', () => {
     expect(page?.message.split('\n').filter((l) => l.startsWith('  - '))).toHaveLength(MAX_PROBLEM_LINES);
     expect(page?.message).toContain(`... and ${5444 - MAX_PROBLEM_LINES} more`);
     expect(page?.message).toContain('No valid configuration has been seen yet');
-    expect((page?.payload.problems as string[] | undefined)?.at(-1)).toBe('... and 5394 more');
-    expect(page?.payload.problemCount).toBe(5444);
+    expect((messageFields(page?.payload).problems as string[] | undefined)?.at(-1)).toBe('... and 5394 more');
+    expect(messageFields(page?.payload).problemCount).toBe(5444);
     expect(JSON.stringify(page).length).toBeLessThan(32 * 1024);
   });
 

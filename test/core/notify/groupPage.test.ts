@@ -9,6 +9,7 @@ import { withOrder } from '../../../src/core/notify/build.ts';
 import { buildGroupPages } from '../../../src/core/notify/groupPage.ts';
 import { EVENTS_PER, pagerDutyEvents } from '../../../src/core/pagerduty/events.ts';
 import { jsonStringBytes } from '../../../src/core/text/limits.ts';
+import { messageFields, partialMessage } from '../../support/messages.ts';
 
 const FIRED_AT = '2026-11-22T12:00:00.000Z';
 const RESOLVED_AT = '2026-11-22T12:08:00.000Z';
@@ -69,7 +70,7 @@ function latestOf(m: GroupMember, status = m.status): LatestPage {
     status,
     subject: `[${status.toUpperCase()} ${m.severity}] ${head}`,
     message: `${status.toUpperCase()} ${m.severity}: ${m.rule} on ${m.target}\nRunbook: https://wiki.example/apache-idle`,
-    payload: {
+    payload: partialMessage({
       version: 1,
       status,
       fingerprint: m.fingerprint,
@@ -78,7 +79,7 @@ function latestOf(m: GroupMember, status = m.status): LatestPage {
       summary: `only 2 of the slots are free on ${m.target}`,
       runbook: 'https://wiki.example/apache-idle',
       labels: { env: 'prod' },
-    },
+    }),
   };
 }
 
@@ -99,7 +100,7 @@ function groupOf(
 /** A page as the table states it: every field, the text by line, each payload alert in brief. */
 function digest(n: Notification) {
   const { subject, message, payload, ...fields } = n;
-  const { alerts, ...rest } = payload;
+  const { alerts, ...rest } = messageFields(payload);
   const brief = (a: Record<string, unknown>) => `${a.target} ${a.rule} ${a.status}${a.new === true ? ' new' : ''}`;
   return {
     subject,
@@ -764,7 +765,7 @@ describe('buildGroupPages: a full group', () => {
     latestOf(member(names[1] as string)),
   );
   const pages = buildGroupPages({ group, paged: pagedOf(group), reason: 'update', now: NOW });
-  const alertsOf = (n: Notification) => n.payload.alerts as Array<Record<string, unknown>>;
+  const alertsOf = (n: Notification) => messageFields(n.payload).alerts ?? [];
 
   it('splits into parts, every alert in exactly one, in page order', () => {
     // Act
@@ -802,7 +803,7 @@ describe('buildGroupPages: a full group', () => {
       ['Resolved (66 of 100):'],
       ['Resolved (13 of 100):'],
     ]);
-    expect(pages.map((n) => [n.payload.part, n.payload.counts])).toEqual(
+    expect(pages.map((n) => [messageFields(n.payload).part, messageFields(n.payload).counts])).toEqual(
       pages.map((_, i) => [
         { index: i + 1, count: 15 },
         { firing: 900, resolved: 100, new: 0 },
@@ -859,7 +860,7 @@ describe('buildGroupPages: a continuation (the group had more alerts than its fi
     // Assess
     expect(rest).toEqual([]);
     expect(page?.fingerprint).toBe(`group-${BY_RULE_ID}-1`);
-    expect(page?.payload.group).toEqual({ ...BY_RULE_GROUP, id: `${BY_RULE_ID}-1`, continuation: 1 });
+    expect(messageFields(page?.payload).group).toEqual({ ...BY_RULE_GROUP, id: `${BY_RULE_ID}-1`, continuation: 1 });
     expect(page?.subject).toBe('[FIRING critical] idle-slots-low on 2 more targets: web-601, web-602 (continuation 1)');
     expect(page?.message.split('\n').slice(0, 4)).toEqual([
       'FIRING critical: idle-slots-low on 2 more targets',

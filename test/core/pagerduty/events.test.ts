@@ -9,6 +9,7 @@ import { buildGroupPages } from '../../../src/core/notify/groupPage.ts';
 import { EVENTS_PER, eventsOfPage, MAX_SUMMARY_CHARS, pagerDutyEvents } from '../../../src/core/pagerduty/events.ts';
 import { parseRulesDocuments } from '../../../src/core/rules/document.ts';
 import type { Observation, Rule } from '../../../src/core/rules/types.ts';
+import { messageFields } from '../../support/messages.ts';
 import { handOver } from '../support/groups.ts';
 import { loadReport } from '../support/reports.ts';
 
@@ -406,7 +407,7 @@ describe('eventsOfPage: one incident per group (the default)', () => {
   it('names the first targets of a fleet within 1,024 characters', () => {
     // Prepare: 1,000 alerts of 60-character names.
     const alerts = Array.from({ length: 1000 }, (_, i) => ({
-      ...(story.update.payload.alerts as Record<string, unknown>[])[0],
+      ...(messageFields(story.update.payload).alerts ?? [])[0],
       target: `web-${String(i).padStart(4, '0')}`.padEnd(60, 'x'),
       fingerprint: `fp-${i}`,
     }));
@@ -536,7 +537,7 @@ describe('custom_details: report text as the text page shows it, in both mapping
 
   it('keeps the published text as data in the JSON variant, for machines', () => {
     // Assess: the monitor's own message is unchanged; only what PagerDuty shows is cleaned.
-    expect((down.firing.payload.down as { detail: string }).detail).toBe(
+    expect((messageFields(down.firing.payload).down as { detail: string }).detail).toBe(
       "TLS with web-1:443 failed: Hostname/IP does not match certificate's altnames: Host: web-1. is not cert's CN: @here <!channel> <https://evil.example|click> [click](https://evil.example) evil (ERR_TLS_CERT_ALTNAME_INVALID)",
     );
   });
