@@ -136,6 +136,40 @@ function describe(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
+/** What `readNamedJson` answers when the name or the JSON was refused (its problem pushed). */
+const NOT_READ: unique symbol = Symbol('not read');
+
+/**
+ * A configuration parameter's JSON, once its name passed `TARGET_NAME` (the `kind` names it in the
+ * message: a target, a discovery). A refusal pushes its problem and answers `NOT_READ`.
+ */
+function readNamedJson(
+  parameter: string,
+  kind: string,
+  name: string,
+  text: string,
+  problems: ConfigProblem[],
+): unknown | typeof NOT_READ {
+  if (!TARGET_NAME.test(name)) {
+    problems.push({
+      parameter,
+      field: null,
+      message: `expected a ${kind} name of letters, digits, _ . -, found "${name}"`,
+    });
+    return NOT_READ;
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    problems.push({
+      parameter,
+      field: null,
+      message: `expected JSON, found ${describe(text)} (${(error as Error).message})`,
+    });
+    return NOT_READ;
+  }
+}
+
 /** `<prefix>/secrets/`: the one folder whose SecureStrings the function's role may decrypt. */
 function secretsFolder(prefix: string): string {
   return `${prefix}/secrets/`;
@@ -219,25 +253,8 @@ function readTarget(
   scope: SecretScope,
   origin?: string,
 ): TargetConfig | null {
-  if (!TARGET_NAME.test(name)) {
-    problems.push({
-      parameter,
-      field: null,
-      message: `expected a target name of letters, digits, _ . -, found "${name}"`,
-    });
-    return null;
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    problems.push({
-      parameter,
-      field: null,
-      message: `expected JSON, found ${describe(text)} (${(error as Error).message})`,
-    });
-    return null;
-  }
+  const json = readNamedJson(parameter, 'target', name, text, problems);
+  if (json === NOT_READ) return null;
   const parsed = TARGET_SCHEMA.safeParse(json);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
@@ -372,11 +389,15 @@ function buildMonitorConfig(raw: RawConfig, scope: SecretScope): MonitorConfig {
 
 export type { ConfigProblem, MonitorConfig, RawConfig, SecretScope, TargetConfig };
 export {
+  article,
   buildMonitorConfig,
   ConfigurationError,
+  describe as describeFound,
   discoveredKey,
   discoveredOrigin,
   leaf,
+  NOT_READ,
+  readNamedJson,
   readTarget,
   SSM_PREFIX,
   secretsFolder,

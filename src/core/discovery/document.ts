@@ -9,7 +9,12 @@
 
 import type { output } from 'zod/mini';
 import {
+  article,
   type ConfigProblem,
+  describeFound,
+  leaf,
+  NOT_READ,
+  readNamedJson,
   readTarget,
   type SecretScope,
   TARGET_NAME,
@@ -129,14 +134,8 @@ function exampleFor(templates: readonly Template[]): DiscoveredInstance {
   return { ...EXAMPLE_INSTANCE, tags };
 }
 
-function article(type: string): string {
-  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
-}
-
-function describe(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
+// Found values as the target validation shows them: JSON, URL credentials redacted, shortened.
+const describe = describeFound;
 
 /** The schema's issues as problems in the project's "expected ..., found ..." words. */
 function schemaProblems(
@@ -215,26 +214,9 @@ function readDiscoveryDocument(
   problems: ConfigProblem[],
   scope: SecretScope,
 ): DiscoveryDocument | null {
-  const name = parameter.slice(parameter.lastIndexOf('/') + 1);
-  if (!TARGET_NAME.test(name)) {
-    problems.push({
-      parameter,
-      field: null,
-      message: `expected a discovery name of letters, digits, _ . -, found "${name}"`,
-    });
-    return null;
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    problems.push({
-      parameter,
-      field: null,
-      message: `expected JSON, found ${describe(text)} (${(error as Error).message})`,
-    });
-    return null;
-  }
+  const name = leaf(parameter);
+  const json = readNamedJson(parameter, 'discovery', name, text, problems);
+  if (json === NOT_READ) return null;
   if (!isRecord(json)) {
     problems.push({ parameter, field: null, message: `expected a JSON object, found ${describe(json)}` });
     return null;
