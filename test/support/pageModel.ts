@@ -29,6 +29,7 @@ import { globMatch } from '../../src/core/rules/glob.ts';
 import type { PagerDutyLedger } from '../../src/forwarder/ports.ts';
 import { ForwarderModel, type ForwardFault } from './forwarderModel.ts';
 import { messageFields } from './messages.ts';
+import { onlyTheseRules } from './rulesDocuments.ts';
 
 const TARGET_POOL = ['a0', 'a1', 'b0', 'b1'] as const;
 const GLOBS = ['*', 'a*', 'b*', 'a0', 'b1'] as const;
@@ -318,7 +319,8 @@ class World {
     }));
     return {
       targets,
-      rules: rules.length > 0 ? { '/m/rules/all': JSON.stringify({ rules }) } : {},
+      // The model's rules are the only ones (rules documents add to the built-ins, which it switches off).
+      rules: rules.length > 0 ? { '/m/rules/all': onlyTheseRules(rules) } : {},
       silences: {
         ...(silences.length > 0 ? { '/m/silences/all': JSON.stringify({ silences }) } : {}),
         ...(this.broken
