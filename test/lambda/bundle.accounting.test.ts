@@ -15,6 +15,7 @@ import { synth } from '../infra/synth.ts';
 import { type DynamoTap, startDynamoTap } from '../support/dynamoTap.ts';
 import { credentials, type LocalDynamo, type LocalSns, region, startDynalite, startSns } from '../support/emulators.ts';
 import { type FakeSsm, type LambdaProcess, startFakeSsm, startLambda } from '../support/fakeLambda.ts';
+import { onlyTheseRules } from '../support/rulesDocuments.ts';
 
 const BUSY = readFileSync(new URL('../fixtures/apache-2.4.71/prefork-busy/report.html', import.meta.url), 'latin1');
 const IDLE = readFileSync(new URL('../fixtures/apache-2.4.71/prefork-idle/report.html', import.meta.url), 'latin1');
@@ -73,8 +74,7 @@ describe('page accounting through the synthesized bundle', () => {
         JSON.stringify({ url: `${pageUrl}/${name}`, timeoutMs: 2000, allowLoopback: true }),
       );
   };
-  const setRules = (...names: string[]) =>
-    ssm.parameters.set('/acc/rules/main', JSON.stringify({ rules: names.map(rule) }));
+  const setRules = (...names: string[]) => ssm.parameters.set('/acc/rules/main', onlyTheseRules(names.map(rule)));
 
   beforeAll(async () => {
     const { template, outdir } = synth({}, { bundle: true });

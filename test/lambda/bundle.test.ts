@@ -21,6 +21,7 @@ import {
   startFakeSsm,
   startLambda,
 } from '../support/fakeLambda.ts';
+import { onlyTheseRules } from '../support/rulesDocuments.ts';
 
 const BUSY = readFileSync(new URL('../fixtures/apache-2.4.71/prefork-busy/report.html', import.meta.url), 'latin1');
 const IDLE = readFileSync(new URL('../fixtures/apache-2.4.71/prefork-idle/report.html', import.meta.url), 'latin1');
@@ -69,9 +70,9 @@ describe.skipIf(skip !== null)(
       );
       ssm.parameters.set(
         '/hsa/rules/closing',
-        JSON.stringify({
-          rules: [{ name: 'closing-seen', metric: 'slots_closing', op: '>=', threshold: 3, severity: 'critical' }],
-        }),
+        onlyTheseRules([
+          { name: 'closing-seen', metric: 'slots_closing', op: '>=', threshold: 3, severity: 'critical' },
+        ]),
       );
       lambda = await startLambda(assetDir, monitorEnv({ ssm, sns, dynamoEndpoint: dynamo.endpoint }, '/hsa', 'alerts'));
     }, 120_000);
@@ -104,7 +105,7 @@ describe.skipIf(skip !== null)(
       expect(await subjects()).toEqual(['[FIRING critical] web-1: target-down (refused)']);
 
       // Warm invocations reuse the configuration (the default cache, 270 s): SSM was read on the first run only.
-      expect(ssm.calls.filter((c) => c === 'GetParametersByPath')).toHaveLength(3); // targets, rules, silences
+      expect(ssm.calls.filter((c) => c === 'GetParametersByPath')).toHaveLength(4); // targets, rules, silences, discovery
       // Powertools wrote the heartbeat as an EMF metric on every run.
       expect(lambda.output().match(/"Heartbeat"/g)?.length).toBeGreaterThanOrEqual(5);
       // The default configuration's custom metrics: five fleet-level series of this monitor, none per target.
