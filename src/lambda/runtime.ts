@@ -61,8 +61,6 @@ const config = createSsmConfigSource(new SSMProvider(), env.ssmPrefix, env.confi
   client: new SSMClient({ maxAttempts: 1 }),
 });
 
-/** The invocation being handled (one at a time per container): its id goes in every target line. */
-let requestId: string | null = null;
 
 // Why: the warm container remembers each target's latency, so the next run starts the slow ones first.
 const latencies = createLatencyMemory();
@@ -73,11 +71,14 @@ const metricsSink = createMetricsSink({
   runMetrics: metrics,
   write: (line) => process.stdout.write(`${line}\n`),
   clock: Date.now,
-  requestId: () => requestId,
+  requestId: () => invocation?.awsRequestId ?? null,
 });
 
-/** The invocation in progress: its remaining time bounds a listing. */
-let invocation: Pick<Context, 'getRemainingTimeInMillis'> | null = null;
+/**
+ * The invocation being handled (one at a time per container): its id goes in every target line,
+ * its remaining time bounds a listing.
+ */
+let invocation: Pick<Context, 'awsRequestId' | 'getRemainingTimeInMillis'> | null = null;
 
 /**
  * A listing may take a third of the invocation's remaining time: the targets' fetches, the
@@ -137,7 +138,6 @@ function isSqsEvent(event: unknown): event is SqsEvent {
 function asLambdaHandler(check: (event: unknown) => Promise<unknown>) {
   return middy(check)
     .before((request) => {
-      requestId = request.context.awsRequestId ?? null;
       invocation = request.context;
     })
     .use(injectLambdaContext(logger))
