@@ -61,7 +61,6 @@ const config = createSsmConfigSource(new SSMProvider(), env.ssmPrefix, env.confi
   client: new SSMClient({ maxAttempts: 1 }),
 });
 
-
 // Why: the warm container remembers each target's latency, so the next run starts the slow ones first.
 const latencies = createLatencyMemory();
 const metricsSink = createMetricsSink({
