@@ -603,6 +603,63 @@ describe('a shard that fails alarms: counted, no heartbeat, its redelivery dead-
     if (fault !== 'none')
       expect(w.logs).toContain('stale shard that failed before: returned for the dead-letter queue');
   });
+
+  it.each<[string, { firstDelivery: boolean; redelivered: string[]; heartbeats: number; failed: number; log: string }]>(
+    [
+      // [case, whether its first delivery was consumed (false: the invocation died before answering,
+      //  a timeout), then what its redelivery 65 s later (past the 60 s shard age, receive count 2)
+      //  returned, the heartbeats and failed runs counted over both, and the redelivery's log line]
+      [
+        'a shard that succeeded, delivered again (at-least-once): acknowledged as a duplicate',
+        {
+          firstDelivery: true,
+          redelivered: [],
+          heartbeats: 1,
+          failed: 0,
+          log: 'stale duplicate of a completed shard acknowledged',
+        },
+      ],
+      [
+        'a shard that never completed: dead-lettered',
+        {
+          firstDelivery: false,
+          redelivered: ['m0'],
+          heartbeats: 0,
+          failed: 1,
+          log: 'stale shard that failed before: returned for the dead-letter queue',
+        },
+      ],
+    ],
+  )('%s', async (_, expected) => {
+    const w = world('none');
+    const queued: ShardMessage[] = [];
+    await dispatchShards(w.deps, { send: async (m) => void queued.push(...m) }, new Date(T0), {
+      perShard: 10,
+      scheduledAt: new Date(T0).toISOString(),
+    });
+    const body = JSON.stringify(queued[0]);
+    if (expected.firstDelivery) {
+      const first = await consumeShards(
+        [{ messageId: 'm0', body, attributes: { ApproximateReceiveCount: '1' } }],
+        w.deps,
+        new Date(T0 + 5_000),
+        60,
+      );
+      expect(first.batchItemFailures).toEqual([]);
+    }
+    const redelivered = await consumeShards(
+      [{ messageId: 'm0', body, attributes: { ApproximateReceiveCount: '2' } }],
+      w.deps,
+      new Date(T0 + 65_000),
+      60,
+    );
+    expect({
+      firstDelivery: expected.firstDelivery,
+      redelivered: redelivered.batchItemFailures.map((f) => f.itemIdentifier),
+      ...runFigures(w.recorded),
+      log: w.logs.at(-1),
+    }).toEqual(expected);
+  });
 });
 
 describe('consumers count one failed fetch per schedule tick, by the shard message tick', () => {
