@@ -13,7 +13,7 @@ import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
 import { createSnsNotifier } from '../../src/adapters/snsNotifier.ts';
 import { createSqsShardQueue } from '../../src/adapters/sqsShardQueue.ts';
 import type { CycleDeps, ShardMessage, StateTable } from '../../src/app/ports.ts';
-import { consumeShards, dispatchShards, planShards } from '../../src/app/shards.ts';
+import { consumeShards, dispatchShards, planShards, type ShardOutcome } from '../../src/app/shards.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import { buildMonitorConfig, type RawConfig } from '../../src/core/monitorConfig.ts';
 import { SHARD_BUDGET, SQS_LIMITS } from '../../src/core/sqsLimits.ts';
@@ -604,33 +604,42 @@ describe('a shard that fails alarms: counted, no heartbeat, its redelivery dead-
       expect(w.logs).toContain('stale shard that failed before: returned for the dead-letter queue');
   });
 
-  it.each<[string, { firstDelivery: boolean; redelivered: string[]; heartbeats: number; failed: number; log: string }]>(
+  interface Redelivery {
+    firstDelivery: boolean;
+    outcome: ShardOutcome | undefined;
+    redelivered: string[];
+    heartbeats: number;
+    failed: number;
+    log: string | undefined;
+  }
+
+  it.each<[string, Redelivery]>([
+    // [case, whether its first delivery was consumed (false: the invocation died before answering,
+    //  a timeout), then what its redelivery 65 s later (past the 60 s shard age, receive count 2)
+    //  returned, the heartbeats and failed runs counted over both, and the redelivery's log line]
     [
-      // [case, whether its first delivery was consumed (false: the invocation died before answering,
-      //  a timeout), then what its redelivery 65 s later (past the 60 s shard age, receive count 2)
-      //  returned, the heartbeats and failed runs counted over both, and the redelivery's log line]
-      [
-        'a shard that succeeded, delivered again (at-least-once): acknowledged as a duplicate',
-        {
-          firstDelivery: true,
-          redelivered: [],
-          heartbeats: 1,
-          failed: 0,
-          log: 'stale duplicate of a completed shard acknowledged',
-        },
-      ],
-      [
-        'a shard that never completed: dead-lettered',
-        {
-          firstDelivery: false,
-          redelivered: ['m0'],
-          heartbeats: 0,
-          failed: 1,
-          log: 'stale shard that failed before: returned for the dead-letter queue',
-        },
-      ],
+      'a shard that succeeded, delivered again (at-least-once): acknowledged as a duplicate',
+      {
+        firstDelivery: true,
+        outcome: 'stale-duplicate',
+        redelivered: [],
+        heartbeats: 1,
+        failed: 0,
+        log: 'stale duplicate of a completed shard acknowledged',
+      },
     ],
-  )('%s', async (_, expected) => {
+    [
+      'a shard that never completed: dead-lettered',
+      {
+        firstDelivery: false,
+        outcome: 'stale-dead-lettered',
+        redelivered: ['m0'],
+        heartbeats: 0,
+        failed: 1,
+        log: 'stale shard that failed before: returned for the dead-letter queue',
+      },
+    ],
+  ])('%s', async (_, expected) => {
     const w = world('none');
     const queued: ShardMessage[] = [];
     await dispatchShards(w.deps, { send: async (m) => void queued.push(...m) }, new Date(T0), {
@@ -655,6 +664,7 @@ describe('a shard that fails alarms: counted, no heartbeat, its redelivery dead-
     );
     expect({
       firstDelivery: expected.firstDelivery,
+      outcome: redelivered.outcomes[0]?.outcome,
       redelivered: redelivered.batchItemFailures.map((f) => f.itemIdentifier),
       ...runFigures(w.recorded),
       log: w.logs.at(-1),
