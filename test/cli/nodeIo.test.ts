@@ -202,7 +202,7 @@ describe('the CLI against a loopback HTTPS server with a self-signed certificate
     ]);
     expect(code).toBe(0);
     expect(out.split('\n')[0]).toBe(
-      `OK - ${new URL(base).host}: no alert firing; 29/256 slots busy, 4 idle, 3 closing | idle=4;;;0;256 busy=29;;;0;256 free_ratio=0.8867;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 accesses=149680c;;;0`,
+      `OK - ${new URL(base).host}: no alert firing; 29/256 slots busy, 4 idle, 3 closing | idle=4;;;0;256 busy=29;;;0;256 free_ratio=0.8867;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 bytes_per_second=U;;;0 accesses=149680c;;;0 bytes=4716717056c;;;0`,
     );
   });
 });
