@@ -257,7 +257,7 @@ describe('cli targets (fake SSM over HTTP)', () => {
       '--max-bytes: Too small: expected number to be >=1024, found 10',
     ],
     [['remove'], 'expected one target name, found 0'],
-    [['delete', 'web-1'], 'expected add, list or remove, found "delete"'],
+    [['delete', 'web-1'], 'expected add, list, remove or discover, found "delete"'],
   ])('refuses %j (exit 2) writing nothing', async (args, line) => {
     const result = await cli(['targets', ...args, '--prefix', PREFIX]);
     expect(result).toEqual({ code: 2, out: '', err: `targets: ${line} (usage: targets --help)\n` });
