@@ -65,8 +65,8 @@ async function resolveConfig(ctx: RunContext, router: PageRouter): Promise<Resol
   const applied = await guarded(ctx, 'applying the configuration', () => applyConfig(ctx, router, joined), null);
   const targets = joined.config.targets.length;
   await guarded(ctx, 'the configuration alert', () => commitConfigAlert(ctx, router, null, targets), undefined);
-  const statuses = discovered.statuses;
-  await guarded(ctx, 'the discovery alerts', () => commitDiscoveryAlerts(ctx, router, statuses), undefined);
+  const { statuses, removed } = discovered;
+  await guarded(ctx, 'the discovery alerts', () => commitDiscoveryAlerts(ctx, router, statuses, removed), undefined);
   return {
     config: joined.config,
     raw: joined.raw,

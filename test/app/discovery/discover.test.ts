@@ -232,8 +232,8 @@ describe('discoverTargets: through runCycle', () => {
       ]);
       const resolved = next.sent.at(-1);
       expect([resolved?.reason, resolved?.message]).toEqual([
-        'removed',
-        `The discovery parameter /p/discovery/web (source ec2) was deleted: its listing is no longer tried, and the targets it listed leave the configuration as removed (checked at ${at(2).toISOString()}).`,
+        'resolved',
+        `The discovery parameter /p/discovery/web was deleted: its listing is no longer tried, and the targets it listed leave the configuration as removed (checked at ${at(2).toISOString()}).`,
       ]);
     },
   );
