@@ -99,7 +99,7 @@ describe.skipIf(skip !== null)(
       });
 
     /** A scenario's own table, prefix, documents and container; `run(minutes)` runs the tick T0 + minutes. */
-    async function scenario(name: string, documents: Record<string, string>) {
+    async function scenario(name: string, documents: Record<string, string>, env: Record<string, string> = {}) {
       await dynamo.createTable(name);
       const prefix = `/${name}`;
       ssm.parameters.set(`${prefix}/rules/main`, RULES);
@@ -112,6 +112,7 @@ describe.skipIf(skip !== null)(
           DISCOVERY_SOURCES: stackEnv.DISCOVERY_SOURCES as string,
           AWS_ENDPOINT_URL_EC2: ec2.endpoint,
           AWS_ENDPOINT_URL_AUTO_SCALING: autoScaling.endpoint,
+          ...env,
         },
         // A listing may take a third of the remaining time: 3 s of throttling, not 20.
         { deadlineMs: 9_000 },
@@ -119,6 +120,7 @@ describe.skipIf(skip !== null)(
       running.push(lambda);
       return {
         lambda,
+        removeDocument: (doc: string) => ssm.parameters.delete(`${prefix}/discovery/${doc}`),
         /** The run of the tick T0 + `minutes`: its summary, and the subjects it published (sorted). */
         async run(minutes: number): Promise<{ summary: RunSummary; subjects: string[] }> {
           const event = { ...SCHEDULED_EVENT, time: new Date(T0 + minutes * 60_000).toISOString() };
@@ -277,6 +279,48 @@ describe.skipIf(skip !== null)(
         ],
       };
       expect(warnings.map(({ count, collisions }) => ({ count, collisions }))).toEqual([collisions, collisions]);
+    }, 120_000);
+
+    it('(e) a discovery document deleted while its alert fires: the alert resolves as removed, its targets leave without target-down', async () => {
+      const web = await launch('e', 'e-web-1', BUSY, 'e-asg');
+      const s = await scenario(
+        'discovery-e',
+        {
+          asg: JSON.stringify({
+            source: 'autoscaling',
+            groups: ['e-asg'],
+            url: `http://{{privateIp}}:${pages.port}/server-status`,
+            name: '{{tag:Name}}',
+            allowLoopback: true,
+          }),
+        },
+        // The parameters are read at every run, so the deletion is seen at the next one.
+        { CONFIG_MAX_AGE_SECONDS: '0' },
+      );
+      const steps = [await s.run(0)];
+      autoScaling.failInternally(true);
+      steps.push(await s.run(1));
+      s.removeDocument('asg');
+      // The instance is gone too: were it still a target, its refused fetches would page target-down.
+      await pages.stop(web.privateIp);
+      steps.push(await s.run(2), await s.run(3), await s.run(4));
+      autoScaling.failInternally(false);
+      expect(steps).toEqual([
+        { summary: { targets: 1, sent: 1, down: 0 }, subjects: ['[FIRING critical] e-web-1: closing-seen (3 >= 3)'] },
+        {
+          summary: { targets: 1, sent: 1, down: 0 },
+          subjects: ['[FIRING warning] /discovery-e/discovery/asg: discovery failing (autoscaling, other)'],
+        },
+        {
+          summary: { targets: 0, sent: 2, down: 0 },
+          subjects: [
+            '[RESOLVED critical] e-web-1: closing-seen (target removed from configuration)',
+            '[RESOLVED warning] /discovery-e/discovery/asg: discovery document removed',
+          ],
+        },
+        { summary: { targets: 0, sent: 0, down: 0 }, subjects: [] },
+        { summary: { targets: 0, sent: 0, down: 0 }, subjects: [] },
+      ]);
     }, 120_000);
   },
 );
