@@ -58,8 +58,6 @@ interface Discovered {
   raw: RawConfig;
   config: MonitorConfig;
   statuses: DiscoveryStatus[];
-  /** Discovery parameters the configuration in force had and this one has not (deleted). */
-  removed: string[];
 }
 
 /** No source enabled: every document fails "not enabled" (a run without discovery dependencies). */
@@ -72,17 +70,19 @@ function bodyOf(target: TargetConfig): string {
 }
 
 /**
- * The configuration in force before this run: this container's applied one when it is at the
- * table's generation, else the stored one (another container applied since, or a cold start).
+ * The list in force before this run, by discovery parameter: this container's applied
+ * configuration when it is at the table's generation, else the stored one (another container
+ * applied since, or a cold start).
  */
-async function previousRaw(ctx: RunContext, tableGeneration: string | null): Promise<RawConfig | null> {
+async function previousLists(
+  ctx: RunContext,
+  tableGeneration: string | null,
+): Promise<Map<string, DiscoveredTarget[]>> {
   const warm = ctx.deps.warmConfig.applied;
-  if (warm !== null && warm.generation === tableGeneration) return warm.raw;
-  return (await readStoredConfig(ctx.deps.table))?.raw ?? null;
-}
-
-/** The list in force before this run, by discovery parameter: `RawConfig.discovered` of `raw`. */
-function previousLists(ctx: RunContext, raw: RawConfig | null): Map<string, DiscoveredTarget[]> {
+  const raw =
+    warm !== null && warm.generation === tableGeneration
+      ? warm.raw
+      : ((await readStoredConfig(ctx.deps.table))?.raw ?? null);
   const lists = new Map<string, DiscoveredTarget[]>();
   const problems: ConfigProblem[] = [];
   for (const [key, text] of Object.entries(raw?.discovered ?? {})) {
@@ -190,27 +190,19 @@ async function discoverTargets(
 ): Promise<Discovered> {
   const documents = read.config.discovery ?? [];
   const configured = read.config.targets.filter((t) => t.origin === undefined);
+  if (documents.length === 0 && Object.keys(read.raw.discovered ?? {}).length === 0)
+    return { raw: read.raw, config: read.config, statuses: [] };
+  const deps = ctx.deps.discovery ?? NOTHING_ENABLED;
   const applied = ctx.deps.warmConfig.applied;
   const fromTable = applied === null || applied.generation !== read.tableGeneration;
-  // Warm at the table's generation and never with discovery: nothing to list, nothing deleted.
-  if (documents.length === 0 && !fromTable && Object.keys(applied.raw.discovery ?? {}).length === 0)
-    return { raw: read.raw, config: read.config, statuses: [], removed: [] };
-  const deps = ctx.deps.discovery ?? NOTHING_ENABLED;
-  let before: Promise<RawConfig | null> | null = null;
+  let lists: Promise<Map<string, DiscoveredTarget[]>> | null = null;
   const previous = () => {
-    before ??= previousRaw(ctx, read.tableGeneration);
-    return before.then((raw) => previousLists(ctx, raw));
+    lists ??= previousLists(ctx, read.tableGeneration);
+    return lists;
   };
   const steps = await Promise.all(
     documents.map((d) => stepOne(ctx, deps, d, read.raw.discovery?.[d.parameter] ?? '', previous, fromTable)),
   );
-  // A parameter deleted: its alert would fire for ever (its listing is no longer tried).
-  const current = new Set(documents.map((d) => d.parameter));
-  const removed = Object.keys((await (before ?? previousRaw(ctx, read.tableGeneration)))?.discovery ?? {})
-    .filter((p) => !current.has(p))
-    .sort();
-  // No document: the configuration as read, hashed as it was before discovery (no empty list).
-  if (documents.length === 0) return { raw: read.raw, config: read.config, statuses: [], removed };
   const joined = joinTargets(
     configured,
     steps.flatMap((s) => s.targets),
@@ -226,7 +218,6 @@ async function discoverTargets(
     raw: { ...read.raw, discovered },
     config: { ...read.config, targets: joined.targets },
     statuses: steps.map((s) => s.status),
-    removed,
   };
 }
 
