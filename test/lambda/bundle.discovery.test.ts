@@ -118,14 +118,19 @@ describe.skipIf(skip !== null)(
         { deadlineMs: 9_000 },
       );
       running.push(lambda);
+      /** Every message published, its JSON payload. */
+      const published: Array<Record<string, unknown>> = [];
       return {
+        published,
         lambda,
         removeDocument: (doc: string) => ssm.parameters.delete(`${prefix}/discovery/${doc}`),
         /** The run of the tick T0 + `minutes`: its summary, and the subjects it published (sorted). */
         async run(minutes: number): Promise<{ summary: RunSummary; subjects: string[] }> {
           const event = { ...SCHEDULED_EVENT, time: new Date(T0 + minutes * 60_000).toISOString() };
           const summary = (await invokeExplained(lambda, event)) as RunSummary;
-          const subjects = (await sns.drain()).map((m) => m.subject ?? '').sort();
+          const messages = await sns.drain();
+          published.push(...messages.map((m) => JSON.parse(m.body) as Record<string, unknown>));
+          const subjects = messages.map((m) => m.subject ?? '').sort();
           return { summary: { targets: summary.targets, sent: summary.sent, down: summary.down }, subjects };
         },
       };
@@ -230,6 +235,15 @@ describe.skipIf(skip !== null)(
         [5, { targets: 2, sent: 1, down: 0 }, ['[RESOLVED warning] /discovery-c/discovery/asg: discovery lists again']],
         [6, { targets: 2, sent: 0, down: 0 }, []],
       ]);
+      // The one discovery page names the source and why, and how many targets stay checked.
+      const discoveryPages = s.published.filter((m) => m.rule === 'discovery-failing');
+      expect(discoveryPages.map((m) => [m.status, m.targetsInForce ?? null])).toEqual([
+        ['firing', 2],
+        ['resolved', null],
+      ]);
+      expect((discoveryPages[0]?.problems as string[] | undefined)?.[0]).toMatch(
+        /^autoscaling throttled: DescribeAutoScalingGroups: Throttling: Rate exceeded; still throttled when the \d+ ms budget ran out \(\d+ calls, \d+ waits after the SDK's retries\)$/,
+      );
       const failing = s.lambda
         .output()
         .split('\n')
