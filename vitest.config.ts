@@ -45,8 +45,9 @@ export default defineConfig({
       provider: 'v8',
       include: ['src/core/**/*.ts'],
       reporter: ['text-summary', ['text', { skipFull: true }]],
-      // Just below the figures measured after the discovery, plugin and message work (96.5 / 92.7 / 97.6 / 97.6).
-      thresholds: { statements: 96, branches: 91, functions: 97, lines: 97 },
+      // Just below the figures measured (97.06 / 93.09 / 98.43 / 98.24 once the discovery alert, the
+      // discovered keys and every state key had rows of their own).
+      thresholds: { statements: 96, branches: 91, functions: 98, lines: 97 },
     },
     // Two disjoint sets, so `npm test` (both) runs each file once and `--project unit` runs the first.
     projects: [

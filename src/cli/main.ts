@@ -80,9 +80,14 @@ const COMMANDS: readonly CommandEntry[] = [
   configCommand('silence', 'add, list and expire maintenance silences in SSM', '(add|list|expire)', async () => {
     return (await import('./silenceCommand.ts')).silenceCommand;
   }),
-  configCommand('targets', 'add, list and remove the monitored servers in SSM', '(add|list|remove)', async () => {
-    return (await import('./targetsCommand.ts')).targetsCommand;
-  }),
+  configCommand(
+    'targets',
+    'add, list and remove the monitored servers in SSM; show what discovery lists',
+    '(add|list|remove|discover)',
+    async () => {
+      return (await import('./targetsCommand.ts')).targetsCommand;
+    },
+  ),
   configCommand(
     'rules',
     'validate rules files, run rules unit tests, print the built-in rules',

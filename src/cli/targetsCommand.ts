@@ -1,7 +1,11 @@
 /**
  * `targets add|list|remove`: the servers the monitor checks, one parameter per target under
  * `<prefix>/targets/<name>`, validated by the Lambda's own target schema before anything is written.
+ * `targets discover`: what each `<prefix>/discovery/<name>` document lists now, through the
+ * Lambda's own discovery code and the real EC2, Auto Scaling and ELBv2 clients.
  */
+import { type DocumentPreview, previewDiscovery } from '../app/discovery/preview.ts';
+import { type DiscoveryDocument, readDiscoveryDocument } from '../core/discovery/document.ts';
 import {
   type ConfigProblem,
   readTarget,
@@ -38,6 +42,9 @@ const OPTION_OF_FIELD: Record<string, string> = {
   allowLoopback: '--allow-loopback',
 };
 
+/** How long one listing may take by default, the SDK's retries and the waits after throttling included. */
+const DISCOVER_TIMEOUT_MS = 30_000;
+
 /** The variable naming the shared secrets: the function's own, so one value serves both. */
 const SHARED_SECRETS_ENV = MONITOR_ENVIRONMENT.sharedSecretParameters.name;
 
@@ -50,6 +57,7 @@ const usage = `Usage:
                                   [--allow-loopback] [--replace] [--prefix <path>]
   httpd-status-alerts targets list [--prefix <path>]
   httpd-status-alerts targets remove <name> [--prefix <path>]
+  httpd-status-alerts targets discover [--prefix <path>] [--timeout <duration>] [--json]
 `;
 
 const help = `${usage}
@@ -67,6 +75,12 @@ picks it up on its next configuration read (${CONFIG_MAX_AGE.name}, ${CONFIG_MAX
            container credentials) and the Lambda runtime API are refused whatever the target says.
   list     every target, with what the Lambda would make of it
   remove   deletes the target's parameter (its alerts resolve away with their retention)
+  discover lists what each discovery document <prefix>/discovery/<name> lists now (name, URL,
+           labels of each target), through the Lambda's own discovery code and the EC2, Auto
+           Scaling and ELBv2 APIs (read-only describe calls, with this shell's credentials), and
+           names instances skipped and names taken. A source that fails says which and why.
+           Exit 1 when a document is invalid or its listing failed. --timeout bounds each
+           listing, retries after throttling included (default ${DISCOVER_TIMEOUT_MS / 1000}s); --json prints one object.
 
 --prefix defaults to $SSM_PREFIX, else /httpd-status-alerts. AWS credentials and region are the
 SDK's usual ones (AWS_PROFILE, AWS_REGION, ...).
@@ -202,11 +216,125 @@ async function remove(args: string[], io: TargetsIo): Promise<number> {
   return EXIT.ok;
 }
 
-const SUBCOMMANDS = { add, list, remove } as const;
+/** A target as `targets discover` prints it: its name, URL (credentials hidden) and labels. */
+function discoveredLine(t: TargetConfig): string {
+  const labels = Object.entries(t.labels).map(([k, v]) => `${k}=${v}`);
+  return `  ${t.name}  ${redactCredentials(t.url)}${labels.length > 0 ? `  labels ${labels.join(',')}` : ''}`;
+}
+
+/** One document's listing in words: its targets, skips and collisions, or why it failed. */
+function previewText(p: DocumentPreview): string[] {
+  const head = `${p.document.name} (${p.document.parameter}, source ${p.document.query.source})`;
+  if (!p.ok) return [`${head}: FAILING, ${p.error.source} ${p.error.why}: ${p.error.detail}`];
+  const lines = [`${head}: ${p.targets.length} target(s), ${p.calls} call(s)`, ...p.targets.map(discoveredLine)];
+  for (const s of p.skipped) lines.push(`  skipped ${s.instance}: ${s.reason}`);
+  for (const c of p.collisions) lines.push(`  left out: ${c.message}`);
+  return lines;
+}
+
+/** One document's listing as `--json` prints it. */
+function previewJson(p: DocumentPreview): Record<string, unknown> {
+  const base = { parameter: p.document.parameter, name: p.document.name, source: p.document.query.source };
+  if (!p.ok)
+    return {
+      ...base,
+      status: 'failing',
+      failure: { source: p.error.source, why: p.error.why, detail: p.error.detail },
+    };
+  return {
+    ...base,
+    status: 'listed',
+    targets: p.targets.map((t) => ({ name: t.name, url: redactCredentials(t.url), labels: t.labels })),
+    skipped: p.skipped,
+    collisions: p.collisions.map((c) => c.message),
+    calls: p.calls,
+  };
+}
+
+async function discover(args: string[], io: TargetsIo): Promise<number> {
+  const { values, positionals } = parseOptions(
+    args,
+    { prefix: { type: 'string' }, timeout: { type: 'string' }, json: { type: 'boolean' } },
+    true,
+  );
+  if (positionals.length > 0) throw new UsageError(`expected no positional arguments, found "${positionals[0]}"`);
+  const prefix = resolvePrefix(values.prefix, io.env);
+  const budgetMs = values.timeout === undefined ? DISCOVER_TIMEOUT_MS : parseDuration(values.timeout);
+  if (budgetMs === null || budgetMs <= 0)
+    throw new UsageError(`--timeout expects a duration such as 30s or 1500ms, found "${values.timeout}"`);
+  const scope = secretScope(prefix, io.env);
+  const [documents, targets] = await Promise.all([
+    io.ssm().list(`${prefix}/discovery`),
+    io.ssm().list(`${prefix}/targets`),
+  ]);
+  const valid: DiscoveryDocument[] = [];
+  const invalid: Array<{ parameter: string; problems: string[] }> = [];
+  for (const [parameter, text] of Object.entries(documents)) {
+    const problems: ConfigProblem[] = [];
+    const document = readDiscoveryDocument(parameter, text, problems, scope);
+    if (document !== null) valid.push(document);
+    else
+      invalid.push({
+        parameter,
+        problems: problems.map((p) => redactCredentials(`${p.field === null ? '' : `field ${p.field}: `}${p.message}`)),
+      });
+  }
+  // The configured targets hold their names: a discovered target that collides is left out, as in the Lambda.
+  const configured: TargetConfig[] = [];
+  for (const [parameter, text] of Object.entries(targets)) {
+    const target = readTarget(parameter, leaf(parameter), text, [], scope);
+    if (target !== null) configured.push(target);
+  }
+  // Only this subcommand needs the three SDK clients: the others start without loading them.
+  const { discoverySourcesFor } = await import('../lambda/discoverySources.ts');
+  const sources = discoverySourcesFor(['ec2', 'autoscaling', 'elbv2']);
+  const previews = await previewDiscovery(
+    { sources, warm: new Map(), listingBudgetMs: () => budgetMs },
+    valid,
+    configured,
+  );
+  const failing = previews.filter((p) => !p.ok).length;
+  if (values.json === true)
+    io.stdout(
+      `${JSON.stringify({
+        prefix,
+        documents: [
+          ...previews.map(previewJson),
+          ...invalid.map((d) => ({
+            parameter: d.parameter,
+            name: leaf(d.parameter),
+            status: 'invalid',
+            problems: d.problems,
+          })),
+        ].sort((a, b) => String(a.parameter).localeCompare(String(b.parameter))),
+      })}\n`,
+    );
+  else {
+    const blocks = [
+      ...previews.map((p) => ({ parameter: p.document.parameter, lines: previewText(p) })),
+      ...invalid.map((d) => ({
+        parameter: d.parameter,
+        lines: [`${leaf(d.parameter)} (${d.parameter}): INVALID, the Lambda rejects it: ${d.problems.join('; ')}`],
+      })),
+    ].sort((a, b) => a.parameter.localeCompare(b.parameter));
+    io.stdout(
+      blocks.length === 0
+        ? `no discovery documents under ${prefix}/discovery\n`
+        : `${blocks.flatMap((b) => b.lines).join('\n')}\n`,
+    );
+  }
+  if (invalid.length > 0 || failing > 0)
+    io.stderr(
+      `targets discover: ${[invalid.length > 0 ? `${invalid.length} invalid document(s)` : '', failing > 0 ? `${failing} listing(s) failed` : ''].filter((s) => s !== '').join(', ')} under ${prefix}/discovery\n`,
+    );
+  return invalid.length > 0 || failing > 0 ? EXIT.failed : EXIT.ok;
+}
+
+const SUBCOMMANDS = { add, list, remove, discover } as const;
 
 const targetsCommand: CliCommand<TargetsIo> = {
   name: 'targets',
-  summary: 'add, list and remove the monitored servers in SSM',
+  summary: 'add, list and remove the monitored servers in SSM; show what discovery lists',
   usage,
   help,
   run(argv, io) {

@@ -12,6 +12,7 @@ import { fetchStatusPage } from '../../src/adapters/httpStatusSource.ts';
 import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
 import { createSnsNotifier } from '../../src/adapters/snsNotifier.ts';
 import { createSqsShardQueue } from '../../src/adapters/sqsShardQueue.ts';
+import type { DiscoveryDeps, DiscoverySource } from '../../src/app/discovery/ports.ts';
 import type { CycleDeps, ShardMessage, StateTable } from '../../src/app/ports.ts';
 import { consumeShards, dispatchShards, planShards, type ShardOutcome } from '../../src/app/shards.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
@@ -57,6 +58,34 @@ describe('planShards', () => {
     expect(
       shards.every((s) => s.raw.rules['/p/rules/r'] === RULES && s.runId === 'run-1' && s.generation === 'g1'),
     ).toBe(true);
+  });
+
+  it('carries discovered targets as the dispatch rendered them, by name among the configured ones', () => {
+    const raw = rawWith(3, 'http://127.0.0.1:1/');
+    const discovered = (ip: string) =>
+      JSON.stringify({ url: `http://${ip}/server-status`, labels: { discovery: '/p/discovery/web' } });
+    raw.discovered = {
+      '/p/discovery/web/web-00a': discovered('10.0.0.1'),
+      '/p/discovery/web/web-02a': discovered('10.0.0.2'),
+    };
+    const shards = planShards(raw, buildMonitorConfig(raw, SCOPE), 2, 'run-d', '2026-11-22T12:00:00Z', 'g1');
+    expect(
+      shards.map((s) => [Object.keys(s.raw.targets), Object.keys(s.raw.discovered ?? {}), 'discovered' in s.raw]),
+    ).toEqual([
+      [['/p/targets/web-00'], ['/p/discovery/web/web-00a'], true],
+      [['/p/targets/web-01', '/p/targets/web-02'], [], false],
+      [[], ['/p/discovery/web/web-02a'], true],
+    ]);
+    expect(shards[2]?.raw.discovered?.['/p/discovery/web/web-02a']).toBe(discovered('10.0.0.2'));
+    // A shard's configuration holds them with their discovery parameter, as the dispatch's did.
+    expect(buildMonitorConfig(shards[2]?.raw as RawConfig, SCOPE).targets).toEqual([
+      {
+        name: 'web-02a',
+        url: 'http://10.0.0.2/server-status',
+        labels: { discovery: '/p/discovery/web' },
+        origin: '/p/discovery/web',
+      },
+    ]);
   });
 
   it('fills a shard by bytes when its targets would not fit in one SQS message', () => {
@@ -362,7 +391,7 @@ describe('a shard message delivered after the configuration moved on', () => {
   const T0 = Date.parse('2026-11-22T12:00:00Z');
   const at = (minute: number, seconds = 0) => new Date(T0 + minute * 60_000 + seconds * 1000);
 
-  function world() {
+  function world(discovery?: DiscoveryDeps) {
     const table: StateTable & { keys(): string[] } = createMemoryStateTable();
     const pages: Notification[] = [];
     const logs: Array<[string, Record<string, unknown>]> = [];
@@ -393,6 +422,7 @@ describe('a shard message delivered after the configuration moved on', () => {
       claimLeaseMs: 60_000,
       warm: new Map(),
       warmConfig: { applied: null },
+      ...(discovery === undefined ? {} : { discovery }),
     });
     const dispatch = async (now: Date) => {
       await dispatchShards(deps(), { send: async (m) => void queue.push(...m) }, now, {
@@ -471,6 +501,54 @@ describe('a shard message delivered after the configuration moved on', () => {
     // The next dispatch owes nothing: no resolve was left to page.
     await w.consume(await w.dispatch(at(3)), at(3, 5));
     expect(w.said()).toEqual(pages);
+  });
+
+  it('a discovered instance scaled in between dispatches: the late copy leaves it to the newer dispatch, never paged again', async () => {
+    let instances = ['i-a', 'i-b'];
+    const ec2: DiscoverySource<'ec2'> = {
+      list: async () => ({
+        ok: true,
+        listing: {
+          instances: instances.map((id) => ({ instanceId: id, privateIp: '10.0.0.1', tags: {} })),
+          skipped: [],
+          calls: 1,
+          throttledRetries: 0,
+        },
+      }),
+    };
+    const w = world({ sources: { ec2 }, warm: new Map(), listingBudgetMs: () => 1000 });
+    w.configure({
+      targets: {},
+      rules: { '/m/rules/all': perAlert('r0') },
+      silences: {},
+      discovery: {
+        '/m/discovery/web': JSON.stringify({
+          source: 'ec2',
+          filters: { 'tag:Role': ['web'] },
+          url: 'http://{{privateIp}}/server-status/{{instanceId}}',
+        }),
+      },
+    });
+    const first = await w.dispatch(at(0));
+    expect(first.map((m) => [Object.keys(m.raw.targets), Object.keys(m.raw.discovered ?? {})])).toEqual([
+      [[], ['/m/discovery/web/i-a', '/m/discovery/web/i-b']],
+    ]);
+    await w.consume(first, at(0, 5));
+    instances = ['i-b'];
+    await w.consume(await w.dispatch(at(1)), at(1, 5));
+    // SQS delivers the first dispatch's shard again, within its age: i-a is no longer stored.
+    expect((await w.consume(first, at(2))).batchItemFailures).toEqual([]);
+    await w.consume(await w.dispatch(at(3)), at(3, 5));
+    expect(w.said()).toEqual(['i-a/r0 firing', 'i-b/r0 firing', 'i-a/r0 resolved']);
+    expect(w.pages.map((p) => p.subject).at(-1)).toBe(
+      '[RESOLVED critical] i-a: r0 (target removed from configuration)',
+    );
+    expect(w.table.keys().filter((k) => k.startsWith('target#'))).toEqual(['target#i-b']);
+    expect(
+      w.logs.find(([m]) => m === 'shard checked against the configuration stored since its dispatch')?.[1],
+    ).toMatchObject({
+      leftToNewerDispatch: ['i-a'],
+    });
   });
 
   it('a message from before messages carried a generation is checked against the stored configuration', async () => {

@@ -257,7 +257,9 @@ describe('cli targets (fake SSM over HTTP)', () => {
       '--max-bytes: Too small: expected number to be >=1024, found 10',
     ],
     [['remove'], 'expected one target name, found 0'],
-    [['delete', 'web-1'], 'expected add, list or remove, found "delete"'],
+    [['delete', 'web-1'], 'expected add, list, remove or discover, found "delete"'],
+    [['discover', 'web'], 'expected no positional arguments, found "web"'],
+    [['discover', '--timeout', 'soon'], '--timeout expects a duration such as 30s or 1500ms, found "soon"'],
   ])('refuses %j (exit 2) writing nothing', async (args, line) => {
     const result = await cli(['targets', ...args, '--prefix', PREFIX]);
     expect(result).toEqual({ code: 2, out: '', err: `targets: ${line} (usage: targets --help)\n` });

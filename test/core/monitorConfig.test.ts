@@ -5,7 +5,11 @@ import {
   buildMonitorConfig,
   type ConfigProblem,
   ConfigurationError,
+  discoveredKey,
+  discoveredOrigin,
+  leaf,
   SSM_PREFIX,
+  targetNames,
 } from '../../src/core/monitorConfig.ts';
 import { DEFAULT_RULES } from '../../src/core/rules/document.ts';
 import { readRuntimeConfig } from '../../src/lambda/environment.ts';
@@ -408,6 +412,25 @@ describe('buildMonitorConfig: discovery documents and discovered targets', () =>
       }),
     };
     expect(problemsOf(targets).map((p) => p.field)).toEqual(['authParameter']);
+  });
+});
+
+describe('discoveredKey, discoveredOrigin: where a discovered target is kept in RawConfig.discovered', () => {
+  it.each<[string, string, string, string]>([
+    ['a document under the prefix', '/p/discovery/web', 'i-0abc', '/p/discovery/web/i-0abc'],
+    ['a deeper prefix', '/team/eu/hsa/discovery/asg', 'web-1.eu', '/team/eu/hsa/discovery/asg/web-1.eu'],
+  ])('%s: the key, and back to the parameter and the name', (_, parameter, name, key) => {
+    expect(discoveredKey(parameter, name)).toBe(key);
+    expect([discoveredOrigin(key), leaf(key)]).toEqual([parameter, name]);
+  });
+
+  it('names every target a raw configuration holds, configured then discovered', () => {
+    const raw = {
+      targets: { '/p/targets/web-1': '{}' },
+      discovered: { [discoveredKey('/p/discovery/web', 'i-1')]: '{}' },
+    };
+    expect(targetNames(raw)).toEqual(['web-1', 'i-1']);
+    expect(targetNames({ targets: {} })).toEqual([]);
   });
 });
 

@@ -5,6 +5,7 @@ describe('STATE_KEYS', () => {
   it.each<[string, string, string]>([
     ['a target', STATE_KEYS.target('web-1'), 'target#web-1'],
     ['the configuration alert', STATE_KEYS.configAlert, 'config#alert'],
+    ['the discovery alert of a discovery parameter', STATE_KEYS.discoveryAlert('web'), 'discovery#web'],
     ['the configuration pointer (meta)', STATE_KEYS.lastValidConfig, 'last-valid-config'],
     ['a configuration chunk (meta)', STATE_KEYS.configChunk('abc.3', 0), 'config#abc.3#0'],
     ['the open groups (meta)', STATE_KEYS.openGroups, 'groups'],
@@ -19,6 +20,7 @@ describe('STATE_KEYS', () => {
       STATE_KEYS.pagerDutyOwn('group-ab12'),
       'pagerduty-own#group-ab12',
     ],
+    ['the firing alerts a group page listed', STATE_KEYS.pagerDutyPage('group-ab12'), 'pagerduty-page#group-ab12'],
     ['a pacing window', STATE_KEYS.pagerDutyPace('k1', 1764000000000), 'pagerduty-pace#k1#1764000000000'],
     ['a routing key reported', STATE_KEYS.pagerDutyKeyProblem('k1'), 'pagerduty-key#k1'],
   ])('%s: %s', (_, key, expected) => {

@@ -48,6 +48,8 @@ interface QueryStandIn {
   rateLimit(limit: { perSecond: number; burst: number } | null): void;
   /** Answer every request with access denied, or stop. */
   denyAccess(on: boolean): void;
+  /** Answer every request with the service's internal error (HTTP 500), or stop. */
+  failInternally(on: boolean): void;
   reset(): void;
   stop(): Promise<void>;
 }
@@ -91,6 +93,7 @@ async function startQueryStandIn(service: QueryService): Promise<QueryStandIn> {
   let throttled = 0;
   let passing = 0;
   let denied = false;
+  let internal = false;
   let bucket: { perSecond: number; burst: number; tokens: number; at: number } | null = null;
 
   function overRate(): boolean {
@@ -127,6 +130,13 @@ async function startQueryStandIn(service: QueryService): Promise<QueryStandIn> {
         service.denied.code,
         `User: arn:aws:sts::123456789012:assumed-role/monitor/fn is not authorized to perform: ${service.iamPrefix}:${action} because no identity-based policy allows the ${service.iamPrefix}:${action} action`,
       );
+    // EC2 words it InternalError, the other query services InternalFailure; both HTTP 500.
+    if (internal)
+      return fail(
+        500,
+        service.style === 'ec2' ? 'InternalError' : 'InternalFailure',
+        'An internal error has occurred. Please try again.',
+      );
     if (passing > 0) passing--;
     else if (throttled > 0 || overRate()) {
       if (throttled > 0) throttled--;
@@ -161,12 +171,16 @@ async function startQueryStandIn(service: QueryService): Promise<QueryStandIn> {
     denyAccess: (on) => {
       denied = on;
     },
+    failInternally: (on) => {
+      internal = on;
+    },
     reset: () => {
       for (const key of Object.keys(calls)) delete calls[key];
       requests.length = 0;
       throttled = 0;
       passing = 0;
       denied = false;
+      internal = false;
       bucket = null;
     },
     stop: () =>

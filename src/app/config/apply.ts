@@ -18,6 +18,16 @@ import {
   saveStoredConfig,
 } from './stored.ts';
 
+/** A configuration applied, and the discovery parameters the one stored before it had and it has not. */
+interface Applied {
+  applied: AppliedConfig;
+  /**
+   * Deleted discovery parameters (their alerts are resolved by the caller). Known only from the
+   * stored configuration this run replaced: none when nothing changed, or another run stored it.
+   */
+  retiredDiscovery: string[];
+}
+
 /**
  * Apply a valid configuration: store it with every removal it owes, then do the removals, then
  * store which are still owed. Warm, unchanged and the table still at the generation this
@@ -36,19 +46,25 @@ async function applyConfig(
   ctx: RunContext,
   router: PageRouter,
   read: { raw: RawConfig; config: MonitorConfig; tableGeneration: string | null },
-): Promise<AppliedConfig> {
+): Promise<Applied> {
   const { deps, now, ledger } = ctx;
   const { raw, config, tableGeneration } = read;
   const hash = hashOf(raw);
   const warm = deps.warmConfig.applied;
-  if (warm?.hash === hash && warm.removing.length === 0 && warm.generation === tableGeneration) return warm;
-  const apply = (pointer: LastValidPointer): AppliedConfig => {
+  if (warm?.hash === hash && warm.removing.length === 0 && warm.generation === tableGeneration)
+    return { applied: warm, retiredDiscovery: [] };
+  let retiredDiscovery: string[] = [];
+  const apply = (pointer: LastValidPointer): Applied => {
     const applied = { hash, config, raw, removing: pointer.removing, generation: pointer.generation };
     deps.warmConfig.applied = applied;
-    return applied;
+    return { applied, retiredDiscovery };
   };
   for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
     const stored = await readStoredConfig(deps.table);
+    // Read here, where the configuration replaced is read anyway: no read more for discovery.
+    retiredDiscovery = Object.keys(stored?.raw?.discovery ?? {})
+      .filter((parameter) => raw.discovery?.[parameter] === undefined)
+      .sort();
     const configured = new Set(config.targets.map((t) => t.name));
     const before = stored?.raw == null ? [] : targetNames(stored.raw);
     const gone = [...new Set([...before, ...(stored?.pointer.removing ?? [])])].filter((n) => !configured.has(n));
@@ -74,4 +90,5 @@ async function applyConfig(
   throw new ContentionError(`meta#${LAST_VALID_KEY}`, MAX_APPLY_ATTEMPTS);
 }
 
+export type { Applied };
 export { applyConfig };

@@ -65,14 +65,16 @@ async function resolveConfig(ctx: RunContext, router: PageRouter): Promise<Resol
   const applied = await guarded(ctx, 'applying the configuration', () => applyConfig(ctx, router, joined), null);
   const targets = joined.config.targets.length;
   await guarded(ctx, 'the configuration alert', () => commitConfigAlert(ctx, router, null, targets), undefined);
-  const statuses = discovered.statuses;
-  await guarded(ctx, 'the discovery alerts', () => commitDiscoveryAlerts(ctx, router, statuses), undefined);
+  // A deleted discovery parameter's alert is resolved: known from the configuration apply replaced.
+  const { statuses } = discovered;
+  const retired = applied?.retiredDiscovery ?? [];
+  await guarded(ctx, 'the discovery alerts', () => commitDiscoveryAlerts(ctx, router, statuses, retired), undefined);
   return {
     config: joined.config,
     raw: joined.raw,
     error: null,
     applied: applied !== null,
-    generation: applied?.generation ?? null,
+    generation: applied?.applied.generation ?? null,
   };
 }
 

@@ -222,4 +222,4 @@ async function discoverTargets(
 }
 
 export type { Discovered, DiscoveryStatus };
-export { discoverTargets };
+export { discoverTargets, listThrough };

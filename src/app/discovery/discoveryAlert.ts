@@ -4,7 +4,9 @@
  * (`config/configAlert.ts`). Each item is read every run (one batched read for all), written only
  * when its alert starts or ends. The `DiscoveryFailing` metric goes out for each parameter too.
  */
-import { evaluateDiscoveryAlert } from '../../core/notify/discoveryAlert.ts';
+
+import { leaf } from '../../core/monitorConfig.ts';
+import { evaluateDiscoveryAlert, evaluateRemovedDiscoveryAlert } from '../../core/notify/discoveryAlert.ts';
 import { STATE_KEYS } from '../../core/stateKeys.ts';
 import { CLAIM_OUTCOMES } from '../accounting/claim.ts';
 import { commitTarget, settleTarget } from '../accounting/targetItems.ts';
@@ -13,19 +15,33 @@ import { leaseOf, type RunContext } from '../runContext.ts';
 import type { DiscoveryStatus } from './discover.ts';
 
 /**
- * Each parameter's discovery alert evaluated and committed, and its metric emitted.
+ * Each parameter's discovery alert evaluated and committed, and its metric emitted; the alert of
+ * each parameter deleted (`removed`) resolved if it fired, and its item deleted.
  */
 async function commitDiscoveryAlerts(
   ctx: RunContext,
   router: PageRouter,
   statuses: readonly DiscoveryStatus[],
+  removed: readonly string[] = [],
 ): Promise<void> {
   const { deps, now } = ctx;
   for (const s of statuses) deps.metrics.discovery?.({ parameter: s.document.parameter, failing: s.failing !== null });
-  if (statuses.length === 0) return;
+  if (statuses.length === 0 && removed.length === 0) return;
   const lease = leaseOf(ctx);
   const keys = statuses.map((s) => STATE_KEYS.discoveryAlert(s.document.name));
-  const loaded = await deps.table.loadMany(keys);
+  const gone = removed.map((p) => STATE_KEYS.discoveryAlert(leaf(p)));
+  const loaded = await deps.table.loadMany([...keys, ...gone]);
+  for (const [i, parameter] of removed.entries()) {
+    const key = gone[i] as string;
+    const settled = await settleTarget(deps.table, router, key, loaded.get(key) ?? null, now, lease);
+    ctx.ledger.claimed(settled);
+    if (settled.status !== CLAIM_OUTCOMES.committed || settled.stored === null) continue;
+    const item = settled.stored;
+    const { notifications } = evaluateRemovedDiscoveryAlert({ previous: item.state, parameter, now });
+    const next = { ...item.state, alerts: {} };
+    const commit = { key, loaded: item, next, notifications, deleteAfter: true, write: false };
+    ctx.ledger.claimed(await commitTarget(deps.table, router, commit, now, lease));
+  }
   for (const [i, status] of statuses.entries()) {
     const key = keys[i] as string;
     const settled = await settleTarget(deps.table, router, key, loaded.get(key) ?? null, now, lease);

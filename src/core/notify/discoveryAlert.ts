@@ -106,5 +106,36 @@ function evaluateDiscoveryAlert(input: DiscoveryAlertInput): { state: TargetStat
   return { state: state({ [id]: record }), notifications: [firing] };
 }
 
+/**
+ * The alert of a discovery parameter that was deleted: resolved once if its firing page went out
+ * (its listing is no longer tried, so it would otherwise fire for ever), and no state kept: the
+ * caller deletes the item. The targets it listed leave the configuration as removed targets do.
+ *
+ * @example
+ * evaluateRemovedDiscoveryAlert({ previous: firing, parameter: '/p/discovery/web', now }).notifications[0].subject
+ * // '[RESOLVED warning] /p/discovery/web: discovery document removed'
+ */
+function evaluateRemovedDiscoveryAlert(input: { previous: TargetState | null; parameter: string; now: Date }): {
+  notifications: Notification[];
+} {
+  const { previous, parameter, now } = input;
+  const id = `${DISCOVERY_ALERT_RULE}#${parameter}`;
+  if (previous?.alerts[id]?.lastSentStatus !== 'firing') return { notifications: [] };
+  const at = now.toISOString();
+  const identity = { fingerprint: id, target: parameter, rule: DISCOVERY_ALERT_RULE, severity: 'warning' } as const;
+  const resolved: Notification = {
+    ...identity,
+    status: 'resolved',
+    reason: 'resolved',
+    value: 0,
+    threshold: 0,
+    subject: `[RESOLVED warning] ${parameter}: discovery document removed`,
+    message: `The discovery parameter ${parameter} was deleted: its listing is no longer tried, and the targets it listed leave the configuration as removed (checked at ${at}).`,
+    payload: { version: 1, ...identity, status: 'resolved', evaluatedAt: at } satisfies ConfigAlertMessage,
+    labels: { discovery: parameter },
+  };
+  return { notifications: [resolved] };
+}
+
 export type { DiscoveryAlertInput };
-export { DISCOVERY_ALERT_RULE, evaluateDiscoveryAlert };
+export { DISCOVERY_ALERT_RULE, evaluateDiscoveryAlert, evaluateRemovedDiscoveryAlert };

@@ -208,6 +208,36 @@ describe('discoverTargets: through runCycle', () => {
     ]);
   });
 
+  it.each([
+    ['in the container that paged', false],
+    ['in a cold container', true],
+  ])(
+    'resolves the discovery alert of a parameter deleted while it fires, %s, and its targets as removed',
+    async (_, cold) => {
+      const table = createMemoryStateTable();
+      const w = world(RAW(), table);
+      w.source.answer = { ids: ['i-1'] };
+      await runCycle(w.deps, at(0));
+      w.source.answer = { fails: 'Rate exceeded' };
+      await runCycle(w.deps, at(1));
+      const next = cold ? world(RAW(), table) : w;
+      next.deps.config = { ...next.deps.config, loadRaw: async () => ({ ...RAW(), discovery: {} }) };
+      expect((await runCycle(next.deps, at(2))).targets).toBe(0);
+      await runCycle(next.deps, at(3));
+      expect([...subjects(w), ...(cold ? subjects(next) : [])]).toEqual([
+        '[FIRING critical] i-1: closing-seen (3 >= 3)',
+        '[FIRING warning] /p/discovery/web: discovery failing (ec2, throttled)',
+        '[RESOLVED critical] i-1: closing-seen (target removed from configuration)',
+        '[RESOLVED warning] /p/discovery/web: discovery document removed',
+      ]);
+      const resolved = next.sent.at(-1);
+      expect([resolved?.reason, resolved?.message]).toEqual([
+        'resolved',
+        `The discovery parameter /p/discovery/web was deleted: its listing is no longer tried, and the targets it listed leave the configuration as removed (checked at ${at(2).toISOString()}).`,
+      ]);
+    },
+  );
+
   it('removes the targets of a discovery parameter deleted', async () => {
     const w = world(RAW());
     w.source.answer = { ids: ['i-1'] };
