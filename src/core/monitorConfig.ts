@@ -554,6 +554,7 @@ export {
   describePlace,
   discoveredKey,
   discoveredOrigin,
+  isTargetList,
   leaf,
   NOT_READ,
   readNamedJson,

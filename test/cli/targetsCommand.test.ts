@@ -4,6 +4,7 @@ import { type FakeSsm, startFakeSsm } from '../support/fakeSsm.ts';
 import { runCli } from './fakeIo.ts';
 
 const PREFIX = '/hsa-targets';
+const LIST_1 = '/hsa-targets/targets/list-0001';
 /** The one target validation's messages, in the CLI's words (options for fields). */
 const NO_CREDENTIALS =
   'expected a URL without credentials (put "user:password" in a SecureString named by --auth-parameter)';
@@ -57,7 +58,7 @@ describe('cli targets (fake SSM over HTTP)', () => {
     // Assess
     expect(result).toEqual({
       code: 0,
-      out: 'target web-1 added (/hsa-targets/targets/web-1): https://web-1.internal/server-status?auto, timeout 3000 ms, auth /hsa-targets/secrets/web-1, labels env=prod,dc=eu-1\n',
+      out: 'target web-1 added to /hsa-targets/targets/list-0001 (Standard, 178 of 4096 characters): https://web-1.internal/server-status?auto, timeout 3000 ms, auth /hsa-targets/secrets/web-1, labels env=prod,dc=eu-1\n',
       err: '',
     });
     const config = buildMonitorConfig(
@@ -90,11 +91,11 @@ describe('cli targets (fake SSM over HTTP)', () => {
     expect([own.code, shared.code]).toEqual([0, 0]);
     expect(listed).toEqual({
       code: 0,
-      out: 'web-1  http://web-1/, auth /hsa-targets/secrets/web-1/ops\nweb-2  http://web-2/, auth /hsa-targets/secrets/fleet-status\n',
+      out: 'web-1  /hsa-targets/targets/list-0001  http://web-1/, auth /hsa-targets/secrets/web-1/ops\nweb-2  /hsa-targets/targets/list-0001  http://web-2/, auth /hsa-targets/secrets/fleet-status\n',
       err: '',
     });
     expect(unlisted.out.split('\n')[1]).toBe(
-      'web-2  INVALID, the Lambda rejects it: field authParameter: expected /hsa-targets/secrets/web-2 or a parameter below it, or a shared secret (sharedSecretParameters: none), found "/hsa-targets/secrets/fleet-status"',
+      'web-2  /hsa-targets/targets/list-0001 targets[1]  INVALID, the Lambda rejects it: field targets[1].authParameter: expected /hsa-targets/secrets/web-2 or a parameter below it, or a shared secret (sharedSecretParameters: none), found "/hsa-targets/secrets/fleet-status"',
     );
   });
 
@@ -113,11 +114,12 @@ describe('cli targets (fake SSM over HTTP)', () => {
     // Assess
     expect(result).toEqual({
       code: 0,
-      out: 'target sidecar added (/hsa-targets/targets/sidecar): http://127.0.0.1:8080/server-status?auto, loopback allowed\n',
+      out: 'target sidecar added to /hsa-targets/targets/list-0001 (Standard, 102 of 4096 characters): http://127.0.0.1:8080/server-status?auto, loopback allowed\n',
       err: '',
     });
     expect(folder()).toEqual({
-      '/hsa-targets/targets/sidecar': '{"url":"http://127.0.0.1:8080/server-status?auto","allowLoopback":true}',
+      '/hsa-targets/targets/list-0001':
+        '{"targets":[{"name":"sidecar","url":"http://127.0.0.1:8080/server-status?auto","allowLoopback":true}]}',
     });
     const config = buildMonitorConfig(
       { targets: folder(), rules: {}, silences: {} },
@@ -144,10 +146,12 @@ describe('cli targets (fake SSM over HTTP)', () => {
     expect(refused).toEqual({
       code: 1,
       out: '',
-      err: 'targets: expected no parameter /hsa-targets/targets/web-1, found one already\n',
+      err: 'targets: expected no target web-1, found one in /hsa-targets/targets/list-0001 targets[0] (--replace changes it)\n',
     });
-    expect(replaced.out).toBe('target web-1 replaced (/hsa-targets/targets/web-1): http://b/server-status\n');
-    expect(folder()).toEqual({ '/hsa-targets/targets/web-1': '{"url":"http://b/server-status"}' });
+    expect(replaced.out).toBe(
+      'target web-1 replaced in /hsa-targets/targets/list-0001 (Standard, 61 of 4096 characters): http://b/server-status\n',
+    );
+    expect(folder()).toEqual({ [LIST_1]: '{"targets":[{"name":"web-1","url":"http://b/server-status"}]}' });
   });
 
   it('lists every target with what the Lambda makes of it; an invalid one is flagged, exit 1', async () => {
@@ -160,8 +164,8 @@ describe('cli targets (fake SSM over HTTP)', () => {
     expect(result).toEqual({
       code: 1,
       out: [
-        'web-1  INVALID, the Lambda rejects it: field url: expected an http:// or https:// URL, found "ftp://web-1/"',
-        'web-2  http://web-2/server-status',
+        'web-2  /hsa-targets/targets/list-0001  http://web-2/server-status',
+        'web-1  /hsa-targets/targets/web-1  INVALID, the Lambda rejects it: field url: expected an http:// or https:// URL, found "ftp://web-1/"',
         '',
       ].join('\n'),
       err: 'targets list: 1 invalid target(s) under /hsa-targets/targets\n',
@@ -172,7 +176,7 @@ describe('cli targets (fake SSM over HTTP)', () => {
     await cli(['targets', 'add', 'web-1', '--url', 'http://web-1/server-status', '--prefix', PREFIX]);
     expect(await cli(['targets', 'remove', 'web-1', '--prefix', PREFIX])).toEqual({
       code: 0,
-      out: 'target web-1 removed: deleted /hsa-targets/targets/web-1 (was {"url":"http://web-1/server-status"})\n',
+      out: 'target web-1 removed: deleted /hsa-targets/targets/list-0001 (was {"name":"web-1","url":"http://web-1/server-status"})\n',
       err: '',
     });
     expect(await cli(['targets', 'remove', 'web-1', '--prefix', PREFIX])).toEqual({
@@ -257,7 +261,11 @@ describe('cli targets (fake SSM over HTTP)', () => {
       '--max-bytes: Too small: expected number to be >=1024, found 10',
     ],
     [['remove'], 'expected one target name, found 0'],
-    [['delete', 'web-1'], 'expected add, list or remove, found "delete"'],
+    [['delete', 'web-1'], 'expected add, list, remove or pack, found "delete"'],
+    [
+      ['add', 'web-1', '--url', 'http://x/', '--tier', 'premium'],
+      '--tier expects standard, advanced or auto, found "premium"',
+    ],
   ])('refuses %j (exit 2) writing nothing', async (args, line) => {
     const result = await cli(['targets', ...args, '--prefix', PREFIX]);
     expect(result).toEqual({ code: 2, out: '', err: `targets: ${line} (usage: targets --help)\n` });
