@@ -17,7 +17,9 @@ import {
   TARGET_NAME,
   type TargetConfig,
   type TargetEntry,
+  type TargetPlace,
   targetEntries,
+  twinProblem,
 } from '../core/monitorConfig.ts';
 import { parseDuration } from '../core/rules/duration.ts';
 import {
@@ -356,10 +358,18 @@ async function list(args: string[], io: TargetsIo): Promise<number> {
   const scope = secretScope(prefix, io.env);
   const lines: string[] = [];
   let invalid = 0;
+  const byName = new Map<string, { target: TargetConfig; place: TargetPlace }>();
   for (const [parameter, text] of Object.entries(parameters)) {
     const problems: ConfigProblem[] = [];
-    for (const { target } of readTargetParameter(parameter, text, problems, scope))
-      lines.push(`${target.name}  ${parameter}  ${describeTarget(target)}`);
+    for (const read of readTargetParameter(parameter, text, problems, scope)) {
+      const twin = byName.get(read.target.name);
+      const problem = twin === undefined ? null : twinProblem(read, twin);
+      if (problem !== null) problems.push(problem);
+      else if (twin === undefined) {
+        byName.set(read.target.name, read);
+        lines.push(`${read.target.name}  ${parameter}  ${describeTarget(read.target)}`);
+      }
+    }
     // The problems of each bad entry on one line (a list's entry by its index), the good ones kept.
     const byEntry = new Map<string, ConfigProblem[]>();
     for (const p of problems) {

@@ -499,6 +499,23 @@ function isMove(target: TargetConfig, place: TargetPlace, twin: TargetConfig, tw
 }
 
 /**
+ * The problem of a target whose name `twin` (read before it) already has, naming both places;
+ * null when it is the same target being moved (`isMove`).
+ */
+function twinProblem(
+  found: { target: TargetConfig; place: TargetPlace },
+  twin: { target: TargetConfig; place: TargetPlace },
+): ConfigProblem | null {
+  const { target, place } = found;
+  if (isMove(target, place, twin.target, twin.place)) return null;
+  return {
+    parameter: place.parameter,
+    field: place.index === null ? null : `targets[${place.index}].name`,
+    message: `expected a unique target name, found "${target.name}" again (also ${describePlace(twin.place)}: ${redactCredentials(twin.target.url)})`,
+  };
+}
+
+/**
  * Validate the raw parameters, the parameters each target names within `scope`. Rules documents
  * add to the built-in default rules (merged by name); none means the built-in rules alone. A target
  * parameter holds one target's document or a list of them (`{ "targets": [ ... ] }`); a name is
@@ -516,12 +533,10 @@ function buildMonitorConfig(raw: RawConfig, scope: SecretScope): MonitorConfig {
     if (twin === undefined) {
       targets.push(target);
       byName.set(target.name, { target, place });
-    } else if (!isMove(target, place, twin.target, twin.place))
-      problems.push({
-        parameter: place.parameter,
-        field: place.index === null ? null : `targets[${place.index}].name`,
-        message: `expected a unique target name, found "${target.name}" again (also ${describePlace(twin.place)}: ${redactCredentials(twin.target.url)})`,
-      });
+    } else {
+      const problem = twinProblem({ target, place }, twin);
+      if (problem !== null) problems.push(problem);
+    }
   };
   for (const { source: parameter, text } of toDocs(raw.targets))
     for (const { target, place } of readTargetParameter(parameter, text, problems, scope)) join(target, place);
@@ -567,4 +582,5 @@ export {
   targetEntries,
   targetNames,
   targetScopeProblems,
+  twinProblem,
 };

@@ -319,6 +319,25 @@ describe('cli targets (fake SSM over HTTP)', () => {
     });
   });
 
+  it('lists a name held twice as invalid where it is found again, naming the first place', async () => {
+    ssm.put(`${PREFIX}/targets/eu`, JSON.stringify({ targets: [{ name: 'web-1', url: 'http://a/' }] }));
+    ssm.put(`${PREFIX}/targets/web-1`, '{"url":"http://b/"}');
+    expect(await cli(['targets', 'list', '--prefix', PREFIX])).toEqual({
+      code: 1,
+      out: 'web-1  /hsa-targets/targets/eu  http://a/\nweb-1  /hsa-targets/targets/web-1  INVALID, the Lambda rejects it: expected a unique target name, found "web-1" again (also /hsa-targets/targets/eu targets[0]: http://a/)\n',
+      err: 'targets list: 1 invalid target(s) under /hsa-targets/targets\n',
+    });
+  });
+
+  it('replaces a target in its own parameter there, keeping the one-target document', async () => {
+    ssm.put(`${PREFIX}/targets/web-1`, '{"url":"http://a/"}');
+    const replaced = await cli(['targets', 'add', 'web-1', '--url', 'http://b/', '--replace', '--prefix', PREFIX]);
+    expect(replaced.out).toBe(
+      'target web-1 replaced in /hsa-targets/targets/web-1 (Standard, 19 of 4096 characters): http://b/\n',
+    );
+    expect(folder()).toEqual({ [`${PREFIX}/targets/web-1`]: '{"url":"http://b/"}' });
+  });
+
   it('refuses a name another list holds, naming where', async () => {
     ssm.put(`${PREFIX}/targets/eu`, JSON.stringify({ targets: [{ name: 'web-1', url: 'http://web-1/' }] }));
     expect(await cli(['targets', 'add', 'web-1', '--url', 'http://b/', '--prefix', PREFIX])).toEqual({
