@@ -64,18 +64,7 @@ describe('cli silence (fake SSM over HTTP)', () => {
         ],
       }),
     );
-    const result = await cli([
-      'silence',
-      'add',
-      '--target',
-      'web-*',
-      '--rule',
-      '*',
-      '--for',
-      '1h',
-      '--comment',
-      'c',
-    ]);
+    const result = await cli(['silence', 'add', '--target', 'web-*', '--rule', '*', '--for', '1h', '--comment', 'c']);
     expect(result.err).toBe('');
     expect(result.code).toBe(0);
     expect(result.out).toMatch(/ {2}\[matches web-7, web-8, web-1, web-2\]\n$/);
