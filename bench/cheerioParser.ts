@@ -24,7 +24,12 @@ function readServer($: cheerio.CheerioAPI): StatusReport['server'] {
         seconds += Number(m[1]) * ({ day: 86400, hour: 3600, minute: 60, second: 1 }[m[2] as string] as number);
       }
       server.uptimeSeconds = seconds;
-    } else if (label === 'Total accesses') server.totalAccesses = Number.parseInt(value, 10);
+    } else if (label === 'Total accesses') {
+      server.totalAccesses = Number.parseInt(value, 10);
+      const traffic = /Total Traffic: ([\d.]+) (kB|MB|GB)/.exec(value);
+      const kB: Record<string, number> = { kB: 1, MB: 1024, GB: 1024 * 1024 };
+      if (traffic) server.totalKBytes = Math.round(Number(traffic[1]) * (kB[traffic[2] as string] as number));
+    }
     const w =
       /^(\d+) requests currently being processed, (\d+) workers gracefully restarting, (\d+) idle workers$/.exec(text);
     if (w)

@@ -1,118 +1,180 @@
 /**
- * Monthly cost from counted calls: what one steady run consumed (DynamoDB capacity units, SNS
- * publishes, log bytes, CPU and wall time) and the custom metric series the EMF documents define,
- * times the runs of a month, at list prices. Nothing here is estimated per target: when a change
- * to the code changes the calls, the next benchmark run changes the figures.
+ * Monthly cost of a deployment from what a month of its use does: a pure function of counted
+ * figures (DynamoDB capacity units per hour of runs spaced by the schedule, log bytes per tick,
+ * metric series, alarms and log widgets of the synthesized template, SQS requests per tick) and
+ * list prices, one line per billed item. Nothing here is measured or assumed about a fleet:
+ * `bench/e2e/usage.ts` counts the figures and says how; docs/scale.md quotes the lines.
  */
 
 /**
- * us-east-1 list prices, as checked for the project's first cost model (November 2026). Not
- * re-checked since (this machine has no network): compare with the AWS pricing pages.
+ * us-east-1 list prices, taken on 2026-11-28 (the AWS pricing pages for Lambda, DynamoDB
+ * on-demand, CloudWatch, SNS, SQS, Systems Manager and KMS, as quoted by public pricing guides of
+ * 2025-2026; the machine that wrote this has no network to read AWS's own pages). Free tiers are
+ * ignored: an account that already uses them pays these.
  */
 const PRICES = {
-  asOf: '2026-11',
+  asOf: '2026-11-28',
+  region: 'us-east-1',
+  /** Lambda on arm64 (the stack's architecture), per GB-second and per request. */
   lambdaArmPerGbSecond: 0.0000133334,
   lambdaPerRequest: 0.2 / 1e6,
+  /** DynamoDB on-demand, per write request unit and per read request unit. */
   dynamoPerWriteUnit: 0.625 / 1e6,
   dynamoPerReadUnit: 0.125 / 1e6,
+  /** CloudWatch: a custom metric series (first 10,000), a standard-resolution alarm, a dashboard. */
   customMetricPerMonth: 0.3,
-  logsIngestionPerGb: 0.5,
-  snsPerPublish: 0.5 / 1e6,
   alarmPerMonth: 0.1,
   dashboardPerMonth: 3,
+  /** CloudWatch Logs (standard class): ingestion, archive storage, Logs Insights scans. */
+  logsIngestionPerGb: 0.5,
+  logsStoragePerGbMonth: 0.03,
+  logsInsightsPerGbScanned: 0.005,
+  snsPerPublish: 0.5 / 1e6,
+  /** SQS standard queue, per request; each 64 KiB of a request's payload bills as one request. */
+  sqsPerRequest: 0.4 / 1e6,
+  /** Systems Manager: standard parameters and standard throughput are free; an advanced parameter is not. */
+  ssmAdvancedParameterPerMonth: 0.05,
   kmsKeyPerMonth: 1,
 } as const;
 
-/** A one-minute schedule for 30 days. */
-const RUNS_PER_MONTH = 43_200;
-/** Lambda gives one vCPU at 1,769 MB and CPU in proportion to memory below that. */
-const MB_PER_VCPU = 1769;
-/** Lambda's own START, END and REPORT lines per invocation, which the function does not write. */
-const PLATFORM_LOG_BYTES_PER_RUN = 350;
-/** What the stack creates whatever the fleet: 5 alarms, 1 dashboard, 1 KMS key. */
-const FIXED_MONTHLY = {
-  alarms: 5 * PRICES.alarmPerMonth,
-  dashboard: PRICES.dashboardPerMonth,
-  kmsKey: PRICES.kmsKeyPerMonth,
-} as const;
+/** A billing month: 30 days. */
+const DAYS_PER_MONTH = 30;
+const HOURS_PER_MONTH = DAYS_PER_MONTH * 24;
+const GB = 1e9;
 
-interface SteadyRun {
-  /** The slowest target's fetch: no run is shorter. */
-  slowestTargetMs: number;
-  cpuMs: number;
-  readUnits: number;
-  writeUnits: number;
-  snsPublishes: number;
-  logBytes: number;
+/** Every line of the bill, in the order the tables print them. */
+const COST_ITEMS = {
+  lambda: 'lambda',
+  dynamoReads: 'dynamoReads',
+  dynamoWrites: 'dynamoWrites',
+  customMetrics: 'customMetrics',
+  alarms: 'alarms',
+  dashboard: 'dashboard',
+  logsIngestion: 'logsIngestion',
+  logsStorage: 'logsStorage',
+  logsInsights: 'logsInsights',
+  sns: 'sns',
+  sqs: 'sqs',
+  ssm: 'ssm',
+  kms: 'kms',
+} as const;
+type CostItem = (typeof COST_ITEMS)[keyof typeof COST_ITEMS];
+
+/** What a month of one deployment does, each figure counted (or derived from counts) elsewhere. */
+interface MonthlyUsage {
+  /** The schedule's interval: one tick (a run, or a dispatch and its shards) per interval. */
+  scheduleMinutes: number;
+  memoryMb: number;
+  /** Invocations per tick: 1, or the dispatch and one per shard. */
+  invocationsPerTick: number;
+  /** Billed milliseconds of all the tick's invocations together. */
+  billedMsPerTick: number;
+  /** DynamoDB capacity units an hour of ticks consumed, checkpoints and transitions included. */
+  readUnitsPerHour: number;
+  writeUnitsPerHour: number;
+  snsPublishesPerHour: number;
+  /** Custom metric series: the EMF documents' and any metric filter's. */
+  metricSeries: number;
+  /** Standard-resolution alarms of the template. */
+  alarms: number;
+  dashboards: number;
+  /** Bytes the tick's invocations wrote to the log group, Lambda's own START/END/REPORT lines included. */
+  logBytesPerTick: number;
+  logRetentionDays: number;
+  /** Logs Insights widgets of the dashboard: each scans the log group over the dashboard's range at every open. */
+  logWidgets: number;
+  dashboardRangeHours: number;
+  dashboardOpensPerDay: number;
+  /** SQS requests a tick bills (64 KiB chunks counted, the event source mapping's polls included). */
+  sqsRequestsPerTick: number;
+  advancedParameters: number;
+  kmsKeys: number;
+}
+
+interface CostLine {
+  item: CostItem;
+  /** What is billed, in the price's unit (GB-s, units, series, GB, requests...), per month. */
+  quantity: number;
+  unit: string;
+  monthly: number;
 }
 
 interface MonthlyCost {
-  /**
-   * Billed duration at `memoryMb`: the CPU time scaled to that memory's share of a vCPU, or the
-   * slowest target if longer. Not the wall time measured on loopback, which waits for emulators
-   * sharing the benchmark's cores (DynamoDB answers in milliseconds and costs the function no CPU).
-   */
-  durationMs: number;
-  items: {
-    lambda: number;
-    dynamoReads: number;
-    dynamoWrites: number;
-    customMetrics: number;
-    logs: number;
-    sns: number;
-  };
-  /** Everything that grows with the fleet or the runs (fixed costs apart). */
+  lines: CostLine[];
   total: number;
 }
 
 /**
+ * The month's bill, one line per item, at `PRICES`. Logs storage is the retained volume at steady
+ * state (ingestion over the retention period), uncompressed: CloudWatch bills the compressed
+ * archive, so this line is an upper bound. A dashboard open scans, per log widget, what the log
+ * group received over the dashboard's range.
+ *
  * @example
- * monthlyCost({ slowestTargetMs: 1200, cpuMs: 200, readUnits: 101, writeUnits: 100, snsPublishes: 0, logBytes: 30_000 }, 3, 256)
+ * monthlyCost({ ...usage, scheduleMinutes: 1 }).total
  */
-function monthlyCost(run: SteadyRun, emfSeries: number, memoryMb: number): MonthlyCost {
-  const durationMs = Math.max(run.slowestTargetMs, (run.cpuMs * MB_PER_VCPU) / memoryMb);
-  const items = {
-    lambda:
-      RUNS_PER_MONTH *
-      ((durationMs / 1000) * (memoryMb / 1024) * PRICES.lambdaArmPerGbSecond + PRICES.lambdaPerRequest),
-    dynamoReads: RUNS_PER_MONTH * run.readUnits * PRICES.dynamoPerReadUnit,
-    dynamoWrites: RUNS_PER_MONTH * run.writeUnits * PRICES.dynamoPerWriteUnit,
-    customMetrics: emfSeries * PRICES.customMetricPerMonth,
-    logs: (RUNS_PER_MONTH * (run.logBytes + PLATFORM_LOG_BYTES_PER_RUN) * PRICES.logsIngestionPerGb) / 1e9,
-    sns: RUNS_PER_MONTH * run.snsPublishes * PRICES.snsPerPublish,
-  };
-  const total = Object.values(items).reduce((a, b) => a + b, 0);
-  return { durationMs, items, total };
+function monthlyCost(u: MonthlyUsage): MonthlyCost {
+  const ticks = (DAYS_PER_MONTH * 24 * 60) / u.scheduleMinutes;
+  const gbSeconds = (ticks * u.billedMsPerTick * u.memoryMb) / 1000 / 1024;
+  const requests = ticks * u.invocationsPerTick;
+  const ingestedGb = (ticks * u.logBytesPerTick) / GB;
+  const retainedGb = (ingestedGb * u.logRetentionDays) / DAYS_PER_MONTH;
+  const logBytesPerHour = (u.logBytesPerTick * 60) / u.scheduleMinutes;
+  const scannedGb =
+    (u.dashboardOpensPerDay * DAYS_PER_MONTH * u.logWidgets * logBytesPerHour * u.dashboardRangeHours) / GB;
+  const line = (item: CostItem, quantity: number, unit: string, monthly: number): CostLine => ({
+    item,
+    quantity,
+    unit,
+    monthly,
+  });
+  const lines = [
+    line(
+      COST_ITEMS.lambda,
+      gbSeconds,
+      'GB-s',
+      gbSeconds * PRICES.lambdaArmPerGbSecond + requests * PRICES.lambdaPerRequest,
+    ),
+    line(
+      COST_ITEMS.dynamoReads,
+      u.readUnitsPerHour * HOURS_PER_MONTH,
+      'read units',
+      u.readUnitsPerHour * HOURS_PER_MONTH * PRICES.dynamoPerReadUnit,
+    ),
+    line(
+      COST_ITEMS.dynamoWrites,
+      u.writeUnitsPerHour * HOURS_PER_MONTH,
+      'write units',
+      u.writeUnitsPerHour * HOURS_PER_MONTH * PRICES.dynamoPerWriteUnit,
+    ),
+    line(COST_ITEMS.customMetrics, u.metricSeries, 'series', u.metricSeries * PRICES.customMetricPerMonth),
+    line(COST_ITEMS.alarms, u.alarms, 'alarms', u.alarms * PRICES.alarmPerMonth),
+    line(COST_ITEMS.dashboard, u.dashboards, 'dashboards', u.dashboards * PRICES.dashboardPerMonth),
+    line(COST_ITEMS.logsIngestion, ingestedGb, 'GB', ingestedGb * PRICES.logsIngestionPerGb),
+    line(COST_ITEMS.logsStorage, retainedGb, 'GB-month', retainedGb * PRICES.logsStoragePerGbMonth),
+    line(COST_ITEMS.logsInsights, scannedGb, 'GB scanned', scannedGb * PRICES.logsInsightsPerGbScanned),
+    line(
+      COST_ITEMS.sns,
+      u.snsPublishesPerHour * HOURS_PER_MONTH,
+      'publishes',
+      u.snsPublishesPerHour * HOURS_PER_MONTH * PRICES.snsPerPublish,
+    ),
+    line(COST_ITEMS.sqs, ticks * u.sqsRequestsPerTick, 'requests', ticks * u.sqsRequestsPerTick * PRICES.sqsPerRequest),
+    line(
+      COST_ITEMS.ssm,
+      u.advancedParameters,
+      'advanced parameters',
+      u.advancedParameters * PRICES.ssmAdvancedParameterPerMonth,
+    ),
+    line(COST_ITEMS.kms, u.kmsKeys, 'keys', u.kmsKeys * PRICES.kmsKeyPerMonth),
+  ];
+  return { lines, total: lines.reduce((sum, l) => sum + l.monthly, 0) };
 }
 
-export type { MonthlyCost, SteadyRun };
-export { FIXED_MONTHLY, MB_PER_VCPU, monthlyCost, PLATFORM_LOG_BYTES_PER_RUN, PRICES, RUNS_PER_MONTH };
-
-/**
- * A steady run of `targets` targets from the measured ones: each counted figure is a line through
- * the smallest and the largest measured size (a fixed part per run plus a part per target), so a
- * size that was not run (10,000 targets) is extrapolated from what was counted, not assumed.
- */
-function steadyRunAt(targets: number, measured: ReadonlyArray<{ targets: number; run: SteadyRun }>): SteadyRun {
-  const sorted = [...measured].sort((a, b) => a.targets - b.targets);
-  const small = sorted[0];
-  const large = sorted.at(-1);
-  if (small === undefined || large === undefined) throw new Error('expected at least one measured run, found none');
-  const exact = sorted.find((m) => m.targets === targets);
-  if (exact !== undefined) return exact.run;
-  const at = (pick: (r: SteadyRun) => number): number => {
-    if (large.targets === small.targets) return (pick(large.run) * targets) / large.targets;
-    const perTarget = (pick(large.run) - pick(small.run)) / (large.targets - small.targets);
-    return Math.max(0, pick(small.run) + perTarget * (targets - small.targets));
-  };
-  return {
-    slowestTargetMs: large.run.slowestTargetMs,
-    cpuMs: at((r) => r.cpuMs),
-    readUnits: at((r) => r.readUnits),
-    writeUnits: at((r) => r.writeUnits),
-    snsPublishes: at((r) => r.snsPublishes),
-    logBytes: at((r) => r.logBytes),
-  };
+/** Dollars as the docs print them: cents below $100, whole dollars above. */
+function dollars(x: number): string {
+  return x < 100 ? `$${x.toFixed(2)}` : `$${Math.round(x).toLocaleString('en-US')}`;
 }
 
-export { steadyRunAt };
+export type { CostItem, CostLine, MonthlyCost, MonthlyUsage };
+export { COST_ITEMS, DAYS_PER_MONTH, dollars, HOURS_PER_MONTH, monthlyCost, PRICES };

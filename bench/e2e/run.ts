@@ -24,7 +24,7 @@ import { parseReport } from '../../src/core/report/parse.ts';
 import { region, startDynalite, startSns } from '../../test/support/emulators.ts';
 import { startFakeSsm } from '../../test/support/fakeSsm.ts';
 import { buildBundle, buildExternal, importTiming, sizeBreakdown } from './bundle.ts';
-import { FIXED_MONTHLY, MB_PER_VCPU, monthlyCost, PRICES, RUNS_PER_MONTH, steadyRunAt } from './costModel.ts';
+import { dollars, monthlyCost, PRICES } from './costModel.ts';
 import { startCountingProxy } from './countingProxy.ts';
 import { type BenchTarget, SLOW_PLACEMENTS, type SlowPlacement, startFleet, TARGET_KINDS } from './fleet.ts';
 import { startLocalLambda } from './lambdaRuntime.ts';
@@ -35,6 +35,81 @@ const APACHE_INSTANCES = 4;
 /** Whole benchmark budget; a run that would pass it is skipped, not waited for. */
 const BUDGET_MS = 25 * 60_000;
 const INVOKE_TIMEOUT_MS = 120_000;
+/** Lambda gives one vCPU at 1,769 MB and CPU in proportion to memory below that. */
+const MB_PER_VCPU = 1769;
+/** Lambda's own START, END and REPORT lines per invocation, which the function does not write. */
+const PLATFORM_LOG_BYTES_PER_RUN = 350;
+
+/** What one steady run consumed, back to back with the one before. */
+interface SteadyRun {
+  /** The slowest target's fetch: no run is shorter. */
+  slowestTargetMs: number;
+  cpuMs: number;
+  readUnits: number;
+  writeUnits: number;
+  snsPublishes: number;
+  logBytes: number;
+}
+
+/** Billed duration at `memoryMb`: the CPU time scaled to that memory's share of a vCPU, or the slowest target if longer. */
+const billedMs = (run: SteadyRun, memoryMb: number): number =>
+  Math.max(run.slowestTargetMs, (run.cpuMs * MB_PER_VCPU) / memoryMb);
+
+/**
+ * The run-level part of a month (Lambda, DynamoDB, logs ingestion, metric series) if every run of
+ * it were this steady run, back to back: no checkpoint falls in a few runs, so the month's own
+ * bill is `bench/e2e/usage.ts`'s, from runs spaced by the schedule. For comparing memory sizes.
+ */
+function runLevelCost(run: SteadyRun, emfSeries: number, memoryMb: number): { durationMs: number; total: number } {
+  const durationMs = billedMs(run, memoryMb);
+  const cost = monthlyCost({
+    scheduleMinutes: 1,
+    memoryMb,
+    invocationsPerTick: 1,
+    billedMsPerTick: durationMs,
+    readUnitsPerHour: run.readUnits * 60,
+    writeUnitsPerHour: run.writeUnits * 60,
+    snsPublishesPerHour: run.snsPublishes * 60,
+    metricSeries: emfSeries,
+    alarms: 0,
+    dashboards: 0,
+    logBytesPerTick: run.logBytes + PLATFORM_LOG_BYTES_PER_RUN,
+    logRetentionDays: 0,
+    logWidgets: 0,
+    dashboardRangeHours: 0,
+    dashboardOpensPerDay: 0,
+    sqsRequestsPerTick: 0,
+    advancedParameters: 0,
+    kmsKeys: 0,
+  });
+  return { durationMs, total: cost.total };
+}
+
+/**
+ * A steady run of `targets` targets from the measured ones: each counted figure is a line through
+ * the smallest and the largest measured size (a fixed part per run plus a part per target).
+ */
+function steadyRunAt(targets: number, measured: ReadonlyArray<{ targets: number; run: SteadyRun }>): SteadyRun {
+  const sorted = [...measured].sort((a, b) => a.targets - b.targets);
+  const small = sorted[0];
+  const large = sorted.at(-1);
+  if (small === undefined || large === undefined) throw new Error('expected at least one measured run, found none');
+  const exact = sorted.find((m) => m.targets === targets);
+  if (exact !== undefined) return exact.run;
+  const at = (pick: (r: SteadyRun) => number): number => {
+    if (large.targets === small.targets) return (pick(large.run) * targets) / large.targets;
+    const perTarget = (pick(large.run) - pick(small.run)) / (large.targets - small.targets);
+    return Math.max(0, pick(small.run) + perTarget * (targets - small.targets));
+  };
+  return {
+    slowestTargetMs: large.run.slowestTargetMs,
+    cpuMs: at((r) => r.cpuMs),
+    readUnits: at((r) => r.readUnits),
+    writeUnits: at((r) => r.writeUnits),
+    snsPublishes: at((r) => r.snsPublishes),
+    logBytes: at((r) => r.logBytes),
+  };
+}
 
 function arg(name: string, fallback: string): string {
   const found = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -304,8 +379,6 @@ async function main(): Promise<void> {
   console.log(`raw results: ${file}`);
 }
 
-const money = (x: number) => `$${x < 10 ? x.toFixed(2) : x.toFixed(1)}`;
-
 /** The figures README.md quotes, as Markdown tables. */
 function report(results: {
   single: Record<string, number>;
@@ -359,9 +432,12 @@ function report(results: {
   // Cost: the median steady run of each size at the stack's concurrency, slow targets spread.
   const costed = results.configs.filter((c) => c.purpose === 'size' && c.concurrency === PACE_CONCURRENCY);
   if (costed.length === 0) return;
-  const costs = costed.map((c) => {
+  console.log(
+    `\nRun-level cost per month if every run were the median steady run, back to back (${MEMORY_MB} MB, list prices of ${PRICES.asOf}; the month's bill, checkpoints and all: npx tsx bench/e2e/usage.ts):`,
+  );
+  for (const c of costed) {
     const runs = steady(c);
-    return monthlyCost(
+    const cost = runLevelCost(
       {
         slowestTargetMs: slowest,
         cpuMs: median(runs.map((r) => r.cpuMs)),
@@ -373,22 +449,8 @@ function report(results: {
       c.emfSeries,
       MEMORY_MB,
     );
-  });
-  console.log(`\nCost per month (${RUNS_PER_MONTH} runs, ${MEMORY_MB} MB, list prices of ${PRICES.asOf}):`);
-  console.log(`\n| item | ${costed.map((c) => `${c.targets} targets`).join(' | ')} |`);
-  console.log(`|---|${costed.map(() => '---').join('|')}|`);
-  const row = (label: string, pick: (i: number) => string) =>
-    console.log(`| ${label} | ${costed.map((_, i) => pick(i)).join(' | ')} |`);
-  row('billed duration per run (ms)', (i) => String(r0(costs[i]?.durationMs ?? Number.NaN)));
-  for (const item of ['lambda', 'dynamoReads', 'dynamoWrites', 'customMetrics', 'logs', 'sns'] as const)
-    row(item, (i) => money(costs[i]?.items[item] ?? Number.NaN));
-  row('**total, fixed costs apart**', (i) => `**${money(costs[i]?.total ?? Number.NaN)}**`);
-  const fixed = Object.values(FIXED_MONTHLY).reduce((a, b) => a + b, 0);
-  console.log(
-    `\nFixed: ${Object.entries(FIXED_MONTHLY)
-      .map(([k, v]) => `${k} ${money(v)}`)
-      .join(', ')} = ${money(fixed)}`,
-  );
+    console.log(`- ${c.targets} targets: ${r0(cost.durationMs)} ms billed a run, ${dollars(cost.total)} a month`);
+  }
   memoryTable(results, costed, slowest);
   sideBySide(results.configs, slowest);
 }
@@ -494,10 +556,10 @@ function memoryTable(results: { configs: ConfigRecord[] }, costed: ConfigRecord[
   for (const memoryMb of MEMORY_SIZES_MB) {
     const cells = FLEETS.map((n) => {
       const run = steadyRunAt(n, measured);
-      const cost = monthlyCost(run, largest.emfSeries, memoryMb);
+      const cost = runLevelCost(run, largest.emfSeries, memoryMb);
       const over = cost.durationMs > 60_000 ? ' (over the 60 s timeout: shard)' : '';
       const ran = measured.some((m) => m.targets === n) ? '' : ' (extrapolated)';
-      return `${r0(cost.durationMs)} ms, ${money(cost.total)}${ran}${over}`;
+      return `${r0(cost.durationMs)} ms, ${dollars(cost.total)}${ran}${over}`;
     });
     console.log(
       `| ${memoryMb} MB | ${(Math.min(memoryMb, MB_PER_VCPU) / MB_PER_VCPU).toFixed(2)} | ${targetsPerRun(memoryMb, cpuPerTarget, slowest)} | ${cells.join(' | ')} |`,

@@ -159,12 +159,18 @@ function createDynamoStateTable(
       };
     },
 
-    async putMeta(key, value, expectedVersion) {
+    async putMeta(key, value, expectedVersion, options) {
+      const expiresAt = options?.expiresAt;
       return conditional(() =>
         client.send(
           new PutCommand({
             TableName: tableName,
-            Item: finiteOnly({ pk: `${META_PREFIX}${key}`, value, version: (expectedVersion ?? 0) + 1 }),
+            Item: finiteOnly({
+              pk: `${META_PREFIX}${key}`,
+              value,
+              version: (expectedVersion ?? 0) + 1,
+              ...(expiresAt === undefined ? {} : { expiresAt: epoch(expiresAt, 0) }),
+            }),
             ...(expectedVersion === undefined ? {} : versionCondition(expectedVersion)),
           }),
         ),

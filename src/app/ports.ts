@@ -131,8 +131,16 @@ interface StateTable {
   /** Delete the item if it is still at `expectedVersion`. */
   remove(key: string, expectedVersion: number): Promise<boolean>;
   getMeta(key: string): Promise<{ value: Record<string, unknown>; version: number } | null>;
-  /** Write a `meta#` item; with `expectedVersion` only if it is still at that version (null: absent). */
-  putMeta(key: string, value: Record<string, unknown>, expectedVersion?: number | null): Promise<boolean>;
+  /**
+   * Write a `meta#` item; with `expectedVersion` only if it is still at that version (null: absent).
+   * With `expiresAt` the table deletes it some time after then (DynamoDB's TTL; the memory table keeps it).
+   */
+  putMeta(
+    key: string,
+    value: Record<string, unknown>,
+    expectedVersion?: number | null,
+    options?: { expiresAt?: Date },
+  ): Promise<boolean>;
   /** Delete a `meta#` item; with `expectedVersion` only if it is still at that version (false: it moved on). */
   deleteMeta(key: string, expectedVersion?: number): Promise<boolean>;
 }

@@ -19,6 +19,7 @@ import {
   targetEntries,
 } from '../core/monitorConfig.ts';
 import { SHARD_BUDGET, SQS_LIMITS } from '../core/sqsLimits.ts';
+import { STATE_KEYS } from '../core/stateKeys.ts';
 import { redactCredentials } from '../core/text/sanitize.ts';
 import { resolveConfig } from './config/resolve.ts';
 import { readConfigGeneration, readStoredConfig } from './config/stored.ts';
@@ -249,15 +250,137 @@ async function shardConfig(
 interface ShardRecord {
   messageId: string;
   body: string;
-  /** `ApproximateReceiveCount`: 1 on the first delivery; more on a redelivery of a failed shard. */
+  /** `ApproximateReceiveCount`: 1 on the first delivery; more on a redelivery (a failed shard, or SQS's at-least-once). */
   attributes?: { ApproximateReceiveCount?: string };
+}
+
+/** What a consumer did with one record; the ones marked `returned` go back to SQS in `batchItemFailures`. */
+const SHARD_OUTCOMES = {
+  /** Checked to the end; its completion is recorded. */
+  checked: 'checked',
+  /** Its pages or state failed, or its configuration could not be read: returned for a retry. */
+  failed: 'failed',
+  /** Not a shard message: returned (one retry, then the dead-letter queue). */
+  unreadable: 'unreadable',
+  /** Past its tick on its first delivery: a newer dispatch covers its targets. */
+  staleDropped: 'stale-dropped',
+  /** Past its tick, delivered again, and recorded as checked: a duplicate (SQS delivers at least once). */
+  staleDuplicate: 'stale-duplicate',
+  /** Past its tick, delivered again, never recorded as checked: it failed before, so returned for the dead-letter queue. */
+  staleDeadLettered: 'stale-dead-lettered',
+} as const;
+type ShardOutcome = (typeof SHARD_OUTCOMES)[keyof typeof SHARD_OUTCOMES];
+
+const RETURNED: ReadonlySet<ShardOutcome> = new Set([
+  SHARD_OUTCOMES.failed,
+  SHARD_OUTCOMES.unreadable,
+  SHARD_OUTCOMES.staleDeadLettered,
+]);
+
+/**
+ * How long a shard's completion is kept: far longer than any redelivery can come (the queue keeps
+ * a shard at most two intervals, two hours on the longest schedule).
+ */
+const SHARD_DONE_TTL_MS = 24 * 60 * 60 * 1000;
+
+const shardDoneKey = (message: ShardMessage): string =>
+  STATE_KEYS.shardDone(message.scheduledAt, message.runId, message.shard.index);
+
+/**
+ * Record that a shard was checked to the end, once (a conditional write: a duplicate that also
+ * completed finds it there). A failed write is logged, not thrown: the targets are checked and
+ * paged, and the worst it leaves is a late duplicate dead-lettered (a false DLQ alarm) rather
+ * than a retry of a whole shard for its bookkeeping.
+ */
+async function recordShardDone(deps: CycleDeps, message: ShardMessage, now: Date): Promise<void> {
+  try {
+    await deps.table.putMeta(
+      shardDoneKey(message),
+      { runId: message.runId, scheduledAt: message.scheduledAt, shard: message.shard.index, doneAt: now.toISOString() },
+      null,
+      { expiresAt: new Date(now.getTime() + SHARD_DONE_TTL_MS) },
+    );
+  } catch (error) {
+    deps.logger.warn('shard completion not recorded', {
+      runId: message.runId,
+      shard: message.shard,
+      error: (error as Error).message,
+    });
+  }
+}
+
+/**
+ * A shard past its tick: dropped on its first delivery; on a redelivery, a duplicate if its
+ * completion is recorded, else one that failed before (returned, so SQS's redrive takes it to the
+ * dead-letter queue, whose alarm pages). A completion that cannot be read counts as absent: a
+ * false alarm is better than a failure passing as a success.
+ */
+async function staleOutcome(deps: CycleDeps, message: ShardMessage, receives: number): Promise<ShardOutcome> {
+  const facts = { runId: message.runId, shard: message.shard, scheduledAt: message.scheduledAt, receives };
+  if (receives <= 1) {
+    deps.logger.warn('stale shard dropped', facts);
+    return SHARD_OUTCOMES.staleDropped;
+  }
+  const done = await deps.table.getMeta(shardDoneKey(message)).catch((error: unknown) => {
+    deps.logger.warn('shard completion unreadable', { ...facts, error: (error as Error).message });
+    return null;
+  });
+  if (done !== null) {
+    deps.logger.info('stale duplicate of a completed shard acknowledged', facts);
+    return SHARD_OUTCOMES.staleDuplicate;
+  }
+  deps.logger.error('stale shard that failed before: returned for the dead-letter queue', facts);
+  deps.metrics.run({ alertsSent: 0, targets: 0, targetsDown: 0, failed: true });
+  return SHARD_OUTCOMES.staleDeadLettered;
+}
+
+/** One record, to its outcome. */
+async function consumeShard(
+  record: ShardRecord,
+  deps: CycleDeps,
+  now: Date,
+  maxAgeSeconds: number,
+  summaries: CycleSummary[],
+): Promise<ShardOutcome> {
+  const message = readMessage(record.body);
+  if (message === null) {
+    deps.logger.error('unreadable shard message', { messageId: record.messageId, body: record.body.slice(0, 200) });
+    deps.metrics.run({ alertsSent: 0, targets: 0, targetsDown: 0, failed: true });
+    return SHARD_OUTCOMES.unreadable;
+  }
+  const receives = Number(record.attributes?.ApproximateReceiveCount ?? 1);
+  if (now.getTime() - Date.parse(message.scheduledAt) > maxAgeSeconds * 1000)
+    return staleOutcome(deps, message, receives);
+  let config: { config: MonitorConfig; generation: string };
+  try {
+    config = await shardConfig(deps, message);
+  } catch (error) {
+    deps.logger.error('shard failed', { runId: message.runId, shard: message.shard, error: (error as Error).message });
+    // `checkShard` was not reached: the failed run is counted here.
+    deps.metrics.run({ alertsSent: 0, targets: 0, targetsDown: 0, failed: true });
+    return SHARD_OUTCOMES.failed;
+  }
+  try {
+    // The shard's run time is its tick's, as a scheduled run's is its event's: a duplicate
+    // delivery, or a late shard of the previous tick next to this one's, counts one failed
+    // fetch per tick, and a shard of an older tick than the target's last evaluation is skipped.
+    const tick = new Date(message.scheduledAt);
+    summaries.push(await checkShard(deps, config.config, tick, config.generation));
+  } catch (error) {
+    // `checkShard` counted the failed run (its metrics are sent before it throws).
+    deps.logger.error('shard failed', { runId: message.runId, shard: message.shard, error: (error as Error).message });
+    return SHARD_OUTCOMES.failed;
+  }
+  await recordShardDone(deps, message, now);
+  return SHARD_OUTCOMES.checked;
 }
 
 /**
  * The queue-fed invocation: check each record's shard at its tick's time (`scheduledAt`), its age
- * measured on `now`. A stale shard (older than the interval) is
- * dropped on its first delivery (a newer dispatch covers its targets) but returned on a
- * redelivery: it failed before, and SQS's redrive takes it to the dead-letter queue, whose alarm
+ * measured on `now`. A shard checked to the end is recorded as done (`STATE_KEYS.shardDone`). A
+ * stale shard (older than the interval) is dropped on its first delivery (a newer dispatch covers
+ * its targets); on a redelivery it is acknowledged as a duplicate if it was recorded as done, else
+ * returned: it failed before, and SQS's redrive takes it to the dead-letter queue, whose alarm
  * pages, rather than its failure passing as a success. Unreadable shards and those whose pages or
  * state failed are returned for a retry and counted in `RunsFailed`, with no heartbeat.
  */
@@ -266,63 +389,31 @@ async function consumeShards(
   deps: CycleDeps,
   now: Date,
   maxAgeSeconds: number,
-): Promise<{ batchItemFailures: Array<{ itemIdentifier: string }>; summaries: CycleSummary[] }> {
-  const batchItemFailures: Array<{ itemIdentifier: string }> = [];
+): Promise<{
+  batchItemFailures: Array<{ itemIdentifier: string }>;
+  summaries: CycleSummary[];
+  outcomes: Array<{ messageId: string; outcome: ShardOutcome }>;
+}> {
   const summaries: CycleSummary[] = [];
-  const failed = (messageId: string) => {
-    batchItemFailures.push({ itemIdentifier: messageId });
-  };
-  for (const record of records) {
-    const message = readMessage(record.body);
-    if (message === null) {
-      deps.logger.error('unreadable shard message', { messageId: record.messageId, body: record.body.slice(0, 200) });
-      deps.metrics.run({ alertsSent: 0, targets: 0, targetsDown: 0, failed: true });
-      failed(record.messageId);
-      continue;
-    }
-    const receives = Number(record.attributes?.ApproximateReceiveCount ?? 1);
-    if (now.getTime() - Date.parse(message.scheduledAt) > maxAgeSeconds * 1000) {
-      const facts = { runId: message.runId, shard: message.shard, scheduledAt: message.scheduledAt, receives };
-      if (receives > 1) {
-        // A redelivered shard failed on an earlier delivery: past its tick it is not checked, but dead-lettered.
-        deps.logger.error('stale shard that failed before: returned for the dead-letter queue', facts);
-        deps.metrics.run({ alertsSent: 0, targets: 0, targetsDown: 0, failed: true });
-        failed(record.messageId);
-      } else deps.logger.warn('stale shard dropped', facts);
-      continue;
-    }
-    let config: { config: MonitorConfig; generation: string };
-    try {
-      config = await shardConfig(deps, message);
-    } catch (error) {
-      deps.logger.error('shard failed', {
-        runId: message.runId,
-        shard: message.shard,
-        error: (error as Error).message,
-      });
-      // `checkShard` was not reached: the failed run is counted here.
-      deps.metrics.run({ alertsSent: 0, targets: 0, targetsDown: 0, failed: true });
-      failed(record.messageId);
-      continue;
-    }
-    try {
-      // The shard's run time is its tick's, as a scheduled run's is its event's: a duplicate
-      // delivery, or a late shard of the previous tick next to this one's, counts one failed
-      // fetch per tick, and a shard of an older tick than the target's last evaluation is skipped.
-      const tick = new Date(message.scheduledAt);
-      summaries.push(await checkShard(deps, config.config, tick, config.generation));
-    } catch (error) {
-      // `checkShard` counted the failed run (its metrics are sent before it throws).
-      deps.logger.error('shard failed', {
-        runId: message.runId,
-        shard: message.shard,
-        error: (error as Error).message,
-      });
-      failed(record.messageId);
-    }
-  }
-  return { batchItemFailures, summaries };
+  const outcomes: Array<{ messageId: string; outcome: ShardOutcome }> = [];
+  for (const record of records)
+    outcomes.push({
+      messageId: record.messageId,
+      outcome: await consumeShard(record, deps, now, maxAgeSeconds, summaries),
+    });
+  const batchItemFailures = outcomes
+    .filter((o) => RETURNED.has(o.outcome))
+    .map((o) => ({ itemIdentifier: o.messageId }));
+  return { batchItemFailures, summaries, outcomes };
 }
 
-export type { ShardRecord };
-export { consumeShards, dispatchShards, planShards, ShardTooLargeError, StoredConfigUnreadableError };
+export type { ShardOutcome, ShardRecord };
+export {
+  consumeShards,
+  dispatchShards,
+  planShards,
+  SHARD_DONE_TTL_MS,
+  SHARD_OUTCOMES,
+  ShardTooLargeError,
+  StoredConfigUnreadableError,
+};

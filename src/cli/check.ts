@@ -16,9 +16,10 @@ const checkCommand: Command = {
   help: `Runs one evaluation cycle on one report, sending nothing. The first line is a plugin's
 status line naming the worst alerts with their figures in words (the load when OK), with
 performance data after "|" (idle, busy, free_ratio, closing, graceful_ratio, stopping,
-oldest_request, top_client, ssl_miss_ratio, minutes_to_exhaustion, requests_per_second, accesses;
-the thresholds of the rules on this target as Nagios ranges). Then one line per alert with who
-holds the workers; with --state, a line per notification that would be published (--json: in full).
+oldest_request, top_client, ssl_miss_ratio, minutes_to_exhaustion, requests_per_second,
+bytes_per_second, accesses, bytes; the thresholds of the rules on this target as Nagios ranges).
+Then one line per alert with who holds the workers; with --state, a line per notification that
+would be published (--json: in full).
 Nothing before the perfdata or after it uses Nagios's illegal macro characters.
 
 Without --state it is a stateless plugin, as Nagios and Icinga run one (they do the retries with

@@ -292,8 +292,7 @@ async function check(argv: string[], io: CliIo): Promise<number> {
   else {
     // A rule's threshold only where the rule applies to this target (`targets`).
     const own = rules.filter((r) => anyGlobMatch(r.targets, target));
-    const accesses = observation.kind === 'report' ? observation.report.server.totalAccesses : null;
-    const perf = perfdata(result.metrics, own, accesses);
+    const perf = perfdata(result.metrics, own, observation.kind === 'report' ? observation.report.server : null);
     const { alerts, metrics } = result;
     const first = statusLine({ target, code, alerts, observation, metrics, rules, perfdata: perf });
     const options = { verbose: values.verbose === true, stateful: !stateless };

@@ -28,9 +28,22 @@ const PERFDATA: ReadonlyArray<readonly [label: string, metric: string, scale: Sc
   ['ssl_miss_ratio', 'ssl_cache_miss_ratio', SCALES.ratio],
   // The forecast: U until the --state file holds enough samples of a falling free-slot count.
   ['minutes_to_exhaustion', 'minutes_to_exhaustion', SCALES.open],
-  // A rate from the previous counters: U on a first run, so a stateless check graphs `accesses` instead.
+  // Rates from the previous counters: U on a first run, so a stateless check graphs the counters
+  // `accesses` and `bytes` instead. B is the guidelines' unit for bytes (here bytes per second).
   ['requests_per_second', 'requests_per_second', SCALES.open],
+  ['bytes_per_second', 'bytes_per_second', SCALES.open, 'B'],
 ];
+
+/** The report's since-start counters that go into the perfdata as Nagios counters. */
+interface ServerCounters {
+  totalAccesses: number | null;
+  totalKBytes: number | null;
+}
+
+/** A Nagios counter (unit c), `U` when the report has none. */
+function counter(label: string, count: number | null): string {
+  return `${label}=${count === null ? 'U' : `${count}c`};;;0`;
+}
 
 /** Metrics whose values are whole numbers: `>= 20` is then the range `19` (alert above 19). */
 const WHOLE = new Set([
@@ -105,7 +118,7 @@ function thresholdRows(rules: readonly Rule[]): Array<readonly [string, string, 
 function perfdata(
   metrics: ReadonlyMap<string, MetricResult>,
   rules: readonly Rule[],
-  totalAccesses: number | null = null,
+  counters: ServerCounters | null = null,
 ): string {
   const total = metrics.get('slots_total');
   const slots = total?.ok === true ? number(total.value) : '';
@@ -116,9 +129,15 @@ function perfdata(
     const max = scale === SCALES.ratio ? ';1' : scale === SCALES.slots && slots !== '' ? `;${slots}` : '';
     return `${label}=${value};${warn};${crit};0${max}`;
   });
-  // A Nagios counter (unit c): the grapher takes the rate itself, with or without --state.
-  rows.push(`accesses=${totalAccesses === null ? 'U' : `${totalAccesses}c`};;;0`);
+  // Nagios counters (unit c): the grapher takes the rate itself, with or without --state. Bytes,
+  // the unit a counter's label names, from kB (from an HTML page: as precise as Total Traffic).
+  const kBytes = counters?.totalKBytes ?? null;
+  rows.push(
+    counter('accesses', counters?.totalAccesses ?? null),
+    counter('bytes', kBytes === null ? null : kBytes * 1024),
+  );
   return rows.join(' ');
 }
 
+export type { ServerCounters };
 export { nagiosRange, perfdata };

@@ -84,6 +84,7 @@ function finiteCounters(counters: TargetState['counters']): TargetState['counter
   const finite = (n: number | null) => (n !== null && Number.isFinite(n) ? n : null);
   return {
     totalAccesses: finite(counters.totalAccesses),
+    totalKBytes: finite(counters.totalKBytes ?? null),
     uptimeSeconds: finite(counters.uptimeSeconds),
     sslRetrieveHits: finite(counters.sslRetrieveHits),
     sslRetrieveMisses: finite(counters.sslRetrieveMisses),

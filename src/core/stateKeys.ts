@@ -28,6 +28,11 @@ const STATE_KEYS = {
   group: (key: string, continuation = 0) => `group#${groupId(key, continuation)}`,
   /** meta: the open groups, group item key -> group key. */
   openGroups: 'groups',
+  /**
+   * meta: one shard of one dispatch checked to the end (its tick, the dispatch's run, its index;
+   * TTL): a late redelivery of it is a duplicate to acknowledge, not a failure to dead-letter.
+   */
+  shardDone: (scheduledAt: string, runId: string, index: number) => `shard-done#${scheduledAt}#${runId}#${index}`,
   // The PagerDuty forwarder's items (whole keys; its role may touch only keys starting `pagerduty-`).
   /** The last `order` PagerDuty accepted for a dedup_key, and that page's accepted parts (TTL). */
   pagerDutyOrder: (dedupKey: string) => `pagerduty-order#${dedupKey}`,

@@ -1,4 +1,4 @@
-import { BatchGetCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   BATCH_GET_ATTEMPTS,
@@ -129,6 +129,18 @@ describe.each([
     expect(await table.putMeta('m', { a: 2 }, 1)).toBe(true);
     await table.deleteMeta('m');
     expect(await table.getMeta('m')).toBeNull();
+  });
+});
+
+describe('dynamoStateStore meta items with an expiry', () => {
+  it('stores the expiry as the TTL attribute, in epoch seconds, and reads the item back as any meta item', async () => {
+    const table = createDynamoStateTable(dynamo.doc, 'state');
+    const expiresAt = new Date('2026-11-23T12:00:00.900Z');
+    expect(await table.putMeta('done-1', { a: 1 }, null, { expiresAt })).toBe(true);
+    expect(await table.putMeta('done-1', { a: 2 }, null, { expiresAt })).toBe(false);
+    const raw = await dynamo.doc.send(new GetCommand({ TableName: 'state', Key: { pk: 'meta#done-1' } }));
+    expect(raw.Item?.expiresAt).toBe(Math.floor(expiresAt.getTime() / 1000));
+    expect(await table.getMeta('done-1')).toEqual({ value: { a: 1 }, version: 1 });
   });
 });
 

@@ -13,7 +13,7 @@ import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
 import { createSnsNotifier } from '../../src/adapters/snsNotifier.ts';
 import { createSqsShardQueue } from '../../src/adapters/sqsShardQueue.ts';
 import type { CycleDeps, ShardMessage, StateTable } from '../../src/app/ports.ts';
-import { consumeShards, dispatchShards, planShards } from '../../src/app/shards.ts';
+import { consumeShards, dispatchShards, planShards, type ShardOutcome } from '../../src/app/shards.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import { buildMonitorConfig, type RawConfig } from '../../src/core/monitorConfig.ts';
 import { SHARD_BUDGET, SQS_LIMITS } from '../../src/core/sqsLimits.ts';
@@ -702,6 +702,73 @@ describe('a shard that fails alarms: counted, no heartbeat, its redelivery dead-
     }).toEqual(expected);
     if (fault !== 'none')
       expect(w.logs).toContain('stale shard that failed before: returned for the dead-letter queue');
+  });
+
+  interface Redelivery {
+    firstDelivery: boolean;
+    outcome: ShardOutcome | undefined;
+    redelivered: string[];
+    heartbeats: number;
+    failed: number;
+    log: string | undefined;
+  }
+
+  it.each<[string, Redelivery]>([
+    // [case, whether its first delivery was consumed (false: the invocation died before answering,
+    //  a timeout), then what its redelivery 65 s later (past the 60 s shard age, receive count 2)
+    //  returned, the heartbeats and failed runs counted over both, and the redelivery's log line]
+    [
+      'a shard that succeeded, delivered again (at-least-once): acknowledged as a duplicate',
+      {
+        firstDelivery: true,
+        outcome: 'stale-duplicate',
+        redelivered: [],
+        heartbeats: 1,
+        failed: 0,
+        log: 'stale duplicate of a completed shard acknowledged',
+      },
+    ],
+    [
+      'a shard that never completed: dead-lettered',
+      {
+        firstDelivery: false,
+        outcome: 'stale-dead-lettered',
+        redelivered: ['m0'],
+        heartbeats: 0,
+        failed: 1,
+        log: 'stale shard that failed before: returned for the dead-letter queue',
+      },
+    ],
+  ])('%s', async (_, expected) => {
+    const w = world('none');
+    const queued: ShardMessage[] = [];
+    await dispatchShards(w.deps, { send: async (m) => void queued.push(...m) }, new Date(T0), {
+      perShard: 10,
+      scheduledAt: new Date(T0).toISOString(),
+    });
+    const body = JSON.stringify(queued[0]);
+    if (expected.firstDelivery) {
+      const first = await consumeShards(
+        [{ messageId: 'm0', body, attributes: { ApproximateReceiveCount: '1' } }],
+        w.deps,
+        new Date(T0 + 5_000),
+        60,
+      );
+      expect(first.batchItemFailures).toEqual([]);
+    }
+    const redelivered = await consumeShards(
+      [{ messageId: 'm0', body, attributes: { ApproximateReceiveCount: '2' } }],
+      w.deps,
+      new Date(T0 + 65_000),
+      60,
+    );
+    expect({
+      firstDelivery: expected.firstDelivery,
+      outcome: redelivered.outcomes[0]?.outcome,
+      redelivered: redelivered.batchItemFailures.map((f) => f.itemIdentifier),
+      ...runFigures(w.recorded),
+      log: w.logs.at(-1),
+    }).toEqual(expected);
   });
 });
 

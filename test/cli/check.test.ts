@@ -249,9 +249,10 @@ describe('check', () => {
     const result = await check(['--file', 'web-1.html', ...args]);
     const first = result.out.split('\n')[0] as string;
     expect([result.code, first.slice(0, start.length)]).toEqual([code, start]);
-    expect(first.split(' ').slice(-2)).toEqual([
-      args.includes('slots_closing=2') ? 'slots_closing=3;2;;0;256' : 'requests_per_second=U;;;0',
+    expect(first.split(' ').slice(-3)).toEqual([
+      args.includes('slots_closing=2') ? 'slots_closing=3;2;;0;256' : 'bytes_per_second=U;;;0',
       'accesses=149651c;;;0',
+      'bytes=4724463616c;;;0',
     ]);
     if (args.includes('top_client_busy_slots=@25:30')) expect(first).toContain(' top_client=28;;@25:30;0;256 ');
   });
@@ -324,7 +325,7 @@ describe('check', () => {
     expect(code).toBe(2);
     expect(out).toBe(
       [
-        'CRITICAL - web-2.example:8080: busy-high (48 at or above 20) | idle=27;;;0;150 busy=48;;19;0;150 free_ratio=0.68;;;0;1 closing=4;;;0 graceful_ratio=0;;;0;1 stopping=0;;;0 oldest_request=9s;;;0 top_client=48;;;0;150 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;;;0 requests_per_second=U;;;0 accesses=183467c;;;0',
+        'CRITICAL - web-2.example:8080: busy-high (48 at or above 20) | idle=27;;;0;150 busy=48;;19;0;150 free_ratio=0.68;;;0;1 closing=4;;;0 graceful_ratio=0;;;0;1 stopping=0;;;0 oldest_request=9s;;;0 top_client=48;;;0;150 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;;;0 requests_per_second=U;;;0 bytes_per_second=U;;;0 accesses=183467c;;;0 bytes=5368709120c;;;0',
         'FIRING critical busy-high: slots_busy 48 at or above 20; held by clients 127.0.0.1 (48); vhosts www.example.test:18140 (31), static.example.test:18143 (6), api.example.test:18140 (4); requests GET /page20k.html HTTP/1.1 (25), GET /cgi-bin/sleep.cgi?12 HTTP/1.1 (8), GET /img/logo.png HTTP/1.1 (6)',
         '',
       ].join('\n'),
@@ -485,7 +486,7 @@ describe('check', () => {
     // The plugin line shows the detail as a page does (host names defanged), the terminal as it is.
     const down = 'refused: connection refused by web-3[.]example - Apache may be down or saturated';
     const perf =
-      'idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 accesses=U;;;0';
+      'idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 bytes_per_second=U;;;0 accesses=U;;;0 bytes=U;;;0';
     expect(first.out.split('\n')[0]).toBe(`UNKNOWN - web-3.example: report not read (${down}) | ${perf}`);
     expect(second.out.split('\n')[0]).toBe(`CRITICAL - web-3.example: target-down (${down}) | ${perf}`);
     expect(second.out.split('\n').slice(1)).toEqual([
@@ -508,10 +509,42 @@ describe('check', () => {
     const found = '"<!channel> [x](https://evil.example) \\u202eevil | x=1" (48 characters)';
     expect([code, out().split('\n')[0], err()]).toEqual([
       2,
-      'CRITICAL - web-4.example: target-down (not a report: HTTP 200 from hxxp://web-4[.]example/server-status is not a server-status report: expected an Apache server-status report %28the HTML page, the ?auto page or a text dump of the HTML page%29, found %22%3C%21channel%3E %5Bx%5D%28hxxps://evil[.]example%29 %5Cu202eevil %7C x=1%22 %2848 characters%29) | idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 accesses=U;;;0',
+      'CRITICAL - web-4.example: target-down (not a report: HTTP 200 from hxxp://web-4[.]example/server-status is not a server-status report: expected an Apache server-status report %28the HTML page, the ?auto page or a text dump of the HTML page%29, found %22%3C%21channel%3E %5Bx%5D%28hxxps://evil[.]example%29 %5Cu202eevil %7C x=1%22 %2848 characters%29) | idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 bytes_per_second=U;;;0 accesses=U;;;0 bytes=U;;;0',
       `check: web-4.example: not-a-report: HTTP 200 from http://web-4.example/server-status is not a server-status report: expected an Apache server-status report (the HTML page, the ?auto page or a text dump of the HTML page), found ${found}\n`,
     ]);
   });
+
+  it.each([
+    // event-busy, 5 s of server uptime apart: Total kBytes exact on ?auto, Total Traffic 2.7 then 5.0 GB on HTML.
+    [
+      '?auto',
+      'apache-2.4.71/event-busy/report.auto.txt',
+      'apache-2.4.71/event-busy/report.late.auto.txt',
+      'requests_per_second=16991.6;;;0 bytes_per_second=518971187.2B;;;0 accesses=183441c;;;0 bytes=5408770048c;;;0',
+    ],
+    [
+      'HTML',
+      'apache-2.4.71/event-busy/report.html',
+      'apache-2.4.71/event-busy/report.late.html',
+      'requests_per_second=16746;;;0 bytes_per_second=493921280B;;;0 accesses=183467c;;;0 bytes=5368709120c;;;0',
+    ],
+  ])(
+    'with --state, the %s page gives requests and bytes per second from the counters of the run before',
+    async (_, early, late, tail) => {
+      // Prepare
+      const state = join(dir, 'state.json');
+      const files = { 'early.txt': fixture(early), 'late.txt': fixture(late) };
+      const at = (file: string, now: string) =>
+        check(['--file', file, '--target', 'web-2', '--state', state, '--now', now], now, files);
+      // Act
+      const first = await at('early.txt', '2026-11-22T12:00:00Z');
+      const second = await at('late.txt', '2026-11-22T12:00:05Z');
+      // Assess
+      expect(first.out.split('\n')[0]).toContain(' requests_per_second=U;;;0 bytes_per_second=U;;;0 accesses=');
+      const line = second.out.split('\n')[0] as string;
+      expect(line.slice(-tail.length - 1)).toBe(` ${tail}`);
+    },
+  );
 
   it('re-sends a still-firing alert after --repeat-interval', async () => {
     const state = join(dir, 'state.json');
@@ -541,25 +574,25 @@ describe('check', () => {
       'a saturated server: the condition fires at once at its severity',
       ['--file', 'web-1.html', '--target', 'web-1', '--max-request-workers', '29'],
       2,
-      'CRITICAL - web-1: idle-slots-low (free 1/29 slots), client-concentration (28 at or above 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.0345;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 accesses=149651c;;;0',
+      'CRITICAL - web-1: idle-slots-low (free 1/29 slots), client-concentration (28 at or above 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.0345;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 bytes_per_second=U;;;0 accesses=149651c;;;0 bytes=4724463616c;;;0',
     ],
     [
       'a warning',
       ['--file', 'web-1.html', '--target', 'web-1'],
       1,
-      'WARNING - web-1: client-concentration (28 at or above 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.8906;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 accesses=149651c;;;0',
+      'WARNING - web-1: client-concentration (28 at or above 20) | idle=5;;;0;256 busy=28;;;0;256 free_ratio=0.8906;;0.05:;0;1 closing=3;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=4s;300;;0 top_client=28;19;;0;256 ssl_miss_ratio=0;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 bytes_per_second=U;;;0 accesses=149651c;;;0 bytes=4724463616c;;;0',
     ],
     [
       'an idle server',
       ['--file', 'idle.html', '--target', 'web-1'],
       0,
-      'OK - web-1: no alert firing; 2/256 slots busy, 3 idle, 0 closing | idle=3;;;0;256 busy=2;;;0;256 free_ratio=0.9922;;0.05:;0;1 closing=0;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=0s;300;;0 top_client=2;19;;0;256 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 accesses=14c;;;0',
+      'OK - web-1: no alert firing; 2/256 slots busy, 3 idle, 0 closing | idle=3;;;0;256 busy=2;;;0;256 free_ratio=0.9922;;0.05:;0;1 closing=0;19;;0 graceful_ratio=0;0.25;;0;1 stopping=U;0;;0 oldest_request=0s;300;;0 top_client=2;19;;0;256 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 bytes_per_second=U;;;0 accesses=14c;;;0 bytes=79872c;;;0',
     ],
     [
       'a refused fetch: target-down at once, the cause on the first line',
       ['--url', 'http://web-3.example/server-status'],
       2,
-      'CRITICAL - web-3.example: target-down (refused: connection refused by web-3[.]example - Apache may be down or saturated) | idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 accesses=U;;;0',
+      'CRITICAL - web-3.example: target-down (refused: connection refused by web-3[.]example - Apache may be down or saturated) | idle=U;;;0 busy=U;;;0 free_ratio=U;;0.05:;0;1 closing=U;19;;0 graceful_ratio=U;0.25;;0;1 stopping=U;0;;0 oldest_request=U;300;;0 top_client=U;19;;0 ssl_miss_ratio=U;;;0;1 minutes_to_exhaustion=U;10:;;0 requests_per_second=U;;;0 bytes_per_second=U;;;0 accesses=U;;;0 bytes=U;;;0',
     ],
   ])('without --state is a stateless plugin: %s', async (_, args, code, first) => {
     const result = await check(args);

@@ -3,7 +3,10 @@
  * stateless run per check, retries by `max_check_attempts`, soft then hard states. A private
  * configuration in a temp dir (never /etc/nagios4), checks every second, against a loopback
  * Apache from test/support/apache.ts saturated by test/support/load.ts; beside it, Debian's
- * centreon-plugins Apache mode on the same server reads the same busy/idle figures.
+ * centreon-plugins Apache mode on the same server reads the same busy/idle figures. The host and
+ * the README's service are the README's definitions taken from README.md as written, on the
+ * templates of the sample configuration Debian installs (/etc/nagios4/objects): only the
+ * program's path and the host's address and status URL (the Apache's IPv6 loopback) replaced.
  * Skipped only when nagios4 (or apache2) is not installed; .ci/run installs both.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -21,10 +24,26 @@ const NAGIOS = '/usr/sbin/nagios4';
 const CENTREON = '/usr/lib/nagios/plugins/centreon_plugins.pl';
 const ROOT = resolve(import.meta.dirname, '../..');
 const MAX_CHECK_ATTEMPTS = 3;
+/** Where the README's examples say the program is installed (to be replaced by its real path). */
+const README_PROGRAM = '/usr/bin/httpd-status-alerts';
+/** The README's example host address, and its service (whose retries generic-service sets to 3). */
+const README_ADDRESS = '2001:db8::10';
+const README_SERVICE = 'httpd status';
+/** The sample object files of Debian's nagios4-common that define the README's templates. */
+const SAMPLE_OBJECTS = ['commands', 'contacts', 'timeperiods', 'templates'].map((f) => `/etc/nagios4/objects/${f}.cfg`);
 
 const skipReason = !existsSync(NAGIOS)
   ? 'nagios4 is not installed (apt-get install --no-install-recommends nagios4-core; .ci/run does)'
   : apacheSkipReason();
+
+/** The README's fenced code block that contains `marker`, as written. */
+async function readmeBlock(marker: string): Promise<string> {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/^```[a-z]*\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string);
+  const found = blocks.filter((b) => b.includes(marker));
+  if (found.length !== 1) throw new Error(`expected one README code block with ${marker}, found ${found.length}`);
+  return found[0] as string;
+}
 
 /** One service for Nagios: its name and the arguments `check` gets. */
 interface Service {
@@ -41,7 +60,8 @@ interface Alert {
   output: string;
 }
 
-function objects(services: readonly Service[], plugin: string): string {
+/** The test's own services on the README's host `web-1`, then the README's definitions. */
+function objects(services: readonly Service[], plugin: string, readme: string): string {
   const block = (kind: string, fields: Record<string, string | number>) =>
     `define ${kind} {\n${Object.entries(fields)
       .map(([k, v]) => `  ${k} ${v}`)
@@ -52,6 +72,9 @@ function objects(services: readonly Service[], plugin: string): string {
   return [
     block('timeperiod', { timeperiod_name: 'always', alias: 'always', ...days }),
     block('command', { command_name: 'noop', command_line: '/bin/true' }),
+    // linux-server's host check, which Debian's stock nagios.cfg takes from monitoring-plugins' ping.cfg
+    // (host checks are not run here).
+    block('command', { command_name: 'check-host-alive', command_line: '/bin/true' }),
     block('contact', {
       contact_name: 'nobody',
       host_notifications_enabled: 0,
@@ -62,14 +85,6 @@ function objects(services: readonly Service[], plugin: string): string {
       service_notification_options: 'n',
       host_notification_commands: 'noop',
       service_notification_commands: 'noop',
-    }),
-    block('host', {
-      host_name: 'web-1',
-      address: '127.0.0.1',
-      max_check_attempts: 1,
-      check_period: 'always',
-      contacts: 'nobody',
-      active_checks_enabled: 0,
     }),
     // Arguments go through a file per service: ';' starts a comment in Nagios's object files.
     ...services.map((s) => block('command', { command_name: `check-${s.name}`, command_line: `${plugin} ${s.name}` })),
@@ -86,6 +101,7 @@ function objects(services: readonly Service[], plugin: string): string {
         contacts: 'nobody',
       }),
     ),
+    readme,
   ].join('\n');
 }
 
@@ -93,6 +109,7 @@ function mainConfig(dir: string): string {
   const at = (name: string) => join(dir, name);
   return `${[
     `log_file=${at('nagios.log')}`,
+    ...SAMPLE_OBJECTS.map((file) => `cfg_file=${file}`),
     `cfg_file=${at('objects.cfg')}`,
     `status_file=${at('status.dat')}`,
     `lock_file=${at('nagios.lock')}`,
@@ -141,9 +158,13 @@ function parseAlerts(log: string): Alert[] {
   return alerts;
 }
 
-/** Runs Nagios on `services` until each has a hard state (or `timeoutMs`); what it logged. */
+/**
+ * Runs Nagios on `services` and the README's definitions (its host's status URL `statusUrl6`)
+ * until each service has a hard state (or `timeoutMs`); what it logged.
+ */
 async function runNagios(
   services: readonly Service[],
+  statusUrl6: string,
   timeoutMs: number,
 ): Promise<{ alerts: Alert[]; perfdata: string[] }> {
   const dir = await mkdtemp(join(tmpdir(), 'nagios-'));
@@ -160,9 +181,25 @@ async function runNagios(
       `#!/bin/sh\nnode='${process.execPath}'\ncli='${join(ROOT, 'src/cli.ts')}'\ncd '${ROOT}'\ncase "$1" in\n${cases.join('\n')}\nesac\n`,
     );
     await chmod(plugin, 0o755);
-    await writeFile(join(dir, 'objects.cfg'), objects(services, plugin));
+    const program = join(dir, 'httpd-status-alerts');
+    await writeFile(
+      program,
+      `#!/bin/sh\ncd '${ROOT}'\nexec '${process.execPath}' --import tsx '${join(ROOT, 'src/cli.ts')}' "$@"\n`,
+    );
+    await chmod(program, 0o755);
+    const block = await readmeBlock('define command {');
+    expect(block).toContain(` ${README_PROGRAM} `);
+    expect(block).toContain(`_STATUS_URL   http://[${README_ADDRESS}]/server-status\n`);
+    const readme = block
+      .replace(` ${README_PROGRAM} `, ` ${program} `)
+      .replace(`http://[${README_ADDRESS}]/server-status`, statusUrl6)
+      .replace(` ${README_ADDRESS}\n`, ' ::1\n');
+    await writeFile(join(dir, 'objects.cfg'), objects(services, plugin, readme));
     await writeFile(join(dir, 'nagios.cfg'), mainConfig(dir));
-    await run(NAGIOS, ['-v', join(dir, 'nagios.cfg')]);
+    await run(NAGIOS, ['-v', join(dir, 'nagios.cfg')]).catch((error: { stdout?: string }) => {
+      const errors = (error.stdout ?? '').split('\n').filter((l) => /^(Error|Warning)/.test(l));
+      throw new Error(`expected nagios4 -v to accept the configuration, found: ${errors.join(' ')}`, { cause: error });
+    });
     nagios = spawn(NAGIOS, [join(dir, 'nagios.cfg')], { stdio: 'ignore' });
     const started = Date.now();
     let log = '';
@@ -174,7 +211,7 @@ async function runNagios(
           .filter((a) => a.type === 'HARD')
           .map((a) => a.service),
       );
-      if (services.every((s) => hard.has(s.name))) break;
+      if ([...services.map((s) => s.name), README_SERVICE].every((name) => hard.has(name))) break;
     }
     const perfdata = (await readFile(join(dir, 'perfdata.log'), 'utf8').catch(() => '')).split('\n');
     return { alerts: parseAlerts(log), perfdata };
@@ -208,7 +245,7 @@ describe.skipIf(skipReason !== null)(title, () => {
   let stoppedPort: number;
 
   beforeAll(async () => {
-    apache = await startApache({ mpm: 'prefork' });
+    apache = await startApache({ mpm: 'prefork', ipv6: true });
     const stopped = await startApache({ mpm: 'prefork' });
     stoppedPort = stopped.httpPort;
     await stopped.stop();
@@ -259,7 +296,7 @@ describe.skipIf(skipReason !== null)(title, () => {
     60_000,
   );
 
-  it('reaches hard CRITICAL saturated and stopped (naming the cause), UNKNOWN on a mistyped option, perfdata accepted', async () => {
+  it('reaches hard CRITICAL saturated and stopped (naming the cause), UNKNOWN on a mistyped option, perfdata accepted; the README service as written too', async () => {
     // 46 of 48 prefork workers held in W by sleeping CGIs; the status request takes one more.
     const load = slowReplies({ port: apache.httpPort }, { count: 46, seconds: 30 });
     try {
@@ -271,6 +308,7 @@ describe.skipIf(skipReason !== null)(title, () => {
           { name: 'stopped', args: ['--url', `http://127.0.0.1:${stoppedPort}/server-status`, '--target', 'web-1'] },
           { name: 'mistyped', args: ['--url', status, '--stat', 'state.json'] },
         ],
+        `${apache.httpUrl6}/server-status`,
         60_000,
       );
 
@@ -290,6 +328,17 @@ describe.skipIf(skipReason !== null)(title, () => {
         output:
           'UNKNOWN - check: expected one of the options of --help, found unknown option --stat (did you mean --state?)',
       });
+
+      // The README's command and service, its host's URL the IPv6 loopback: its -c slots_idle=5:
+      // fires beside the built-in rule on the free ratio.
+      const readme = firstHard(alerts, README_SERVICE);
+      expect(readme?.state).toBe('CRITICAL');
+      expect(readme?.attempt).toBe(3);
+      expect(readme?.output).toMatch(
+        /^CRITICAL - web-1: idle-slots-low \(free [0-2]\/48 slots\), slots-idle-critical \([0-2] below 5\)/,
+      );
+      const readmePerfdata = perfdata.find((l) => l.startsWith(`${README_SERVICE}\tCRITICAL\tidle=`));
+      expect(readmePerfdata?.split('\t')[2]).toMatch(/^idle=[0-2];20:;5:;0;48 busy=\d+;;;0;48 /);
 
       // Nagios parsed the performance data: the figures as check printed them, thresholds included.
       const line = perfdata.find((l) => l.startsWith('saturated\tCRITICAL\tidle=') && !l.includes('idle=U'));

@@ -779,6 +779,7 @@ describe('evaluateTarget: target down', () => {
     // Assess
     expect(third.state.counters).toEqual({
       totalAccesses: 149651,
+      totalKBytes: 4613734,
       uptimeSeconds: 4,
       sslRetrieveHits: 8,
       sslRetrieveMisses: 0,

@@ -8,6 +8,11 @@ describe('STATE_KEYS', () => {
     ['the configuration pointer (meta)', STATE_KEYS.lastValidConfig, 'last-valid-config'],
     ['a configuration chunk (meta)', STATE_KEYS.configChunk('abc.3', 0), 'config#abc.3#0'],
     ['the open groups (meta)', STATE_KEYS.openGroups, 'groups'],
+    [
+      'a shard checked to the end (meta)',
+      STATE_KEYS.shardDone('2026-11-22T12:00:00.000Z', 'run-1', 3),
+      'shard-done#2026-11-22T12:00:00.000Z#run-1#3',
+    ],
     ['the order PagerDuty accepted', STATE_KEYS.pagerDutyOrder('group-ab12'), 'pagerduty-order#group-ab12'],
     [
       'the alerts of a group with an incident of their own',

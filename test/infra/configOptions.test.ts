@@ -124,15 +124,42 @@ describe('the stack and the construct', () => {
     expect(Annotations.fromStack(stack).findWarning('*', Match.anyValue())).toEqual([]);
   }, 120_000);
 
-  it('retains seeded targets, so a later deploy without them leaves them watched', () => {
+  it('seeds targets with a put that overwrites and never deletes: kept when unseeded, adopted after a destroy', () => {
     const { template } = synth({
       emails: 'oncall@example.com',
       targets: '{"web-1":{"url":"http://web-1/server-status"}}',
     });
-    template.hasResource('AWS::SSM::Parameter', {
-      DeletionPolicy: 'Retain',
-      UpdateReplacePolicy: 'Retain',
-      Properties: Match.objectLike({ Name: '/httpd-status-alerts/targets/web-1' }),
+    const seeded = Object.values(template.findResources('Custom::AWS')) as {
+      Properties: { Create: string; Update: string; Delete?: string };
+    }[];
+    expect(seeded).toHaveLength(1);
+    const [seed] = seeded;
+    const create = JSON.parse(seed?.Properties.Create ?? '{}');
+    expect(create).toMatchObject({
+      service: 'SSM',
+      action: 'PutParameter',
+      parameters: {
+        Name: '/httpd-status-alerts/targets/web-1',
+        Value: '{"url":"http://web-1/server-status"}',
+        Type: 'String',
+        Tier: 'Standard',
+        Overwrite: true,
+      },
+    });
+    expect(seed?.Properties.Update).toEqual(seed?.Properties.Create);
+    expect(seed?.Properties.Delete).toBeUndefined();
+    // The seeding role puts under the targets folder and nothing else.
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: Match.objectLike({
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: 'ssm:PutParameter',
+            Resource: {
+              'Fn::Join': ['', Match.arrayWith([':parameter/httpd-status-alerts/targets/*'])],
+            },
+          }),
+        ]),
+      }),
     });
     // The rules stay owned by the stack: a deploy brings them back to its defaults.
     template.hasResource('AWS::SSM::Parameter', {

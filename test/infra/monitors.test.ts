@@ -60,7 +60,12 @@ describe('a fleet seeded past the dashboard', () => {
     // The one named in dashboardTargets is shown; the last seeded by name is the one left off.
     expect(body).toContain('web-100: ');
     expect(body).not.toContain('web-099: ');
-    expect(Object.keys(template.findResources('AWS::SSM::Parameter'))).toHaveLength(102); // 101 targets, the rules
+    expect(Object.keys(template.findResources('AWS::SSM::Parameter'))).toHaveLength(1); // the rules
+    expect(Object.keys(template.findResources('Custom::AWS'))).toHaveLength(101);
+    // One role for all the seeded puts: a policy per target would pass IAM's inline policy size on one role.
+    expect(
+      Object.keys(template.findResources('AWS::IAM::Policy')).filter((id) => id.startsWith('ConfigSeedRole')),
+    ).toHaveLength(1);
   });
 
   it('more than 100 names in dashboardTargets is a one-line option problem', () => {

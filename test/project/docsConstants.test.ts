@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { type BuildOptions, build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { dollars, monthlyCost, PRICES } from '../../bench/e2e/costModel.ts';
+import { costTable, FLEETS, type MeasuredUsage, USAGE_FILE, usageAt } from '../../bench/e2e/fleetUsage.ts';
 import {
   BUNDLE_ALIASES,
   BUNDLE_BANNER,
@@ -134,6 +136,26 @@ describe('docs/scale.md: the shard budgets as the code keeps them', () => {
     const scale = readFileSync(join(ROOT, 'docs/scale.md'), 'utf8').replaceAll(/\s+/g, ' ');
     expect(scale).toContain(`${SHARD_BUDGET.messageBytes / 1024} KiB of JSON a message`);
     expect(scale).toContain(`closed at ${SHARD_BUDGET.batchEntries} entries or ${SHARD_BUDGET.batchBytes / 1024} KiB`);
+  });
+});
+
+describe('the cost tables: the model’s bill of the counted month', () => {
+  // bench/e2e/usage.ts counted the month (runs spaced by the schedule); the tables must be what
+  // the model makes of those counts at the prices it holds, to the cent.
+  const measured = JSON.parse(readFileSync(USAGE_FILE, 'utf8')) as MeasuredUsage;
+
+  it('docs/scale.md prints the whole table, every line of it', () => {
+    expect(readFileSync(join(ROOT, 'docs/scale.md'), 'utf8')).toContain(costTable(measured));
+  });
+
+  it('the README quotes the four totals', () => {
+    const totals = FLEETS.map((n) => `**${dollars(monthlyCost(usageAt(n, measured)).total)}**`).join(' | ');
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`| **total** | ${totals} |`);
+  });
+
+  it('both give the date of the prices', () => {
+    expect(prose('docs/scale.md')).toContain(`list prices of ${PRICES.asOf}`);
+    expect(prose('README.md')).toContain(`list prices of ${PRICES.asOf}`);
   });
 });
 

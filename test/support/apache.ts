@@ -37,6 +37,8 @@ interface StartApacheOptions {
   startTimeoutMs?: number;
   /** Keep the temp dir after `stop()` (for debugging). */
   keepDir?: boolean;
+  /** Also listen on the IPv6 loopback `[::1]`, same HTTP port (default `false`). */
+  ipv6?: boolean;
 }
 
 /** A running Apache; call `stop()` in `afterAll`. */
@@ -50,6 +52,8 @@ interface ApacheInstance {
   readonly httpUrl: string;
   /** `https://127.0.0.1:<httpsPort>` */
   readonly httpsUrl: string;
+  /** `http://[::1]:<httpPort>` with `ipv6: true`, else null. */
+  readonly httpUrl6: string | null;
   /** The test CA that signed the server certificate (PEM): pass it as `ca`. */
   readonly caPem: string;
   readonly vhosts: readonly string[];
@@ -161,6 +165,7 @@ interface ConfigInput {
   keepAliveTimeoutSecs: number;
   vhosts: readonly string[];
   asRoot: boolean;
+  ipv6: boolean;
 }
 
 function httpdConf(c: ConfigInput): string {
@@ -207,6 +212,7 @@ function httpdConf(c: ConfigInput): string {
     ...mods.map((m) => `LoadModule ${m}_module ${MODULES_DIR}/mod_${m}.so`),
     `ScriptSock "${d}/run/cgisock"`,
     `Listen 127.0.0.1:${c.httpPort}`,
+    c.ipv6 ? `Listen [::1]:${c.httpPort}` : '',
     `Listen 127.0.0.1:${c.httpsPort} https`,
     mpm,
     'Timeout 30',
@@ -359,6 +365,7 @@ async function startOnce(binary: string, options: StartApacheOptions): Promise<A
     keepAliveTimeoutSecs: options.keepAliveTimeoutSecs ?? 15,
     vhosts,
     asRoot: process.getuid?.() === 0,
+    ipv6: options.ipv6 ?? false,
   };
   await writeTree(input, options.statusAuth);
   // detached: Apache leads its own process group, so one signal reaches its children and CGIs.
@@ -409,6 +416,7 @@ async function startOnce(binary: string, options: StartApacheOptions): Promise<A
     httpsPort,
     httpUrl: `http://127.0.0.1:${httpPort}`,
     httpsUrl: `https://127.0.0.1:${httpsPort}`,
+    httpUrl6: options.ipv6 ? `http://[::1]:${httpPort}` : null,
     caPem: await readFile(join(dir, 'tls', 'ca.pem'), 'utf8'),
     vhosts,
     statusAuth: options.statusAuth ?? null,

@@ -136,6 +136,7 @@ function modelOf(
   const scoreboard =
     slots.map((s) => s.mode).join('') + '.'.repeat(options.trailingDots ?? (slots.length === 0 ? 1 : 0));
   const counts = countModes(scoreboard);
+  const accesses = slots.reduce((sum, s) => sum + s.acc[2], 0);
   return {
     host: '127.0.0.1',
     server: {
@@ -144,7 +145,8 @@ function modelOf(
       currentTime: 'Sunday, 22-Nov-2026 11:56:07 UTC',
       restartTime: 'Sunday, 22-Nov-2026 11:56:02 UTC',
       uptimeSeconds: 4,
-      totalAccesses: slots.reduce((sum, s) => sum + s.acc[2], 0),
+      totalAccesses: accesses,
+      totalKBytes: printableKBytes(accesses * 30),
       busyWorkers: scoreboard.length - counts._ - counts['.'] - counts.S - counts.I - counts.G,
       idleWorkers: counts._,
       gracefulWorkers: counts.G,
@@ -226,6 +228,15 @@ function uptimeText(seconds: number): string {
     .join('');
 }
 
+/**
+ * `kb` rounded to what the HTML page's Total Traffic prints exactly (whole kB, 0.5 MB or 0.5 GB),
+ * so a model's `totalKBytes` reads back the same from every form.
+ */
+function printableKBytes(kb: number): number {
+  const step = kb < 1024 ? 1 : kb < 1024 * 1024 ? 512 : 512 * 1024;
+  return Math.round(kb / step) * step;
+}
+
 /** KBYTES as the HTML page prints Total Traffic. */
 function kbytes(kb: number): string {
   if (kb < 1024) return `${kb} kB`;
@@ -251,7 +262,7 @@ function headerSentences(model: ReportModel): string[] {
     'Parent Server MPM Generation: 0',
     `Server uptime: ${uptimeText(uptime)}`,
     'Server load: 4.67 5.67 3.72',
-    `Total accesses: ${accesses} - Total Traffic: ${kbytes(accesses * 30)} - Total Duration: ${duration}`,
+    `Total accesses: ${accesses} - Total Traffic: ${kbytes(s.totalKBytes ?? 0)} - Total Duration: ${duration}`,
     'CPU Usage: u1.18 s3.61 cu0 cs0 - 120% CPU load',
     perSecond,
     `${s.busyWorkers} requests currently being processed, ${s.gracefulWorkers} workers gracefully restarting, ${s.idleWorkers} idle workers`,

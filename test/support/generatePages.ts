@@ -126,7 +126,7 @@ function renderAuto(model: ReportModel): string {
     `${model.host}\nServerVersion: ${s.version}\nServerMPM: ${s.mpm}\nServer Built: 2026-11-12T08:58:41\n` +
     `CurrentTime: ${s.currentTime}\nRestartTime: ${s.restartTime}\nParentServerConfigGeneration: 1\n` +
     `ParentServerMPMGeneration: 0\nServerUptimeSeconds: ${uptime}\nServerUptime:${uptimeText(uptime)}\n` +
-    `Load1: 5.85\nLoad5: 6.13\nLoad15: 4.08\nTotal Accesses: ${accesses}\nTotal kBytes: ${accesses * 30}\n` +
+    `Load1: 5.85\nLoad5: 6.13\nLoad15: 4.08\nTotal Accesses: ${accesses}\nTotal kBytes: ${s.totalKBytes ?? 0}\n` +
     'Total Duration: 19415\nCPUUser: 2.04\nCPUSystem: 3.99\nCPUChildrenUser: 0\nCPUChildrenSystem: 0\nCPULoad: 150.75\n' +
     `Uptime: ${uptime}\n${rates}${perReq}BusyWorkers: ${s.busyWorkers}\nGracefulWorkers: ${s.gracefulWorkers}\n` +
     `IdleWorkers: ${s.idleWorkers}\n${event}Scoreboard: ${model.scoreboard}\n` +

@@ -128,6 +128,9 @@ function readKeyValue(state: AutoState, key: string, value: string): void {
     case 'Total Accesses':
       server.totalAccesses = readNumber(key, value, warnings);
       return;
+    case 'Total kBytes':
+      server.totalKBytes = readNumber(key, value, warnings);
+      return;
     case 'BusyServers':
     case 'IdleServers':
       state.lighttpd = true;

@@ -13,6 +13,7 @@ function emptyServer(): ServerInfo {
     restartTime: null,
     uptimeSeconds: null,
     totalAccesses: null,
+    totalKBytes: null,
     busyWorkers: null,
     idleWorkers: null,
     gracefulWorkers: null,
@@ -107,6 +108,23 @@ function isDigits(word: string): boolean {
   return true;
 }
 
+/** kB per unit mod_status prints `Total Traffic` in (its KBYTE and MBYTE, powers of 1,024). */
+const TRAFFIC_UNITS: Record<string, number> = { kB: 1, MB: 1024, GB: 1024 * 1024 };
+
+// The clause after "Total accesses: n": mod_status prints "%d kB", "%.1f MB" or "%.1f GB".
+const TOTAL_TRAFFIC = / - Total Traffic: (\d+(?:\.\d+)?) (kB|MB|GB)(?: |$)/;
+
+/**
+ * The `Total Traffic` of the header sentence that starts `Total accesses: ` (`value`: what follows
+ * it), in whole kB; `null` when the sentence has none. MB and GB carry one decimal, so the figure
+ * is only as precise as that (a printed 1.2 GB is 1,258,291 kB give or take 52,429).
+ */
+function totalTrafficKBytes(value: string): number | null {
+  const m = TOTAL_TRAFFIC.exec(value);
+  if (m === null) return null;
+  return Math.round(Number(m[1]) * (TRAFFIC_UNITS[m[2] as string] as number));
+}
+
 /**
  * Read one header sentence of the HTML page (the text of a `<dt>`, or a text-dump line with its
  * continuation lines joined), filling the fields of `server` it carries. Returns whether it was one.
@@ -135,6 +153,7 @@ function readHeaderSentence(sentence: string, server: ServerInfo): boolean {
     case 'Total accesses': {
       const n = /^(\d+)/.exec(value);
       if (n) server.totalAccesses = Number(n[1]);
+      server.totalKBytes = totalTrafficKBytes(value);
       return true;
     }
   }

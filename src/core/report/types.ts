@@ -43,6 +43,11 @@ interface ServerInfo {
   restartTime: string | null;
   uptimeSeconds: number | null;
   totalAccesses: number | null;
+  /**
+   * `Total kBytes` of `?auto`; on the HTML page (and its text dumps) `Total Traffic`, which
+   * prints MB and GB with one decimal, so there it is known only to 0.05 of that unit.
+   */
+  totalKBytes: number | null;
   busyWorkers: number | null;
   idleWorkers: number | null;
   gracefulWorkers: number | null;

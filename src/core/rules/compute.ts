@@ -71,6 +71,7 @@ function missing(reason: string): MetricResult {
 function countersOf(report: StatusReport): Counters {
   return {
     totalAccesses: report.server.totalAccesses,
+    totalKBytes: report.server.totalKBytes,
     uptimeSeconds: report.server.uptimeSeconds,
     sslRetrieveHits: report.sslCache?.retrieveHits ?? null,
     sslRetrieveMisses: report.sslCache?.retrieveMisses ?? null,
@@ -235,20 +236,57 @@ function sslMissRatio(report: StatusReport, now: Counters, before: Counters | nu
   return value(misses / retrieves, retrieves);
 }
 
-function requestsPerSecond(now: Counters, before: Counters | null): MetricResult {
-  if (now.totalAccesses === null) return missing('the report has no Total accesses (ExtendedStatus Off)');
+/** A per-second rate of a since-start counter: what it reads (`count`) and why it may be absent. */
+interface CounterRate {
+  /** The counter as mod_status names it. */
+  label: string;
+  count: (counters: Counters) => number | null | undefined;
+  /** What one unit of the counter is worth in the rate's unit (1,024 bytes a kB). */
+  scale: number;
+  absent: string;
+}
+
+/** Requests per second from `Total accesses`. */
+const ACCESS_RATE: CounterRate = {
+  label: 'Total accesses',
+  count: (c) => c.totalAccesses,
+  scale: 1,
+  absent: 'the report has no Total accesses (ExtendedStatus Off)',
+};
+
+/** Bytes per second from `Total kBytes` (the HTML page's `Total Traffic`). */
+const BYTE_RATE: CounterRate = {
+  label: 'Total kBytes',
+  count: (c) => c.totalKBytes,
+  scale: 1024,
+  absent: 'the report has no Total kBytes or Total Traffic (ExtendedStatus Off)',
+};
+
+/**
+ * The counter's delta over the server uptime's delta since the previous counters; after a restart,
+ * its total over the uptime.
+ */
+function counterRate(rate: CounterRate, now: Counters, before: Counters | null): MetricResult {
+  const count = rate.count(now) ?? null;
+  if (count === null) return missing(rate.absent);
   if (now.uptimeSeconds === null) return missing('the report has no server uptime');
-  if (before === null || before.totalAccesses === null || before.uptimeSeconds === null) {
+  const previous = before === null ? null : (rate.count(before) ?? null);
+  if (before === null || previous === null || before.uptimeSeconds === null) {
     return missing('no previous counters to take a rate from (first evaluation)');
   }
   if (restarted(now, before)) {
     // Since a restart the window is the uptime itself.
     if (now.uptimeSeconds <= 0) return missing('the server restarted less than a second ago');
-    return value(now.totalAccesses / now.uptimeSeconds);
+    return value((count * rate.scale) / now.uptimeSeconds);
   }
   const elapsed = now.uptimeSeconds - before.uptimeSeconds;
   if (elapsed <= 0) return missing('no server uptime elapsed since the previous evaluation');
-  return value((now.totalAccesses - before.totalAccesses) / elapsed);
+  // Only traffic can: ?auto's exact kB, then the HTML page's rounded MB or GB of the same server.
+  if (count < previous)
+    return missing(
+      `${rate.label} went down without a restart (a rounded Total Traffic read after an exact Total kBytes)`,
+    );
+  return value(((count - previous) * rate.scale) / elapsed);
 }
 
 /**
@@ -288,7 +326,8 @@ function computeMetrics(input: MetricInput): Map<string, MetricResult> {
     'ssl_cache_usage_ratio',
     report.sslCache === null ? missing(NO_SSL) : value(report.sslCache.cacheUsagePercent / 100),
   );
-  out.set('requests_per_second', requestsPerSecond(now, input.previous));
+  out.set('requests_per_second', counterRate(ACCESS_RATE, now, input.previous));
+  out.set('bytes_per_second', counterRate(BYTE_RATE, now, input.previous));
   return out;
 }
 

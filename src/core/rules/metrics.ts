@@ -83,6 +83,11 @@ const CATALOGUE: ReadonlyMap<string, MetricSpec> = new Map(
     spec('ssl_cache_usage_ratio', 'SSL session cache usage percent / 100', null),
     spec('target_up', '1 when the report was fetched and parsed, 0 after downAfterFailures failures', null),
     spec('requests_per_second', 'Total accesses delta / server uptime delta since the last evaluation', null),
+    spec(
+      'bytes_per_second',
+      'Total kBytes delta x 1024 / server uptime delta since the last evaluation (HTML: Total Traffic, as precise as printed)',
+      null,
+    ),
     spec('oldest_busy_request_seconds', 'largest SS among slots in W (sending reply): a stuck request', 'W'),
     spec('top_client_busy_slots', 'busy slots held by the single busiest client', BUSY_MODES),
     spec(

@@ -15,6 +15,8 @@ const SEVERITY_EXPECTED = `expected ${SEVERITY_NAMES.slice(0, -1).join(', ')} or
 /** Counter values of the previous good report, for deltas. */
 type Counters = {
   totalAccesses: number | null;
+  /** Absent from state written before it was kept: read as null. */
+  totalKBytes?: number | null;
   uptimeSeconds: number | null;
   sslRetrieveHits: number | null;
   sslRetrieveMisses: number | null;

@@ -110,6 +110,20 @@ describe('parseReport: numbers that cannot be true become null with a warning na
       'Total Accesses: expected a number, found "NaN"',
     ],
     [
+      '?auto Total kBytes: -5',
+      'auto',
+      edit(auto, 'Total kBytes: 4606169', 'Total kBytes: -5'),
+      'totalKBytes',
+      'server.totalKBytes is -5, expected a finite number >= 0; reported as null',
+    ],
+    [
+      '?auto Total kBytes: 1e+999',
+      'auto',
+      edit(auto, 'Total kBytes: 4606169', 'Total kBytes: 1e+999'),
+      'totalKBytes',
+      'server.totalKBytes is Infinity, expected a finite number >= 0; reported as null',
+    ],
+    [
       '?auto ServerUptimeSeconds: -1',
       'auto',
       edit(auto, 'ServerUptimeSeconds: 4', 'ServerUptimeSeconds: -1'),

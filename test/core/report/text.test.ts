@@ -99,6 +99,7 @@ describe('parseText on the ?notable lynx dumps (no reference parse: values read 
       restartTime: 'Sunday, 22-Nov-2026 11:56:02 UTC',
       uptimeSeconds: 5,
       totalAccesses: 186753,
+      totalKBytes: 5767168, // 5.5 GB
       busyWorkers: 28,
       idleWorkers: 5,
       gracefulWorkers: 0,

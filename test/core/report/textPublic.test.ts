@@ -33,6 +33,7 @@ describe('parseText on public dumps', () => {
       restartTime: 'Tuesday, 14-Jan-2019 00:33:05 EST',
       uptimeSeconds: 4 * 3600 + 60 + 7,
       totalAccesses: 2748,
+      totalKBytes: 9830, // 9.6 MB
       busyWorkers: 1,
       idleWorkers: 4,
       gracefulWorkers: null,
@@ -88,6 +89,7 @@ describe('parseText on public dumps', () => {
       restartTime: 'Monday, 22-Mar-2022 16:40:18 EET',
       uptimeSeconds: 325,
       totalAccesses: 103,
+      totalKBytes: 18842, // 18.4 MB
       busyWorkers: 3,
       idleWorkers: 2,
       gracefulWorkers: null,
@@ -159,6 +161,7 @@ describe('parseText on public dumps', () => {
       restartTime: 'Wednesday, 22-Dec-2021 14:58:54 EST',
       uptimeSeconds: 9 * 86400 + 22 * 3600 + 54 * 60 + 59,
       totalAccesses: 237127,
+      totalKBytes: 15204352, // 14.5 GB
       busyWorkers: 8,
       idleWorkers: 2,
       gracefulWorkers: null,

@@ -186,6 +186,21 @@ describe('computeMetrics', () => {
       'noextended/report.html',
       { ok: false, reason: 'the report has no Total accesses (ExtendedStatus Off)' },
     ],
+    [
+      'bytes_per_second',
+      'prefork-idle/report.auto.txt',
+      { ok: false, reason: 'no previous counters to take a rate from (first evaluation)' },
+    ],
+    [
+      'bytes_per_second',
+      'noextended/report.auto.txt',
+      { ok: false, reason: 'the report has no Total kBytes or Total Traffic (ExtendedStatus Off)' },
+    ],
+    [
+      'bytes_per_second',
+      'noextended/report.html',
+      { ok: false, reason: 'the report has no Total kBytes or Total Traffic (ExtendedStatus Off)' },
+    ],
   ])('%s of %s', (metric, fixture, expected) => {
     expect(metricsOf(loadReport(fixture)).get(metric)).toEqual(expected);
   });
@@ -209,6 +224,44 @@ describe('computeMetrics', () => {
       'prefork-busy/report.refresh5.html',
       'requests_per_second',
       { ok: true, value: 188715 - 149651, samples: null },
+    ],
+    // Bytes: Total kBytes exact (?auto), Total Traffic to its one decimal (HTML: 2.7 then 5.0 GB).
+    [
+      'event-busy/report.auto.txt',
+      'event-busy/report.late.auto.txt',
+      'bytes_per_second',
+      { ok: true, value: ((5282002 - 2747963) * 1024) / 5, samples: null },
+    ],
+    [
+      'event-busy/report.html',
+      'event-busy/report.late.html',
+      'bytes_per_second',
+      { ok: true, value: ((5242880 - 2831155) * 1024) / 5, samples: null },
+    ],
+    [
+      'event-busy/report.lynx80.txt',
+      'event-busy/report.late.lynx80.txt',
+      'bytes_per_second',
+      { ok: true, value: ((5242880 - 2831155) * 1024) / 5, samples: null },
+    ],
+    // 4.4 then 5.6 GB in one second.
+    [
+      'prefork-busy/report.html',
+      'prefork-busy/report.refresh5.html',
+      'bytes_per_second',
+      { ok: true, value: (5872026 - 4613734) * 1024, samples: null },
+    ],
+    [
+      'event-busy/report.late.html',
+      'event-busy/report.html',
+      'bytes_per_second',
+      { ok: true, value: (2831155 * 1024) / 4, samples: null },
+    ],
+    [
+      'event-busy/report.html',
+      'event-busy/report.html',
+      'bytes_per_second',
+      { ok: false, reason: 'no server uptime elapsed since the previous evaluation' },
     ],
     // Backwards in time (uptime 9 -> 4 s): a restart, so the since-start totals count.
     [
@@ -238,6 +291,39 @@ describe('computeMetrics', () => {
     ],
   ])('%s then %s: %s', (before, after, metric, expected) => {
     expect(metricsOf(loadReport(after), loadReport(before)).get(metric)).toEqual(expected);
+  });
+
+  it('takes no byte rate when the kB go down without a restart: an exact count, then a rounded one', () => {
+    // Prepare: ?auto's 5282002 kB at 9 s, then the HTML page's "5.0 GB" (5242880 kB) a second later.
+    const before = loadReport('event-busy/report.late.auto.txt');
+    const html = loadReport('event-busy/report.late.html');
+    const after = { ...html, server: { ...html.server, uptimeSeconds: 10 } };
+    // Act
+    const metrics = metricsOf(after, before);
+    // Assess
+    expect(metrics.get('bytes_per_second')).toEqual({
+      ok: false,
+      reason: 'Total kBytes went down without a restart (a rounded Total Traffic read after an exact Total kBytes)',
+    });
+    expect(metrics.get('requests_per_second')).toEqual({ ok: true, value: 183467 - 183441, samples: null });
+  });
+
+  it('reads counters kept before Total kBytes was: no byte rate on that first run, as on a first evaluation', () => {
+    // Prepare: counters as an older state file holds them (no totalKBytes key).
+    const { totalKBytes: _dropped, ...older } = countersOf(loadReport('event-busy/report.html'));
+    // Act
+    const result = computeMetrics({
+      observation: { kind: 'report', report: loadReport('event-busy/report.late.html') },
+      previous: older,
+      consecutiveFailures: 0,
+      downAfterFailures: 2,
+    });
+    // Assess
+    expect(result.get('bytes_per_second')).toEqual({
+      ok: false,
+      reason: 'no previous counters to take a rate from (first evaluation)',
+    });
+    expect(result.get('requests_per_second')).toEqual({ ok: true, value: (183467 - 99737) / 5, samples: null });
   });
 
   it('takes the miss ratio over the window and restarts from the totals when the counters go down', () => {

@@ -86,6 +86,7 @@ describe('parseHtml: ?notable page (Server Details list)', () => {
 
   it('reads the header, scoreboard and SSL block like the full page', () => {
     expect(report.server.totalAccesses).toBe(186753);
+    expect(report.server.totalKBytes).toBe(5767168); // 5.5 GB
     expect(report.scoreboard).toBe(`WKWKW_CWCKKWWRW_WWWRKCKWWW_R__WKK${'.'.repeat(223)}`);
     expect(report.counts).toEqual({ _: 5, S: 0, R: 3, W: 14, K: 8, D: 0, C: 3, L: 0, G: 0, I: 0, '.': 223 });
     expect(report.legend).toBeNull();
@@ -221,6 +222,7 @@ describe('parseHtml: public captures', () => {
           restartTime: 'Tuesday, 11-Nov-2008 08:45:45 CET',
           uptimeSeconds: 5 * 3600 + 20 * 60 + 4,
           totalAccesses: 522647,
+          totalKBytes: 28365, // 27.7 MB
           busyWorkers: 3,
           idleWorkers: 49,
           gracefulWorkers: null,
@@ -245,6 +247,7 @@ describe('parseHtml: public captures', () => {
           restartTime: 'Tuesday, 22-Aug-2023 13:47:28 UTC',
           uptimeSeconds: 4 * 86400 + 12 * 3600 + 36 * 60 + 35,
           totalAccesses: 47179,
+          totalKBytes: 1258291, // 1.2 GB, give or take 0.05 GB
           busyWorkers: 1,
           idleWorkers: 9,
           gracefulWorkers: null,
@@ -268,6 +271,7 @@ describe('parseHtml: public captures', () => {
           restartTime: 'Monday, 22-Mar-2022 16:40:18 EET',
           uptimeSeconds: 10 * 3600 + 32 * 60 + 23,
           totalAccesses: 254,
+          totalKBytes: 32768, // 32.0 MB
           busyWorkers: 1,
           idleWorkers: 149,
           gracefulWorkers: null,
@@ -291,6 +295,7 @@ describe('parseHtml: public captures', () => {
           restartTime: 'Monday, 30-Jan-2017 15:12:12 CET',
           uptimeSeconds: 5 * 3600 + 10 * 60 + 35,
           totalAccesses: 5279,
+          totalKBytes: 30310, // 29.6 MB
           busyWorkers: 10,
           idleWorkers: 4,
           gracefulWorkers: null,
