@@ -9,7 +9,15 @@
  * holds, with its rules and silences, so a late or repeated message never pages a target or rule
  * the operator removed (whose resolve would then never be owed).
  */
-import { buildMonitorConfig, leaf, type MonitorConfig, type RawConfig } from '../core/monitorConfig.ts';
+import {
+  buildMonitorConfig,
+  leaf,
+  type MonitorConfig,
+  type RawConfig,
+  renderTargetList,
+  type TargetEntry,
+  targetEntries,
+} from '../core/monitorConfig.ts';
 import { SHARD_BUDGET, SQS_LIMITS } from '../core/sqsLimits.ts';
 import { STATE_KEYS } from '../core/stateKeys.ts';
 import { redactCredentials } from '../core/text/sanitize.ts';
@@ -42,10 +50,30 @@ class ShardTooLargeError extends Error {
 const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 /**
+ * The target parameters that hold `entries` (configured targets of `source`): a one-target
+ * parameter as it is, a list document with only these entries, in their order.
+ */
+function parametersOf(entries: readonly TargetEntry[], source: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lists = new Map<string, unknown[]>();
+  for (const entry of entries) {
+    if (entry.index === null) out[entry.parameter] = source[entry.parameter] as string;
+    else lists.set(entry.parameter, [...(lists.get(entry.parameter) ?? []), entry.document]);
+  }
+  for (const [parameter, documents] of lists) out[parameter] = renderTargetList(documents);
+  return out;
+}
+
+/** Bytes a string adds inside a JSON string (escaped, without its quotes). */
+const escapedBytes = (text: string): number => bytes(JSON.stringify(text)) - 2;
+
+/**
  * Split the targets (by name) into shards of at most `perShard` targets and at most
  * `SHARD_BUDGET.messageBytes` bytes of JSON each, whatever the target documents hold. A message
- * is its envelope (ids, times, every rules and silences parameter) plus one `"name":"value"`
- * entry per target, so its size is known before it is written: shards are filled greedily.
+ * is its envelope (ids, times, every rules and silences parameter) plus its target parameters: a
+ * one-target parameter whole, a list document with only the shard's entries. Each target's bytes
+ * are known before the message is written (a list's key and brackets counted with its first entry
+ * in the shard), so shards are filled greedily.
  *
  * @throws ShardTooLargeError when the envelope and a single target exceed the budget
  */
@@ -59,16 +87,19 @@ function planShards(
   generation: string | null,
 ): ShardMessage[] {
   // Discovered targets travel as the dispatch rendered them (`discovered`): shards never list.
-  type Entry = ['targets' | 'discovered', string, string];
+  type Entry = { configured: TargetEntry } | { discovered: [key: string, value: string] };
   const byName = new Map<string, Entry>();
-  for (const [parameter, value] of Object.entries(raw.targets))
-    byName.set(leaf(parameter), ['targets', parameter, value]);
-  for (const [key, value] of Object.entries(raw.discovered ?? {})) byName.set(leaf(key), ['discovered', key, value]);
+  for (const configured of targetEntries(raw.targets)) byName.set(configured.name, { configured });
+  for (const [key, value] of Object.entries(raw.discovered ?? {})) byName.set(leaf(key), { discovered: [key, value] });
   const names = config.targets.map((t) => t.name).sort();
   const envelope = (entries: readonly Entry[], index: number, count: number): ShardMessage => {
-    const slice: RawConfig = { targets: {}, rules: raw.rules, silences: raw.silences };
-    const discovered: Record<string, string> = {};
-    for (const [folder, key, value] of entries) (folder === 'targets' ? slice.targets : discovered)[key] = value;
+    const configured = entries.flatMap((e) => ('configured' in e ? [e.configured] : []));
+    const slice: RawConfig = {
+      targets: parametersOf(configured, raw.targets),
+      rules: raw.rules,
+      silences: raw.silences,
+    };
+    const discovered = Object.fromEntries(entries.flatMap((e) => ('discovered' in e ? [e.discovered] : [])));
     if (Object.keys(discovered).length > 0) slice.discovered = discovered;
     return {
       version: 1,
@@ -83,20 +114,38 @@ function planShards(
   // folder's name: every message is at most this plus its entries.
   const widest = Math.max(names.length, 1);
   const base = bytes(JSON.stringify(envelope([], widest, widest))) + bytes(',"discovered":{}');
+  /** `"parameter":"value"` and the comma before it (one too many for the first: an upper bound). */
+  const pair = (key: string, value: string) => bytes(JSON.stringify(key)) + 1 + bytes(JSON.stringify(value)) + 1;
+  const emptyList = escapedBytes(renderTargetList([]));
   const chunks: Entry[][] = [];
   let chunk: Entry[] = [];
   let size = base;
+  /** The list documents the chunk has opened: a further entry of one adds itself and a comma. */
+  let opened = new Set<string>();
+  /** The bytes `entry` adds to a message of its own: its parameter, with a list's key and brackets. */
+  const alone = (entry: Entry): number => {
+    if ('discovered' in entry) return pair(...entry.discovered);
+    const { parameter, index, document } = entry.configured;
+    if (index === null) return pair(parameter, raw.targets[parameter] as string);
+    return pair(parameter, '') + emptyList + escapedBytes(JSON.stringify(document)) + 1;
+  };
   for (const name of names) {
     const entry = byName.get(name);
     if (entry === undefined) continue;
-    // `"parameter":"value"` and the comma before it (one too many for the first: an upper bound).
-    const entryBytes = bytes(JSON.stringify(entry[1])) + 1 + bytes(JSON.stringify(entry[2])) + 1;
-    if (base + entryBytes > SHARD_BUDGET.messageBytes) throw new ShardTooLargeError(name, base + entryBytes);
+    const standalone = alone(entry);
+    if (base + standalone > SHARD_BUDGET.messageBytes) throw new ShardTooLargeError(name, base + standalone);
+    const list = 'configured' in entry && entry.configured.index !== null ? entry.configured : null;
+    // The entry and its comma, in a list document the chunk already holds.
+    let entryBytes =
+      list !== null && opened.has(list.parameter) ? escapedBytes(JSON.stringify(list.document)) + 1 : standalone;
     if (chunk.length >= perShard || size + entryBytes > SHARD_BUDGET.messageBytes) {
       chunks.push(chunk);
       chunk = [];
       size = base;
+      opened = new Set();
+      entryBytes = standalone;
     }
+    if (list !== null) opened.add(list.parameter);
     chunk.push(entry);
     size += entryBytes;
   }
@@ -163,13 +212,24 @@ async function shardConfig(
     return { config: buildMonitorConfig(message.raw, deps.secretScope), generation };
   const stored = await readStoredConfig(deps.table);
   if (stored?.raw == null) throw new StoredConfigUnreadableError(generation);
-  const targets: Record<string, string> = {};
   const left: string[] = [];
-  for (const [parameter, value] of Object.entries(message.raw.targets)) {
-    // Stored redacted: a parameter unchanged since is equal once redacted (and keeps its credentials).
-    if (stored.raw.targets[parameter] === redactCredentials(value)) targets[parameter] = value;
-    else left.push(leaf(parameter));
-  }
+  // Target by target, a list document's entries each on its own: its parameter and name, and
+  // what it holds. Stored redacted: a target unchanged since is equal once redacted (and keeps
+  // its credentials).
+  const place = (e: TargetEntry) => `${e.parameter}\n${e.name}`;
+  const storedEntries = new Map(targetEntries(stored.raw.targets).map((e) => [place(e), e]));
+  const kept = targetEntries(message.raw.targets).filter((entry) => {
+    const was = storedEntries.get(place(entry));
+    const same =
+      was !== undefined &&
+      (was.index !== null) === (entry.index !== null) &&
+      (entry.index === null
+        ? stored.raw?.targets[entry.parameter] === redactCredentials(message.raw.targets[entry.parameter] as string)
+        : JSON.stringify(was.document) === redactCredentials(JSON.stringify(entry.document)));
+    if (!same) left.push(entry.name);
+    return same;
+  });
+  const targets = parametersOf(kept, message.raw.targets);
   const discovered: Record<string, string> = {};
   for (const [key, value] of Object.entries(message.raw.discovered ?? {})) {
     if (stored.raw.discovered?.[key] === value) discovered[key] = value;

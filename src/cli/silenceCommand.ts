@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { parseSilencesDocuments, type Silence, silenceActive } from '../core/alerts/silences.ts';
 import { TARGET_DOWN_RULE } from '../core/constants.ts';
+import { targetEntries } from '../core/monitorConfig.ts';
 import { didYouMean } from '../core/nearest.ts';
 import { DEFAULT_RULES, rulesFromDocuments } from '../core/rules/document.ts';
 import { parseDuration } from '../core/rules/duration.ts';
@@ -197,7 +198,8 @@ async function add(args: string[], io: SilenceIo): Promise<number> {
     io.ssm().list(`${prefix}/targets`),
     io.ssm().list(`${prefix}/rules`),
   ]);
-  const targets = Object.keys(targetParameters).map(leaf);
+  // By target, a list document's entries each (a parameter may hold several).
+  const targets = targetEntries(targetParameters).map((e) => e.name);
   if (values.force !== true) refuseMatchingNothing(silence, targets, configuredRuleNames(ruleParameters));
   await io.ssm().put(parameter, JSON.stringify({ silences: [document] }), { replace: false });
   io.stdout(`silence ${name} added (${parameter}): ${describeSilence(silence)}  ${matchesOf(silence, targets)}\n`);
@@ -213,7 +215,7 @@ async function list(args: string[], io: SilenceIo): Promise<number> {
     io.ssm().list(`${prefix}/silences`),
     io.ssm().list(`${prefix}/targets`),
   ]);
-  const targetNames = Object.keys(targets).map(leaf);
+  const targetNames = targetEntries(targets).map((e) => e.name);
   const lines: string[] = [];
   let invalid = 0;
   for (const [parameter, text] of Object.entries(documents)) {

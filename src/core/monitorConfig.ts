@@ -239,6 +239,15 @@ function targetScopeProblems(
   return out;
 }
 
+/** The fields naming parameters whose scope depends on the target's name. */
+const SECRET_FIELDS = ['authParameter', 'caBundleParameter'] as const;
+
+/** A field path inside `at` (a list entry, `targets[3]`): `targets[3].url`; `at` null: the field alone. */
+function fieldAt(at: string | null, field: string | null): string | null {
+  if (at === null) return field;
+  return field === null ? at : `${at}.${field}`;
+}
+
 /**
  * One target parameter validated: its name, its JSON, its fields, and the parameters it names
  * within `scope`. The one target validation of the Lambda, the stack's seeded targets, the CLI and
@@ -255,10 +264,26 @@ function readTarget(
 ): TargetConfig | null {
   const json = readNamedJson(parameter, 'target', name, text, problems);
   if (json === NOT_READ) return null;
+  return readTargetFields({ parameter, at: null }, name, json, problems, scope, origin);
+}
+
+/**
+ * A target's fields validated (`json`: its document without `name`), each problem located in
+ * `where`: the parameter and, for an entry of a list document, its path (`targets[3]`).
+ */
+function readTargetFields(
+  where: { parameter: string; at: string | null },
+  name: string,
+  json: unknown,
+  problems: ConfigProblem[],
+  scope: SecretScope,
+  origin?: string,
+): TargetConfig | null {
+  const { parameter, at } = where;
   const parsed = TARGET_SCHEMA.safeParse(json);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
-      const field = issue.path.length > 0 ? issue.path.join('.') : null;
+      const field = fieldAt(at, issue.path.length > 0 ? issue.path.join('.') : null);
       const found = issue.path.reduce<unknown>(
         (v, k) => (v as Record<string, unknown> | undefined)?.[k as string],
         json,
@@ -266,9 +291,8 @@ function readTarget(
       if (issue.code === 'unrecognized_keys') {
         // Named as the user wrote it, with the field meant: `timeout` -> "did you mean timeoutMs?".
         for (const key of issue.keys) {
-          const prefix = field === null ? '' : `${field}.`;
           const message = `expected one of the fields ${TARGET_FIELDS.join(', ')}, found "${key}"${didYouMean(key, TARGET_FIELDS)}`;
-          problems.push({ parameter, field: `${prefix}${key}`, message });
+          problems.push({ parameter, field: field === null ? key : `${field}.${key}`, message });
         }
       } else if (issue.code === 'invalid_type') {
         const what = found === undefined ? 'nothing (the field is required)' : describe(found);
@@ -280,8 +304,133 @@ function readTarget(
   const { labels, ...rest } = parsed.data;
   const target: TargetConfig = { name, ...rest, labels: labels ?? {}, ...(origin === undefined ? {} : { origin }) };
   const outOfScope = targetScopeProblems(target, scope);
-  for (const { field, message } of outOfScope) problems.push({ parameter, field, message });
+  for (const { field, message } of outOfScope) problems.push({ parameter, field: fieldAt(at, field), message });
   return outOfScope.length === 0 ? target : null;
+}
+
+/**
+ * Whether a target parameter's JSON is a list document, `{ "targets": [ { "name": ..., "url":
+ * ... }, ... ] }`, rather than one target's document (which has no `targets` field).
+ */
+function isTargetList(json: unknown): json is Record<string, unknown> {
+  return typeof json === 'object' && json !== null && !Array.isArray(json) && Object.hasOwn(json, 'targets');
+}
+
+/** Where a configured target is written: its parameter and, in a list document, its index. */
+interface TargetPlace {
+  parameter: string;
+  /** Its index in the list document's `targets` (null: the parameter is this one target's document). */
+  index: number | null;
+}
+
+/** A place in words, for messages: `/p/targets/web-1`, `/p/targets/fleet-a targets[3]`. */
+function describePlace(place: TargetPlace): string {
+  return place.index === null ? place.parameter : `${place.parameter} targets[${place.index}]`;
+}
+
+/**
+ * The targets of one target parameter, validated: a single target's document (named after the
+ * parameter) or a list document whose entries each carry their `name`. Every bad entry adds its
+ * problems, located by its index (`targets[3].url`), and the others are still read.
+ */
+function readTargetParameter(
+  parameter: string,
+  text: string,
+  problems: ConfigProblem[],
+  scope: SecretScope,
+): Array<{ target: TargetConfig; place: TargetPlace }> {
+  const json = readNamedJson(parameter, 'target', leaf(parameter), text, problems);
+  if (json === NOT_READ) return [];
+  if (!isTargetList(json)) {
+    const target = readTargetFields({ parameter, at: null }, leaf(parameter), json, problems, scope);
+    return target === null ? [] : [{ target, place: { parameter, index: null } }];
+  }
+  for (const key of Object.keys(json).filter((k) => k !== 'targets'))
+    problems.push({
+      parameter,
+      field: key,
+      message: `expected only the field targets in a target list document, found "${key}"${didYouMean(key, ['targets'])}`,
+    });
+  const entries = json.targets;
+  if (!Array.isArray(entries)) {
+    problems.push({
+      parameter,
+      field: 'targets',
+      message: `expected an array of targets, each { "name": ..., "url": ... }, found ${describe(entries)}`,
+    });
+    return [];
+  }
+  const out: Array<{ target: TargetConfig; place: TargetPlace }> = [];
+  entries.forEach((entry: unknown, index) => {
+    const at = `targets[${index}]`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      problems.push({
+        parameter,
+        field: at,
+        message: `expected a target { "name": ..., "url": ... }, found ${describe(entry)}`,
+      });
+      return;
+    }
+    const { name, ...fields } = entry as Record<string, unknown>;
+    if (typeof name !== 'string' || !TARGET_NAME.test(name)) {
+      const found = name === undefined ? 'nothing (the field is required)' : describe(name);
+      problems.push({
+        parameter,
+        field: `${at}.name`,
+        message: `expected a target name of letters, digits, _ . - (at most 63), found ${found}`,
+      });
+      // Its other fields are still checked (every problem of the entry at once), but not the
+      // secrets it names: whose they may be depends on the name.
+      const rest: ConfigProblem[] = [];
+      readTargetFields({ parameter, at }, '-', fields, rest, { prefix: '', sharedSecretParameters: [] });
+      problems.push(...rest.filter((p) => !SECRET_FIELDS.some((f) => p.field === `${at}.${f}`)));
+      return;
+    }
+    const target = readTargetFields({ parameter, at }, name, fields, problems, scope);
+    if (target !== null) out.push({ target, place: { parameter, index } });
+  });
+  return out;
+}
+
+/**
+ * One target as a target parameter holds it, read leniently (names only, not validated): what
+ * the configuration's target names, the shard messages and the command line build on.
+ */
+interface TargetEntry extends TargetPlace {
+  name: string;
+  /** The target's document as written: the whole parameter's JSON, or the list entry (with its `name`). */
+  document: unknown;
+}
+
+/**
+ * Every target the parameters of `targets` hold, in parameter order then list order. A parameter
+ * that is not JSON, or not a list, counts as one target named after it (as the validation reads
+ * it); a list entry without a string `name` is left out.
+ */
+function targetEntries(targets: Record<string, string>): TargetEntry[] {
+  const out: TargetEntry[] = [];
+  for (const { source: parameter, text } of toDocs(targets)) {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    if (!isTargetList(json) || !Array.isArray(json.targets)) {
+      out.push({ parameter, index: null, name: leaf(parameter), document: json });
+      continue;
+    }
+    json.targets.forEach((document: unknown, index) => {
+      const name = (document as { name?: unknown } | null)?.name;
+      if (typeof name === 'string') out.push({ parameter, index, name, document });
+    });
+  }
+  return out;
+}
+
+/** A list document's text: its entries, each with its `name`, as compact JSON. */
+function renderTargetList(documents: readonly unknown[]): string {
+  return JSON.stringify({ targets: documents });
 }
 
 /** A rules/silences problem located by parameter; its rule (or `#n`) and field joined. */
@@ -328,12 +477,49 @@ function discoveredOrigin(key: string): string {
 
 /** Every target a raw configuration names, configured and discovered: what a later one may have removed. */
 function targetNames(raw: Pick<RawConfig, 'targets' | 'discovered'>): string[] {
-  return [...Object.keys(raw.targets), ...Object.keys(raw.discovered ?? {})].map(leaf);
+  return [...targetEntries(raw.targets).map((e) => e.name), ...Object.keys(raw.discovered ?? {}).map(leaf)];
+}
+
+/** JSON with object keys sorted: two targets read from differently ordered documents compare equal. */
+function canonical(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+}
+
+/**
+ * Whether `target` at `place` is the same target as `twin` at `twinPlace` being moved between a
+ * one-target parameter and a list document: equal in every field, one of them alone in its
+ * parameter. A move writes the list, then deletes the old parameter, and a configuration read
+ * between the two sees both; that is one target, not a conflict.
+ */
+function isMove(target: TargetConfig, place: TargetPlace, twin: TargetConfig, twinPlace: TargetPlace): boolean {
+  return (place.index === null) !== (twinPlace.index === null) && canonical(target) === canonical(twin);
+}
+
+/**
+ * The problem of a target whose name `twin` (read before it) already has, naming both places;
+ * null when it is the same target being moved (`isMove`).
+ */
+function twinProblem(
+  found: { target: TargetConfig; place: TargetPlace },
+  twin: { target: TargetConfig; place: TargetPlace },
+): ConfigProblem | null {
+  const { target, place } = found;
+  if (isMove(target, place, twin.target, twin.place)) return null;
+  return {
+    parameter: place.parameter,
+    field: place.index === null ? null : `targets[${place.index}].name`,
+    message: `expected a unique target name, found "${target.name}" again (also ${describePlace(twin.place)}: ${redactCredentials(twin.target.url)})`,
+  };
 }
 
 /**
  * Validate the raw parameters, the parameters each target names within `scope`. Rules documents
- * add to the built-in default rules (merged by name); none means the built-in rules alone.
+ * add to the built-in default rules (merged by name); none means the built-in rules alone. A target
+ * parameter holds one target's document or a list of them (`{ "targets": [ ... ] }`); a name is
+ * unique across all of them.
  *
  * @throws ConfigurationError listing every problem, each with its parameter and field
  */
@@ -341,37 +527,24 @@ function buildMonitorConfig(raw: RawConfig, scope: SecretScope): MonitorConfig {
   const problems: ConfigProblem[] = [];
   const targets: TargetConfig[] = [];
   // By name: a linear scan per target made 10,000 targets take seconds.
-  const byName = new Map<string, TargetConfig>();
-  for (const { source: parameter, text } of toDocs(raw.targets)) {
-    const target = readTarget(parameter, leaf(parameter), text, problems, scope);
-    if (target === null) continue;
+  const byName = new Map<string, { target: TargetConfig; place: TargetPlace }>();
+  const join = (target: TargetConfig, place: TargetPlace) => {
     const twin = byName.get(target.name);
-    if (twin) {
-      problems.push({
-        parameter,
-        field: null,
-        message: `expected a unique target name, found "${target.name}" again (also ${redactCredentials(twin.url)})`,
-      });
-    } else {
+    if (twin === undefined) {
       targets.push(target);
-      byName.set(target.name, target);
+      byName.set(target.name, { target, place });
+    } else {
+      const problem = twinProblem({ target, place }, twin);
+      if (problem !== null) problems.push(problem);
     }
-  }
+  };
+  for (const { source: parameter, text } of toDocs(raw.targets))
+    for (const { target, place } of readTargetParameter(parameter, text, problems, scope)) join(target, place);
   // The list in force, as the run rendered it: each target in its discovery document's scope.
   for (const { source: key, text } of toDocs(raw.discovered ?? {})) {
     const target = readTarget(key, leaf(key), text, problems, scope, discoveredOrigin(key));
-    if (target === null) continue;
-    const twin = byName.get(target.name);
-    if (twin)
-      problems.push({
-        parameter: key,
-        field: null,
-        message: `expected a unique target name, found "${target.name}" again (also ${redactCredentials(twin.url)})`,
-      });
-    else {
-      targets.push(target);
-      byName.set(target.name, target);
-    }
+    // Never a move: its `origin` sets it apart from any configured twin.
+    if (target !== null) join(target, { parameter: key, index: null });
   }
   const discovery: DiscoveryDocument[] = [];
   for (const { source: parameter, text } of toDocs(raw.discovery ?? {})) {
@@ -387,21 +560,27 @@ function buildMonitorConfig(raw: RawConfig, scope: SecretScope): MonitorConfig {
   return { targets, rules, silences, ...(discovery.length > 0 ? { discovery } : {}) };
 }
 
-export type { ConfigProblem, MonitorConfig, RawConfig, SecretScope, TargetConfig };
+export type { ConfigProblem, MonitorConfig, RawConfig, SecretScope, TargetConfig, TargetEntry, TargetPlace };
 export {
   article,
   buildMonitorConfig,
   ConfigurationError,
   describe as describeFound,
+  describePlace,
   discoveredKey,
   discoveredOrigin,
+  isTargetList,
   leaf,
   NOT_READ,
   readNamedJson,
   readTarget,
+  readTargetParameter,
+  renderTargetList,
   SSM_PREFIX,
   secretsFolder,
   TARGET_NAME,
+  targetEntries,
   targetNames,
   targetScopeProblems,
+  twinProblem,
 };

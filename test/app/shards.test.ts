@@ -118,6 +118,62 @@ describe('planShards', () => {
     for (const s of shards) expect(Buffer.byteLength(JSON.stringify(s))).toBeLessThanOrEqual(SHARD_BUDGET.messageBytes);
   });
 
+  it('splits list documents by entry: each shard holds only its entries, under their own parameter', () => {
+    const entry = (i: number) => ({ name: `web-${String(i).padStart(2, '0')}`, url: 'http://127.0.0.1:1/' });
+    const raw: RawConfig = {
+      targets: {
+        '/p/targets/list-a': JSON.stringify({ targets: [0, 1, 2, 3, 4, 5, 6].map(entry) }),
+        '/p/targets/list-b': JSON.stringify({ targets: [7, 8, 9, 10].map(entry) }),
+        '/p/targets/web-11': JSON.stringify({ url: 'http://127.0.0.1:1/' }),
+      },
+      rules: { '/p/rules/r': RULES },
+      silences: {},
+    };
+    const shards = planShards(raw, buildMonitorConfig(raw, SCOPE), 5, 'run-4', '2026-11-22T12:00:00Z', 'g1');
+    expect(shards.map((s) => buildMonitorConfig(s.raw, SCOPE).targets.map((t) => t.name))).toEqual([
+      ['web-00', 'web-01', 'web-02', 'web-03', 'web-04'],
+      ['web-05', 'web-06', 'web-07', 'web-08', 'web-09'],
+      ['web-10', 'web-11'],
+    ]);
+    expect(shards[1]?.raw.targets).toEqual({
+      '/p/targets/list-a': JSON.stringify({ targets: [5, 6].map(entry) }),
+      '/p/targets/list-b': JSON.stringify({ targets: [7, 8, 9].map(entry) }),
+    });
+    expect(Object.keys(shards[2]?.raw.targets ?? {})).toEqual(['/p/targets/web-11', '/p/targets/list-b']);
+  });
+
+  it('fills a shard of list documents by bytes: full, each under the budget', () => {
+    // 5,000 realistic targets in list documents of 13 (a standard parameter's 4 KB).
+    const singles = realisticTargets(5000, '/p', 'http://127.0.0.1:1/');
+    const documents = Object.entries(singles).map(([parameter, text]) => ({
+      name: parameter.slice(parameter.lastIndexOf('/') + 1),
+      ...JSON.parse(text),
+    }));
+    const targets: Record<string, string> = {};
+    for (let i = 0; i < documents.length; i += 13)
+      targets[`/p/targets/list-${String(i / 13).padStart(4, '0')}`] = JSON.stringify({
+        targets: documents.slice(i, i + 13),
+      });
+    const raw: RawConfig = { targets, rules: { '/p/rules/r': RULES }, silences: {} };
+    const shards = planShards(raw, buildMonitorConfig(raw, SCOPE), 1000, 'run-5', '2026-11-22T12:00:00Z', 'g1');
+    const names = shards.map((s) => buildMonitorConfig(s.raw, SCOPE).targets.map((t) => t.name));
+    expect(names.map((n) => n.length)).toEqual([...Array(6).fill(728), 632]);
+    expect(names.flat()).toEqual(documents.map((d) => d.name));
+    for (const s of shards) expect(Buffer.byteLength(JSON.stringify(s))).toBeLessThanOrEqual(SHARD_BUDGET.messageBytes);
+    // Full: the room left in a full shard is less than the next target (which opens the next list
+    // document: its key and brackets too) plus what the plan holds back (the `discovered` folder's
+    // name, a comma per list).
+    for (const [i, s] of shards.slice(0, -1).entries()) {
+      const index = (i + 1) * 728;
+      const parameter = `/p/targets/list-${String(index / 13).padStart(4, '0')}`;
+      const opening = Buffer.byteLength(
+        JSON.stringify({ [parameter]: JSON.stringify({ targets: [documents[index]] }) }),
+      );
+      const heldBack = Buffer.byteLength(',"discovered":{}') + 728 / 13;
+      expect(SHARD_BUDGET.messageBytes - Buffer.byteLength(JSON.stringify(s))).toBeLessThan(opening + heldBack);
+    }
+  });
+
   it('refuses, saying why, a shard of one target that the rules alone make too large', () => {
     const raw = rawWith(1, 'http://127.0.0.1:1/');
     raw.silences['/p/silences/big'] = 'x'.repeat(SHARD_BUDGET.messageBytes);
@@ -391,12 +447,12 @@ describe('a shard message delivered after the configuration moved on', () => {
   const T0 = Date.parse('2026-11-22T12:00:00Z');
   const at = (minute: number, seconds = 0) => new Date(T0 + minute * 60_000 + seconds * 1000);
 
-  function world(discovery?: DiscoveryDeps) {
+  function world(initial: RawConfig = configOf(['a0', 'a1']), discovery?: DiscoveryDeps) {
     const table: StateTable & { keys(): string[] } = createMemoryStateTable();
     const pages: Notification[] = [];
     const logs: Array<[string, Record<string, unknown>]> = [];
     const queue: ShardMessage[] = [];
-    let raw: RawConfig = configOf(['a0', 'a1']);
+    let raw: RawConfig = initial;
     const deps = (): CycleDeps => ({
       config: { loadRaw: async () => structuredClone(raw), getSecret: async () => '' },
       secretScope: SCOPE,
@@ -516,7 +572,7 @@ describe('a shard message delivered after the configuration moved on', () => {
         },
       }),
     };
-    const w = world({ sources: { ec2 }, warm: new Map(), listingBudgetMs: () => 1000 });
+    const w = world(undefined, { sources: { ec2 }, warm: new Map(), listingBudgetMs: () => 1000 });
     w.configure({
       targets: {},
       rules: { '/m/rules/all': perAlert('r0') },
@@ -549,6 +605,50 @@ describe('a shard message delivered after the configuration moved on', () => {
     ).toMatchObject({
       leftToNewerDispatch: ['i-a'],
     });
+  });
+
+  /** The targets `names` in one list document, `/m/targets/all`; `url` as in `configOf`. */
+  const listOf = (names: string[], url = (n: string) => `http://${n}.test/server-status`): RawConfig => ({
+    targets: { '/m/targets/all': JSON.stringify({ targets: names.map((name) => ({ name, url: url(name) })) }) },
+    rules: { '/m/rules/all': perAlert('r0') },
+    silences: {},
+  });
+
+  it.each<{ name: string; next: RawConfig; pages: string[]; items: string[] }>([
+    {
+      name: 'an entry removed from its list is never paged again',
+      next: listOf(['a1']),
+      pages: ['a0/r0 firing', 'a1/r0 firing', 'a0/r0 resolved'],
+      items: ['target#a1'],
+    },
+    {
+      name: "an entry's URL changed: the late copy leaves it to the next dispatch's shard",
+      next: listOf(['a0', 'a1'], (n) =>
+        n === 'a0' ? 'http://a0.test/other-status' : `http://${n}.test/server-status`,
+      ),
+      pages: ['a0/r0 firing', 'a1/r0 firing', 'a0/r0 resolved'],
+      items: ['target#a0', 'target#a1'],
+    },
+    {
+      name: 'another entry added to the list: the late copy checks its own entries again, pages nothing twice',
+      next: listOf(['a0', 'a1', 'a2'], (n) =>
+        n === 'a2' ? 'http://a2.test/other-status' : `http://${n}.test/server-status`,
+      ),
+      pages: ['a0/r0 firing', 'a1/r0 firing'],
+      items: ['target#a0', 'target#a1'],
+    },
+  ])('list documents: $name', async ({ next, pages, items }) => {
+    const w = world(listOf(['a0', 'a1']));
+    const first = await w.dispatch(at(0));
+    expect((await w.consume(first, at(0, 5))).batchItemFailures).toEqual([]);
+    w.configure(next);
+    expect((await w.consume(await w.dispatch(at(1)), at(1, 5))).batchItemFailures).toEqual([]);
+    const late = await w.consume(first, at(2));
+    expect(late.batchItemFailures).toEqual([]);
+    expect(w.said()).toEqual(pages);
+    expect(w.table.keys().filter((k) => k.startsWith('target#'))).toEqual(items);
+    const checked = w.logs.find(([m]) => m === 'shard checked against the configuration stored since its dispatch');
+    expect(checked?.[1].leftToNewerDispatch).toEqual(pages.length === 3 ? ['a0'] : []);
   });
 
   it('a message from before messages carried a generation is checked against the stored configuration', async () => {

@@ -54,6 +54,22 @@ describe('cli silence (fake SSM over HTTP)', () => {
     );
   });
 
+  it('matches the targets of a list document by their names', async () => {
+    ssm.put(
+      `${PREFIX}/targets/list-0001`,
+      JSON.stringify({
+        targets: [
+          { name: 'web-7', url: 'http://web-7/' },
+          { name: 'web-8', url: 'http://web-8/' },
+        ],
+      }),
+    );
+    const result = await cli(['silence', 'add', '--target', 'web-*', '--rule', '*', '--for', '1h', '--comment', 'c']);
+    expect(result.err).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/ {2}\[matches web-7, web-8, web-1, web-2\]\n$/);
+  });
+
   it('schedules a window with --starts-at; --for counts from its start; list tells active from scheduled, with the targets matched', async () => {
     // Prepare
     await cli([

@@ -9,6 +9,7 @@ import {
   discoveredOrigin,
   leaf,
   SSM_PREFIX,
+  targetEntries,
   targetNames,
 } from '../../src/core/monitorConfig.ts';
 import { DEFAULT_RULES } from '../../src/core/rules/document.ts';
@@ -120,7 +121,7 @@ describe('buildMonitorConfig', () => {
       { '/p/targets/eu/web-1': '{"url":"http://a/"}', '/p/targets/us/web-1': '{"url":"http://b/"}' },
       '/p/targets/us/web-1',
       null,
-      /expected a unique target name, found "web-1" again \(also http:\/\/a\/\)/,
+      /^expected a unique target name, found "web-1" again \(also \/p\/targets\/eu\/web-1: http:\/\/a\/\)$/,
     ],
     // Credentials in URLs are redacted in every message.
     [
@@ -385,7 +386,7 @@ describe('buildMonitorConfig: discovery documents and discovered targets', () =>
         {
           parameter: '/p/discovery/b/web-1',
           field: null,
-          message: 'expected a unique target name, found "web-1" again (also http://10.0.0.1/)',
+          message: 'expected a unique target name, found "web-1" again (also /p/discovery/a/web-1: http://10.0.0.1/)',
         },
       ],
     ],
@@ -460,5 +461,208 @@ describe('SSM_PREFIX: one pattern for the stack, the Lambda and the CLI', () => 
     { prefix: '/with space', expected: false },
   ])('$prefix: accepted $expected everywhere', ({ prefix, expected }) => {
     expect(accepted(prefix)).toEqual({ pattern: expected, stack: expected, lambda: expected, cli: expected });
+  });
+});
+
+/** A list document under `/p/targets/<document>` holding `entries`. */
+const list = (document: string, ...entries: unknown[]) => ({
+  [`/p/targets/${document}`]: JSON.stringify({ targets: entries }),
+});
+const NAME_EXPECTED = 'expected a target name of letters, digits, _ . - (at most 63), found';
+
+describe('buildMonitorConfig: list documents, several targets per parameter', () => {
+  it('reads each entry as a target named by its name, next to a one-target parameter', () => {
+    const config = buildMonitorConfig(
+      {
+        targets: {
+          ...list(
+            'fleet-a',
+            { name: 'web-2', url: 'http://web-2/', authParameter: '/p/secrets/web-2' },
+            { name: 'web-3', url: 'http://web-3/', labels: { env: 'prod' }, timeoutMs: 2000 },
+          ),
+          ...target({ url: 'http://web-1/' }),
+        },
+        rules: {},
+        silences: {},
+      },
+      SCOPE,
+    );
+    expect(config.targets).toEqual([
+      { name: 'web-2', url: 'http://web-2/', authParameter: '/p/secrets/web-2', labels: {} },
+      { name: 'web-3', url: 'http://web-3/', labels: { env: 'prod' }, timeoutMs: 2000 },
+      { name: 'web-1', url: 'http://web-1/', labels: {} },
+    ]);
+  });
+
+  it('reads an empty list as no targets', () => {
+    expect(buildMonitorConfig({ targets: list('fleet-a'), rules: {}, silences: {} }, SCOPE).targets).toEqual([]);
+  });
+
+  it.each([
+    [
+      'a bad entry among good ones: only it is named, by its index',
+      list('fleet-a', { name: 'web-1', url: 'http://a/' }, { name: 'web-2', url: 'ftp://b/' }),
+      [
+        {
+          parameter: '/p/targets/fleet-a',
+          field: 'targets[1].url',
+          message: 'expected an http:// or https:// URL, found "ftp://b/"',
+        },
+      ],
+    ],
+    [
+      'two bad entries: both, each with its index',
+      list(
+        'fleet-a',
+        { url: 'http://a/' },
+        { name: 'web-2', url: 'http://b/' },
+        { name: 'web-3', url: 'http://c/', timeout: 5 },
+      ),
+      [
+        {
+          parameter: '/p/targets/fleet-a',
+          field: 'targets[0].name',
+          message: `${NAME_EXPECTED} nothing (the field is required)`,
+        },
+        {
+          parameter: '/p/targets/fleet-a',
+          field: 'targets[2].timeout',
+          message: `expected one of the fields ${'url, timeoutMs, maxBytes, labels, authParameter, caBundleParameter, maxRequestWorkers, allowLoopback'}, found "timeout" (did you mean timeoutMs?)`,
+        },
+      ],
+    ],
+    [
+      'a bad name and a bad field in one entry: both',
+      list('fleet-a', { name: 'web 1', url: 'nope', authParameter: '/p/secrets/other' }),
+      [
+        { parameter: '/p/targets/fleet-a', field: 'targets[0].name', message: `${NAME_EXPECTED} "web 1"` },
+        {
+          parameter: '/p/targets/fleet-a',
+          field: 'targets[0].url',
+          message: 'expected an http:// or https:// URL, found "nope"',
+        },
+      ],
+    ],
+    [
+      'an entry that is not an object',
+      list('fleet-a', 'web-1'),
+      [
+        {
+          parameter: '/p/targets/fleet-a',
+          field: 'targets[0]',
+          message: 'expected a target { "name": ..., "url": ... }, found "web-1"',
+        },
+      ],
+    ],
+    [
+      'targets that is not an array',
+      { '/p/targets/fleet-a': '{"targets":{"name":"web-1"}}' },
+      [
+        {
+          parameter: '/p/targets/fleet-a',
+          field: 'targets',
+          message: 'expected an array of targets, each { "name": ..., "url": ... }, found {"name":"web-1"}',
+        },
+      ],
+    ],
+    [
+      'a field beside targets',
+      { '/p/targets/fleet-a': '{"targets":[],"url":"http://a/"}' },
+      [
+        {
+          parameter: '/p/targets/fleet-a',
+          field: 'url',
+          message: 'expected only the field targets in a target list document, found "url"',
+        },
+      ],
+    ],
+    [
+      "an entry naming another target's secret: scoped by the entry's name",
+      list('fleet-a', { name: 'web-2', url: 'http://b/', authParameter: '/p/secrets/web-1' }),
+      [
+        {
+          parameter: '/p/targets/fleet-a',
+          field: 'targets[0].authParameter',
+          message:
+            'expected /p/secrets/web-2 or a parameter below it, or a shared secret (sharedSecretParameters: /p/secrets/fleet-status), found "/p/secrets/web-1"',
+        },
+      ],
+    ],
+    [
+      'a name twice in one list',
+      list('fleet-a', { name: 'web-1', url: 'http://a/' }, { name: 'web-1', url: 'http://b/' }),
+      [
+        {
+          parameter: '/p/targets/fleet-a',
+          field: 'targets[1].name',
+          message: 'expected a unique target name, found "web-1" again (also /p/targets/fleet-a targets[0]: http://a/)',
+        },
+      ],
+    ],
+    [
+      'a name in two lists',
+      {
+        ...list('fleet-a', { name: 'web-1', url: 'http://a/' }),
+        ...list('fleet-b', { name: 'web-1', url: 'http://a/' }),
+      },
+      [
+        {
+          parameter: '/p/targets/fleet-b',
+          field: 'targets[0].name',
+          message: 'expected a unique target name, found "web-1" again (also /p/targets/fleet-a targets[0]: http://a/)',
+        },
+      ],
+    ],
+    [
+      'a name in a list and in its own parameter, with different fields',
+      { ...list('fleet-a', { name: 'web-1', url: 'http://a/', timeoutMs: 2000 }), ...target({ url: 'http://a/' }) },
+      [
+        {
+          parameter: '/p/targets/web-1',
+          field: null,
+          message: 'expected a unique target name, found "web-1" again (also /p/targets/fleet-a targets[0]: http://a/)',
+        },
+      ],
+    ],
+    [
+      'a target being moved into a list (equal in every field, its old parameter not yet deleted): no problem',
+      {
+        ...list('fleet-a', { name: 'web-1', labels: { b: '2', a: '1' }, url: 'http://a/' }),
+        ...target({ url: 'http://a/', labels: { a: '1', b: '2' } }),
+      },
+      [],
+    ],
+  ])('%s', (_intent, targets, expected) => {
+    expect(problemsOf(targets)).toEqual(expected);
+  });
+
+  it('counts a moved target once', () => {
+    const targets = { ...list('fleet-a', { name: 'web-1', url: 'http://a/' }), ...target({ url: 'http://a/' }) };
+    expect(buildMonitorConfig({ targets, rules: {}, silences: {} }, SCOPE).targets).toEqual([
+      { name: 'web-1', url: 'http://a/', labels: {} },
+    ]);
+  });
+});
+
+describe('targetEntries and targetNames', () => {
+  it('lists every target with its parameter and index, leniently', () => {
+    const targets = {
+      ...list('fleet-a', { name: 'web-2', url: 'http://b/' }, { url: 'nameless' }, { name: 'web-3' }),
+      ...target({ url: 'http://a/' }),
+      '/p/targets/broken': '{',
+    };
+    expect(targetEntries(targets)).toEqual([
+      { parameter: '/p/targets/broken', index: null, name: 'broken', document: undefined },
+      { parameter: '/p/targets/fleet-a', index: 0, name: 'web-2', document: { name: 'web-2', url: 'http://b/' } },
+      { parameter: '/p/targets/fleet-a', index: 2, name: 'web-3', document: { name: 'web-3' } },
+      { parameter: '/p/targets/web-1', index: null, name: 'web-1', document: { url: 'http://a/' } },
+    ]);
+    expect(targetNames({ targets, discovered: { '/p/discovery/d/i-1': '{}' } })).toEqual([
+      'broken',
+      'web-2',
+      'web-3',
+      'web-1',
+      'i-1',
+    ]);
   });
 });

@@ -87,11 +87,22 @@ describe('src/lambda/shardedHandler.ts through SQS, SNS and DynamoDB', () => {
     page = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(BUSY));
     await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/server-status`;
+    // Five targets in their own parameters, the others in one list document that the two shards split.
     const parameters = [
-      ...Array.from({ length: TARGETS }, (_, i) => ({
+      ...Array.from({ length: 5 }, (_, i) => ({
         Name: `${PREFIX}/targets/web-${String(i).padStart(2, '0')}`,
         Value: JSON.stringify({ url, allowLoopback: true }),
       })),
+      {
+        Name: `${PREFIX}/targets/list-0001`,
+        Value: JSON.stringify({
+          targets: Array.from({ length: TARGETS - 5 }, (_, i) => ({
+            name: `web-${String(i + 5).padStart(2, '0')}`,
+            url,
+            allowLoopback: true,
+          })),
+        }),
+      },
       {
         Name: `${PREFIX}/rules/closing`,
         Value: JSON.stringify({
@@ -154,6 +165,17 @@ describe('src/lambda/shardedHandler.ts through SQS, SNS and DynamoDB', () => {
       body: m.Body as string,
     }));
     expect(records).toHaveLength(2);
+    // Each shard carries the list with only its own entries.
+    const listed = records.map((r) => {
+      const raw = (JSON.parse(r.body) as { raw: { targets: Record<string, string> } }).raw.targets;
+      return (
+        JSON.parse(raw[`${PREFIX}/targets/list-0001`] ?? '{"targets":[]}') as { targets: Array<{ name: string }> }
+      ).targets.map((t) => t.name);
+    });
+    expect(listed.flat().sort()).toEqual(
+      Array.from({ length: TARGETS - 5 }, (_, i) => `web-${String(i + 5).padStart(2, '0')}`),
+    );
+    expect(listed.every((names) => names.length > 0)).toBe(true);
     for (const record of records)
       expect(await handler({ Records: [record] }, context)).toEqual({ batchItemFailures: [] });
 

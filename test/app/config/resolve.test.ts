@@ -208,3 +208,74 @@ describe('a target written straight to SSM with what the one validation refuses'
     },
   );
 });
+
+describe('targets in list documents', () => {
+  /** `targets` in one list document, `/p/targets/list-0001`. */
+  const listed = (...targets: Array<string | { name: string; url: string }>): RawConfig => ({
+    ...raw(),
+    targets: {
+      '/p/targets/list-0001': JSON.stringify({
+        targets: targets.map((t) => (typeof t === 'string' ? { name: t, url: `http://${t}.test/s` } : t)),
+      }),
+    },
+  });
+  const firingOf = (target: string) => ({
+    state: {
+      target,
+      evaluatedAt: at(0).toISOString(),
+      consecutiveFailures: 0,
+      counters: null,
+      alerts: { [`fp-${target}`]: { ...firing, fingerprint: `fp-${target}`, target } },
+    },
+    claim: null,
+  });
+
+  it('an entry taken out of its list is removed: its alert resolved, its item deleted, the others kept', async () => {
+    const table = createMemoryStateTable();
+    const pages: Notification[] = [];
+    await resolve(deps(table, listed('a0', 'b0', 'c0'), pages), at(0));
+    expect(await table.put('target#b0', firingOf('b0'), null, at(0))).toBe(true);
+    expect(await table.put('target#c0', firingOf('c0'), null, at(0))).toBe(true);
+
+    const resolved = await resolve(deps(table, listed('a0', 'c0'), pages), at(1));
+    expect(resolved.config?.targets.map((t) => t.name)).toEqual(['a0', 'c0']);
+    expect(pages.map((p) => p.subject)).toEqual(['[RESOLVED warning] b0: closing (target removed from configuration)']);
+    expect([...(await table.loadMany(['target#b0', 'target#c0'])).keys()]).toEqual(['target#c0']);
+    expect((await readStoredConfig(table))?.pointer.removing).toEqual([]);
+  });
+
+  it('a bad entry: the last valid configuration stays in force, the problem names the parameter and the index', async () => {
+    const table = createMemoryStateTable();
+    const pages: Notification[] = [];
+    await resolve(deps(table, listed('a0', 'b0'), pages), at(0));
+    const resolved = await resolve(
+      deps(table, listed('a0', 'b0', { name: 'c0', url: 'ftp://c0.test/s' }), pages),
+      at(1),
+    );
+    expect(resolved.error).toBe(
+      '/p/targets/list-0001 (field targets[2].url): expected an http:// or https:// URL, found "ftp://c0.test/s"',
+    );
+    expect(resolved.config?.targets.map((t) => t.name)).toEqual(['a0', 'b0']);
+    expect(pages.map((p) => p.subject)).toEqual(['[FIRING warning] httpd-status-alerts: invalid configuration']);
+  });
+
+  it('targets moved from their own parameters into a list: no page, no removal, read between the two writes too', async () => {
+    const table = createMemoryStateTable();
+    const pages: Notification[] = [];
+    await resolve(deps(table, raw('a0', 'b0'), pages), at(0));
+    expect(await table.put('target#a0', firingOf('a0'), null, at(0))).toBe(true);
+    // The list written, the old parameters not yet deleted; then deleted.
+    const between = { ...raw('a0', 'b0'), targets: { ...raw('a0', 'b0').targets, ...listed('a0', 'b0').targets } };
+    for (const [minute, config] of [
+      [1, between],
+      [2, listed('a0', 'b0')],
+    ] as const) {
+      const resolved = await resolve(deps(table, config, pages), at(minute));
+      expect(resolved.error).toBeNull();
+      expect(resolved.config?.targets.map((t) => t.name)).toEqual(['a0', 'b0']);
+    }
+    expect(pages).toEqual([]);
+    expect((await readStoredConfig(table))?.pointer.removing).toEqual([]);
+    expect((await table.loadMany(['target#a0'])).has('target#a0')).toBe(true);
+  });
+});
