@@ -2,14 +2,16 @@
  * One CloudWatch dashboard: a row about the monitor (custom metrics and the function's own), a row
  * about the fleet, then one row per dashboard target. The fleet and target rows are Logs Insights
  * queries over the function's one `target checked` line per target and run, so per-target graphs
- * cost log bytes and query scans, not a custom metric per target and figure. Metric and field names
- * come from `EMITTED_METRICS`, the table the function writes from.
+ * cost log bytes and query scans, not a custom metric per target and figure. A fleet widget scans
+ * the log group over the range; a target's widget only that target's lines, through the group's
+ * field index on `target`. Metric and field names come from `EMITTED_METRICS`, the table the
+ * function writes from.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { EMITTED_METRICS, TARGET_LOG_MESSAGE } from '../../src/core/emittedMetrics.ts';
+import { EMITTED_METRICS, TARGET_LOG_FIELD, TARGET_LOG_MESSAGE } from '../../src/core/emittedMetrics.ts';
 import { monitorMetric } from './watchdog.ts';
 
 /** CloudWatch allows 500 widgets per dashboard: 4 per target plus the monitor and fleet rows. */
@@ -30,10 +32,15 @@ interface StatusDashboardProps {
   monitor: string;
 }
 
-/** Logs Insights lines selecting the per-target lines, of one target when `target` is given. */
+/**
+ * Logs Insights lines selecting the per-target lines, of one target when `target` is given. One
+ * target's query starts with the equality on the log group's indexed field, so it scans that
+ * target's lines rather than the whole group over the range.
+ */
 function targetLines(target?: string): string {
+  const message = `filter message = "${TARGET_LOG_MESSAGE}"`;
   // Target names are [A-Za-z0-9_.-] (infra/config.ts), so quoting them needs no escaping.
-  return `filter message = "${TARGET_LOG_MESSAGE}"${target === undefined ? '' : ` and target = "${target}"`}`;
+  return target === undefined ? message : `filter ${TARGET_LOG_FIELD} = "${target}" | ${message}`;
 }
 
 /** The queries of one target's row, by widget title; each graphs one figure or a few over time. */

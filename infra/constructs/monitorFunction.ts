@@ -16,6 +16,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { TARGET_LOG_FIELD } from '../../src/core/emittedMetrics.ts';
 import { claimLeaseProblem, MONITOR_ENVIRONMENT, monitorVariables } from '../../src/lambda/environmentContract.ts';
 import type { AlertsConfig, VpcPlacement } from '../config.ts';
 import { functionBasics } from './functionBasics.ts';
@@ -70,6 +71,8 @@ class MonitorFunction extends Construct {
       description: 'httpd-status-alerts monitor: read its SSM prefix, write its table, publish alerts',
       logRetentionDays: config.logRetentionDays,
       queueId: 'FailedRuns',
+      // Why: each dashboard target's widgets then scan that target's lines, not the whole group.
+      indexedFields: [TARGET_LOG_FIELD],
     });
     this.role = role;
     this.failures = queue;

@@ -159,6 +159,11 @@ const TARGET_METRICS = ALL_METRICS.filter((m): m is TargetMetric => m.scope === 
 
 /** The message of the one log line per target and run that carries the target metrics' values. */
 const TARGET_LOG_MESSAGE = 'target checked';
+/**
+ * The field of that line naming its target: the log group's field index, so that a query for one
+ * target's lines scans those lines only.
+ */
+const TARGET_LOG_FIELD = 'target';
 
 export type { EmittedMetric, RunMetric, TargetMetric };
 export {
@@ -170,6 +175,7 @@ export {
   RUN_DIMENSIONS,
   RUN_METRICS,
   TARGET_DIMENSIONS,
+  TARGET_LOG_FIELD,
   TARGET_LOG_MESSAGE,
   TARGET_METRICS,
 };

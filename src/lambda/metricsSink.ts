@@ -13,6 +13,7 @@ import {
   METRIC_SOURCES,
   type RUN_METRICS,
   TARGET_DIMENSIONS,
+  TARGET_LOG_FIELD,
   TARGET_LOG_MESSAGE,
   TARGET_METRICS,
   type TargetMetric,
@@ -61,7 +62,7 @@ function figureOf(metric: TargetMetric, values: TargetMetrics): number | null {
  * at 1,000 targets it would cost 1.4 GB of log ingestion a month.)
  */
 function targetLine(values: TargetMetrics, options: MetricsSinkOptions, emf: boolean): string {
-  const line: Record<string, unknown> = { message: TARGET_LOG_MESSAGE, target: values.target };
+  const line: Record<string, unknown> = { message: TARGET_LOG_MESSAGE, [TARGET_LOG_FIELD]: values.target };
   const requestId = options.requestId?.() ?? null;
   if (requestId !== null) line.function_request_id = requestId;
   if (emf) line.service = options.service;

@@ -76,6 +76,8 @@ describe('PagerDuty forwarder in the stack', () => {
         'AWS::SQS::Queue': 1,
         'AWS::SQS::QueuePolicy': 1,
       });
+      // Only the monitor's log group carries the dashboard's field index: no query reads the forwarder's by target.
+      expect(resources[ids.logs]?.Properties.FieldIndexPolicies).toBeUndefined();
       expect(findings).toEqual([]);
     });
 

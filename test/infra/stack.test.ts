@@ -102,6 +102,10 @@ describe('HttpdStatusAlertsStack with default context', () => {
     template.hasResource('AWS::Logs::LogGroup', { DeletionPolicy: 'Delete' });
   });
 
+  it('indexes the log group on the per-target line’s target field, the field the dashboard’s target rows filter on', () => {
+    template.hasResourceProperties('AWS::Logs::LogGroup', { FieldIndexPolicies: [{ Fields: ['target'] }] });
+  });
+
   it("passes an environment that the handler's own reader accepts", () => {
     // Prepare: CloudFormation fills in the references at deploy time.
     const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0] as {
@@ -508,8 +512,12 @@ describe('HttpdStatusAlertsStack with subscriptions, targets and a 5-minute sche
       ...targetQueries('web-1').map(([, query]) => `SOURCE 'TOKEN' | ${query}`),
       ...targetQueries('web-2').map(([, query]) => `SOURCE 'TOKEN' | ${query}`),
     ]);
+    // The fleet tables scan the whole group; each target's row starts with its indexed field's equality.
+    expect(widgets[4]?.properties.query).toBe(
+      'SOURCE \'TOKEN\' | filter message = "target checked" and TargetUp = 0 | stats count(*) as failed_runs, max(FetchLatency) as max_fetch_ms by target | sort failed_runs desc | limit 20',
+    );
     expect(widgets[11]?.properties.query).toBe(
-      'SOURCE \'TOKEN\' | filter message = "target checked" and target = "web-2" | stats avg(BusySlots) as busy, avg(IdleSlots) as idle, avg(ClosingSlots) as closing by bin(1m)',
+      'SOURCE \'TOKEN\' | filter target = "web-2" | filter message = "target checked" | stats avg(BusySlots) as busy, avg(IdleSlots) as idle, avg(ClosingSlots) as closing by bin(1m)',
     );
     template.hasResourceProperties('AWS::CloudWatch::Dashboard', {
       DashboardBody: { 'Fn::Join': ['', Match.arrayWith([{ Ref: Match.stringLikeRegexp('MonitorLogs') }])] },
