@@ -81,8 +81,15 @@ interface MonthlyUsage {
   /** Bytes the tick's invocations wrote to the log group, Lambda's own START/END/REPORT lines included. */
   logBytesPerTick: number;
   logRetentionDays: number;
-  /** Logs Insights widgets of the dashboard: each scans the log group over the dashboard's range at every open. */
-  logWidgets: number;
+  /** Fleet Logs Insights widgets of the dashboard: each scans the whole log group over the dashboard's range at every open. */
+  fleetLogWidgets: number;
+  /**
+   * Per-target Logs Insights widgets: each starts with an equality on the log group's indexed
+   * `target` field, so it scans only that target's lines over the range at every open.
+   */
+  targetLogWidgets: number;
+  /** Bytes one target's own lines add to the log group a tick: what a per-target widget scans. */
+  targetLogBytesPerTick: number;
   dashboardRangeHours: number;
   dashboardOpensPerDay: number;
   /** SQS requests a tick bills (64 KiB chunks counted, the event source mapping's polls included). */
@@ -107,8 +114,11 @@ interface MonthlyCost {
 /**
  * The month's bill, one line per item, at `PRICES`. Logs storage is the retained volume at steady
  * state (ingestion over the retention period), uncompressed: CloudWatch bills the compressed
- * archive, so this line is an upper bound. A dashboard open scans, per log widget, what the log
- * group received over the dashboard's range.
+ * archive, so this line is an upper bound. A dashboard open scans, per fleet widget, what the log
+ * group received over the dashboard's range, and per target widget what that one target's lines
+ * were (the field index skips the rest). The index covers events ingested after its policy exists:
+ * a deployment upgraded from before it scans the whole group for older events until the range has
+ * passed them, which this steady-state bill leaves out.
  *
  * @example
  * monthlyCost({ ...usage, scheduleMinutes: 1 }).total
@@ -119,9 +129,11 @@ function monthlyCost(u: MonthlyUsage): MonthlyCost {
   const requests = ticks * u.invocationsPerTick;
   const ingestedGb = (ticks * u.logBytesPerTick) / GB;
   const retainedGb = (ingestedGb * u.logRetentionDays) / DAYS_PER_MONTH;
-  const logBytesPerHour = (u.logBytesPerTick * 60) / u.scheduleMinutes;
-  const scannedGb =
-    (u.dashboardOpensPerDay * DAYS_PER_MONTH * u.logWidgets * logBytesPerHour * u.dashboardRangeHours) / GB;
+  const perHour = (bytesPerTick: number) => (bytesPerTick * 60) / u.scheduleMinutes;
+  const scannedPerOpen =
+    (u.fleetLogWidgets * perHour(u.logBytesPerTick) + u.targetLogWidgets * perHour(u.targetLogBytesPerTick)) *
+    u.dashboardRangeHours;
+  const scannedGb = (u.dashboardOpensPerDay * DAYS_PER_MONTH * scannedPerOpen) / GB;
   const line = (item: CostItem, quantity: number, unit: string, monthly: number): CostLine => ({
     item,
     quantity,

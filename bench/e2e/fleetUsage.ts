@@ -122,8 +122,9 @@ function usageAt(targets: number, m: MeasuredUsage, a: Assumptions = ASSUMPTIONS
   const invocations = sharded ? 1 + shards : 1;
   const runMs = (n: number) => Math.max(a.slowestTargetMs, (n * a.cpuMsPerTarget * a.mbPerVcpu) / a.memoryMb);
   const billedMsPerTick = sharded ? a.dispatchBilledMs + shards * runMs(a.targetsPerShard) : runMs(targets);
+  const hourly = (pick: (s: MeasuredUsage['sizes'][number]) => number) => line(m.sizes, (s) => (pick(s) * 60) / s.runs);
   const perHour = (pick: (s: MeasuredUsage['sizes'][number]) => number) => {
-    const l = line(m.sizes, (s) => (pick(s) * 60) / s.runs);
+    const l = hourly(pick);
     return l.perTarget * targets + l.perInvocation * invocations;
   };
   const ticksPerHour = 60 / a.scheduleMinutes;
@@ -132,7 +133,7 @@ function usageAt(targets: number, m: MeasuredUsage, a: Assumptions = ASSUMPTIONS
   const t = m.template;
   const shown = Math.min(targets, MAX_DASHBOARD_TARGETS);
   const widgetsPerTarget = (t.dashboard100.logWidgets - t.dashboard10.logWidgets) / 90;
-  const logWidgets = t.dashboard10.logWidgets - 10 * widgetsPerTarget + shown * widgetsPerTarget;
+  const fleetLogWidgets = t.dashboard10.logWidgets - 10 * widgetsPerTarget;
   const extra = (what: keyof TemplateCounts) =>
     (a.forwarder ? t.forwarder[what] - t.default[what] : 0) + (sharded ? t.sharded[what] - t.default[what] : 0);
   const metricSeries =
@@ -157,7 +158,10 @@ function usageAt(targets: number, m: MeasuredUsage, a: Assumptions = ASSUMPTIONS
     dashboards: 1,
     logBytesPerTick: perHour((s) => s.logBytes) / ticksPerHour + invocations * a.platformLogBytesPerInvocation,
     logRetentionDays: a.logRetentionDays,
-    logWidgets,
+    fleetLogWidgets,
+    targetLogWidgets: shown * widgetsPerTarget,
+    // A target's own lines: the part of the log bytes per target (the platform's lines name none).
+    targetLogBytesPerTick: hourly((s) => s.logBytes).perTarget / ticksPerHour,
     dashboardRangeHours: a.dashboardRangeHours,
     dashboardOpensPerDay: a.dashboardOpensPerDay,
     sqsRequestsPerTick,

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { type CostItem, dollars, type MonthlyUsage, monthlyCost } from '../../bench/e2e/costModel.ts';
 
-/** One minute, 256 MB, one invocation a tick; 100 targets' figures, a dashboard opened ten times a day. */
+/**
+ * One minute, 256 MB, one invocation a tick; 100 targets' figures (200 B of each target's own lines
+ * a tick), a dashboard of 3 fleet widgets and 100 targets' 4, opened ten times a day.
+ */
 const ONE_INVOCATION: MonthlyUsage = {
   scheduleMinutes: 1,
   memoryMb: 256,
@@ -15,7 +18,9 @@ const ONE_INVOCATION: MonthlyUsage = {
   dashboards: 1,
   logBytesPerTick: 20_000,
   logRetentionDays: 30,
-  logWidgets: 404,
+  fleetLogWidgets: 3,
+  targetLogWidgets: 400,
+  targetLogBytesPerTick: 200,
   dashboardRangeHours: 3,
   dashboardOpensPerDay: 10,
   sqsRequestsPerTick: 0,
@@ -37,7 +42,9 @@ const SHARDED: MonthlyUsage = {
   dashboards: 0,
   logBytesPerTick: 1_000_000,
   logRetentionDays: 7,
-  logWidgets: 0,
+  fleetLogWidgets: 0,
+  targetLogWidgets: 0,
+  targetLogBytesPerTick: 50_000,
   dashboardRangeHours: 3,
   dashboardOpensPerDay: 0,
   sqsRequestsPerTick: 150,
@@ -64,14 +71,14 @@ describe('monthlyCost: one line per item, from the month’s counted use', () =>
         logsIngestion: [0.864, 0.432],
         // 30 days kept: the month's volume
         logsStorage: [0.864, 0.02592],
-        // 10 opens x 30 days x 404 widgets x (1.2 MB an hour x 3 hours)
-        logsInsights: [436.32, 2.1816],
+        // 10 opens x 30 days x 3 hours x (3 fleet widgets x 1.2 MB an hour + 400 target widgets x 12 kB an hour)
+        logsInsights: [7.56, 0.0378],
         sns: [0, 0],
         sqs: [0, 0],
         ssm: [0, 0],
         kms: [1, 1],
       },
-      9.740960864,
+      7.597160864,
     ],
     [
       'sharded, every five minutes',
@@ -104,6 +111,22 @@ describe('monthlyCost: one line per item, from the month’s counted use', () =>
       expect([line.item, line.monthly]).toEqual([line.item, expect.closeTo(monthly, 9)]);
     }
     expect(cost.total).toBeCloseTo(total, 9);
+  });
+
+  it.each<[string, number, number, number]>([
+    // [case, fleet widgets, target widgets, GB scanned a month: 10 opens x 30 days x 3 hours]
+    ['a fleet widget scans the whole group: 1.2 MB an hour', 1, 0, 1.08],
+    ['a target widget scans its target’s lines only: 12 kB an hour', 0, 1, 0.0108],
+    ['100 targets’ rows: each target’s lines scanned by its 4 widgets', 0, 400, 4.32],
+    ['the dashboard as deployed', 3, 400, 7.56],
+  ])('logs Insights, %s', (_, fleetLogWidgets, targetLogWidgets, scannedGb) => {
+    const line = monthlyCost({ ...ONE_INVOCATION, fleetLogWidgets, targetLogWidgets }).lines.find(
+      (l) => l.item === 'logsInsights',
+    );
+    expect([line?.quantity, line?.monthly]).toEqual([
+      expect.closeTo(scannedGb, 12),
+      expect.closeTo(scannedGb * 0.005, 12),
+    ]);
   });
 
   it('a tick twice as far apart halves what runs a tick (Lambda, logs), not what is per hour or per month', () => {
