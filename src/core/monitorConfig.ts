@@ -681,6 +681,7 @@ export type { ConfigProblem, MonitorConfig, RawConfig, SecretScope, TargetConfig
 export {
   article,
   buildMonitorConfig,
+  canonical,
   ConfigurationError,
   describe as describeFound,
   describePlace,
