@@ -3,6 +3,7 @@
  * `silences/*`, `discovery/*`): validated whole, every problem naming its parameter and field.
  */
 
+import type * as zm from 'zod/mini';
 import { parseSilencesDocuments, type Silence } from './alerts/silences.ts';
 import { type DiscoveryDocument, readDiscoveryDocument } from './discovery/document.ts';
 import { ProblemListError } from './errors.ts';
@@ -11,7 +12,6 @@ import { DEFAULT_RULES, rulesFromDocuments } from './rules/document.ts';
 import { DocumentsValidationError } from './rules/problems.ts';
 import type { Rule, ValidationProblem } from './rules/types.ts';
 import { redactCredentials, urlHasCredentials } from './text/sanitize.ts';
-import type * as zm from 'zod/mini';
 import { z } from './zod.ts';
 
 /** Parameter name -> value, for each folder. */
@@ -681,8 +681,8 @@ export type { ConfigProblem, MonitorConfig, RawConfig, SecretScope, TargetConfig
 export {
   article,
   buildMonitorConfig,
-  canonical,
   ConfigurationError,
+  canonical,
   describe as describeFound,
   describePlace,
   discoveredKey,

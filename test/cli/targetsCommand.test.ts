@@ -427,8 +427,14 @@ describe('cli targets (fake SSM over HTTP)', () => {
     const defaults = { timeoutMs: 5000, labels: { env: 'prod', team: 'web' } };
     ssm.put(LIST_1, JSON.stringify({ defaults, targets: [{ name: 'web-1', url: 'http://web-1/' }] }));
     const added = await cli(
-      ['targets', 'add', 'web-2', '--url', 'http://web-2/', '--timeout', '5s', '--label', 'env=prod']
-        .concat(['--label', 'team=db', '--label', 'role=primary', '--prefix', PREFIX]),
+      ['targets', 'add', 'web-2', '--url', 'http://web-2/', '--timeout', '5s', '--label', 'env=prod'].concat([
+        '--label',
+        'team=db',
+        '--label',
+        'role=primary',
+        '--prefix',
+        PREFIX,
+      ]),
     );
     expect(added).toEqual({
       code: 0,
@@ -470,11 +476,23 @@ describe('cli targets (fake SSM over HTTP)', () => {
   it('replaces an entry of a list with defaults minimal, and refuses a change the defaults cannot hold', async () => {
     const defaults = { timeoutMs: 5000 };
     ssm.put(LIST_1, JSON.stringify({ defaults, targets: [{ name: 'web-1', url: 'http://web-1/' }] }));
-    const replaced = await cli(
-      ['targets', 'add', 'web-1', '--url', 'http://b/', '--timeout', '5s', '--replace', '--prefix', PREFIX],
-    );
+    const replaced = await cli([
+      'targets',
+      'add',
+      'web-1',
+      '--url',
+      'http://b/',
+      '--timeout',
+      '5s',
+      '--replace',
+      '--prefix',
+      PREFIX,
+    ]);
     expect(replaced.code).toBe(0);
-    expect(JSON.parse(folder()[LIST_1] as string)).toEqual({ defaults, targets: [{ name: 'web-1', url: 'http://b/' }] });
+    expect(JSON.parse(folder()[LIST_1] as string)).toEqual({
+      defaults,
+      targets: [{ name: 'web-1', url: 'http://b/' }],
+    });
     expect(await cli(['targets', 'add', 'web-1', '--url', 'http://c/', '--replace', '--prefix', PREFIX])).toEqual({
       code: 1,
       out: '',

@@ -655,7 +655,8 @@ const FLEET_DEFAULTS = {
   authParameter: '/p/secrets/fleet-status',
   labels: { env: 'prod', team: 'web' },
 };
-const LIST_FIELD_NAMES = 'url, timeoutMs, maxBytes, labels, authParameter, caBundleParameter, maxRequestWorkers, allowLoopback';
+const LIST_FIELD_NAMES =
+  'url, timeoutMs, maxBytes, labels, authParameter, caBundleParameter, maxRequestWorkers, allowLoopback';
 
 describe("buildMonitorConfig: list defaults, the fields a list's entries share", () => {
   it('merges each entry over the defaults: its own field wins, labels merged key by key (its label wins)', () => {
@@ -723,7 +724,12 @@ describe("buildMonitorConfig: list defaults, the fields a list's entries share",
     [
       'an unknown default, with the field meant',
       withDefaults('fleet-a', { url: 'http://a/', timeout: 5000 }, { name: 'web-1' }),
-      [at('defaults.timeout', `expected one of the fields ${LIST_FIELD_NAMES}, found "timeout" (did you mean timeoutMs?)`)],
+      [
+        at(
+          'defaults.timeout',
+          `expected one of the fields ${LIST_FIELD_NAMES}, found "timeout" (did you mean timeoutMs?)`,
+        ),
+      ],
     ],
     [
       'a name in the defaults',
@@ -808,7 +814,11 @@ describe("buildMonitorConfig: list defaults, the fields a list's entries share",
   });
 
   it('keeps the defaults of a list entry, and merges them into the document it stands for', () => {
-    const targets = withDefaults('fleet-a', { url: 'http://a/', labels: { a: '1' } }, { name: 'web-1', labels: { b: '2' } });
+    const targets = withDefaults(
+      'fleet-a',
+      { url: 'http://a/', labels: { a: '1' } },
+      { name: 'web-1', labels: { b: '2' } },
+    );
     const [entry] = targetEntries(targets);
     expect(entry).toEqual({
       parameter: '/p/targets/fleet-a',

@@ -129,7 +129,12 @@ describe('minimalEntry: a target as an entry of a list with defaults', () => {
       defaults,
       null,
     ],
-    ['a list without defaults: the document as it is', { name: 'w', url: 'http://w/' }, undefined, { name: 'w', url: 'http://w/' }],
+    [
+      'a list without defaults: the document as it is',
+      { name: 'w', url: 'http://w/' },
+      undefined,
+      { name: 'w', url: 'http://w/' },
+    ],
     ['defaults that are not an object: none', { name: 'w', url: 'http://w/' }, 'x', null],
   ])('%s', (_case, document, listDefaults, expected) => {
     expect(minimalEntry(document, listDefaults)).toEqual(expected);
