@@ -11,8 +11,10 @@
  */
 import {
   buildMonitorConfig,
+  canonical,
   leaf,
   type MonitorConfig,
+  mergedDocument,
   type RawConfig,
   renderTargetList,
   type TargetEntry,
@@ -51,16 +53,20 @@ const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 /**
  * The target parameters that hold `entries` (configured targets of `source`): a one-target
- * parameter as it is, a list document with only these entries, in their order.
+ * parameter as it is, a list document with only these entries, in their order, and its `defaults`.
  */
 function parametersOf(entries: readonly TargetEntry[], source: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  const lists = new Map<string, unknown[]>();
+  const lists = new Map<string, { documents: unknown[]; defaults: unknown }>();
   for (const entry of entries) {
     if (entry.index === null) out[entry.parameter] = source[entry.parameter] as string;
-    else lists.set(entry.parameter, [...(lists.get(entry.parameter) ?? []), entry.document]);
+    else {
+      const list = lists.get(entry.parameter) ?? { documents: [], defaults: entry.defaults };
+      list.documents.push(entry.document);
+      lists.set(entry.parameter, list);
+    }
   }
-  for (const [parameter, documents] of lists) out[parameter] = renderTargetList(documents);
+  for (const [parameter, { documents, defaults }] of lists) out[parameter] = renderTargetList(documents, defaults);
   return out;
 }
 
@@ -71,9 +77,9 @@ const escapedBytes = (text: string): number => bytes(JSON.stringify(text)) - 2;
  * Split the targets (by name) into shards of at most `perShard` targets and at most
  * `SHARD_BUDGET.messageBytes` bytes of JSON each, whatever the target documents hold. A message
  * is its envelope (ids, times, every rules and silences parameter) plus its target parameters: a
- * one-target parameter whole, a list document with only the shard's entries. Each target's bytes
- * are known before the message is written (a list's key and brackets counted with its first entry
- * in the shard), so shards are filled greedily.
+ * one-target parameter whole, a list document with only the shard's entries and its `defaults`.
+ * Each target's bytes are known before the message is written (a list's key, brackets and
+ * defaults counted with its first entry in the shard), so shards are filled greedily.
  *
  * @throws ShardTooLargeError when the envelope and a single target exceed the budget
  */
@@ -116,18 +122,19 @@ function planShards(
   const base = bytes(JSON.stringify(envelope([], widest, widest))) + bytes(',"discovered":{}');
   /** `"parameter":"value"` and the comma before it (one too many for the first: an upper bound). */
   const pair = (key: string, value: string) => bytes(JSON.stringify(key)) + 1 + bytes(JSON.stringify(value)) + 1;
-  const emptyList = escapedBytes(renderTargetList([]));
   const chunks: Entry[][] = [];
   let chunk: Entry[] = [];
   let size = base;
   /** The list documents the chunk has opened: a further entry of one adds itself and a comma. */
   let opened = new Set<string>();
-  /** The bytes `entry` adds to a message of its own: its parameter, with a list's key and brackets. */
+  /** The bytes `entry` adds to a message of its own: its parameter, with a list's key, brackets and defaults. */
   const alone = (entry: Entry): number => {
     if ('discovered' in entry) return pair(...entry.discovered);
-    const { parameter, index, document } = entry.configured;
+    const { parameter, index, document, defaults } = entry.configured;
     if (index === null) return pair(parameter, raw.targets[parameter] as string);
-    return pair(parameter, '') + emptyList + escapedBytes(JSON.stringify(document)) + 1;
+    return (
+      pair(parameter, '') + escapedBytes(renderTargetList([], defaults)) + escapedBytes(JSON.stringify(document)) + 1
+    );
   };
   for (const name of names) {
     const entry = byName.get(name);
@@ -214,8 +221,9 @@ async function shardConfig(
   if (stored?.raw == null) throw new StoredConfigUnreadableError(generation);
   const left: string[] = [];
   // Target by target, a list document's entries each on its own: its parameter and name, and
-  // what it holds. Stored redacted: a target unchanged since is equal once redacted (and keeps
-  // its credentials).
+  // what it holds, an entry merged with its list's defaults (a changed default changes each
+  // entry that keeps it; fields moved between an entry and the defaults change none). Stored
+  // redacted: a target unchanged since is equal once redacted (and keeps its credentials).
   const place = (e: TargetEntry) => `${e.parameter}\n${e.name}`;
   const storedEntries = new Map(targetEntries(stored.raw.targets).map((e) => [place(e), e]));
   const kept = targetEntries(message.raw.targets).filter((entry) => {
@@ -225,7 +233,7 @@ async function shardConfig(
       (was.index !== null) === (entry.index !== null) &&
       (entry.index === null
         ? stored.raw?.targets[entry.parameter] === redactCredentials(message.raw.targets[entry.parameter] as string)
-        : JSON.stringify(was.document) === redactCredentials(JSON.stringify(entry.document)));
+        : canonical(mergedDocument(was)) === redactCredentials(canonical(mergedDocument(entry))));
     if (!same) left.push(entry.name);
     return same;
   });

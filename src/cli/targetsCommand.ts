@@ -14,6 +14,7 @@ import {
   type ConfigProblem,
   describePlace,
   isTargetList,
+  mergedDocument,
   readTarget,
   readTargetParameter,
   renderTargetList,
@@ -27,6 +28,7 @@ import {
 } from '../core/monitorConfig.ts';
 import { parseDuration } from '../core/rules/duration.ts';
 import {
+  minimalEntry,
   PARAMETER_TIERS,
   type ParameterTier,
   packTargets,
@@ -86,12 +88,14 @@ const usage = `Usage:
 
 const help = `${usage}
 A parameter under <prefix>/targets/ holds one target, { "url": ..., ... } named after the
-parameter, or a list, { "targets": [ { "name": ..., "url": ... }, ... ] }; names are unique across
-all of them. The Lambda picks changes up
+parameter, or a list, { "defaults": { ... }, "targets": [ { "name": ..., "url": ... }, ... ] },
+each entry the defaults with its own fields over them (labels merged key by key); names are
+unique across all of them. The Lambda picks changes up
 on its next configuration read (${CONFIG_MAX_AGE.name}, ${CONFIG_MAX_AGE.default} s by default).
 
   add      adds a target, checked by the Lambda's own schema, to the first list document with room
-           (else a new one, <prefix>/targets/list-0001, ...); an existing target is changed in place
+           whose defaults it does not change, written without the fields and labels equal to
+           them (else a new list, <prefix>/targets/list-0001, ...); an existing target is changed in place
            only with --replace. --tier: standard (the default) fills lists to SSM's standard 4 KB;
            advanced fills them to 8 KB and writes them Advanced (paid, $0.05 a parameter a month);
            auto fills them to 8 KB, Standard while a list fits in 4 KB. A list already Advanced
@@ -103,11 +107,13 @@ on its next configuration read (${CONFIG_MAX_AGE.name}, ${CONFIG_MAX_AGE.default
            --allow-loopback lets the Lambda reach a server on its own host (127.0.0.1, ::1: a
            sidecar); without it loopback is refused. Link-local addresses (instance metadata,
            container credentials) and the Lambda runtime API are refused whatever the target says.
-  list     every target, the parameter holding it, and what the Lambda would make of it
+  list     every target (a list entry merged with its list's defaults), the parameter holding it,
+           and what the Lambda would make of it
   remove   takes the target out of its list (deleting the list when it was the last) or deletes
            its own parameter; its alerts resolve away with their retention
   pack     moves the targets that have a parameter of their own into new list documents (each
-           list written, then those parameters deleted); --dry-run says what it would write
+           list written, then those parameters deleted), the fields and labels all the targets of
+           a list share written once, as its defaults; --dry-run says what it would write
   discover lists what each discovery document <prefix>/discovery/<name> lists now (name, URL,
            labels of each target), through the Lambda's own discovery code and the EC2, Auto
            Scaling and ELBv2 APIs (read-only describe calls, with this shell's credentials), and
@@ -347,9 +353,15 @@ async function replaceHeld(
   const before = r.texts[held.parameter] as string;
   let text = JSON.stringify(r.document);
   if (held.index !== null) {
-    const documents = [...(JSON.parse(before) as { targets: unknown[] }).targets];
-    documents[held.index] = { name: held.name, ...r.document };
-    text = renderTargetList(documents);
+    const list = JSON.parse(before) as { targets: unknown[]; defaults?: unknown };
+    const documents = [...list.targets];
+    const entry = minimalEntry({ name: held.name, ...r.document }, list.defaults);
+    if (entry === null)
+      throw new RefusedError(
+        `expected the changed target to set every field and label the defaults of ${held.parameter} set (${JSON.stringify(list.defaults)}), found it without some: remove the target and add it again`,
+      );
+    documents[held.index] = entry;
+    text = renderTargetList(documents, list.defaults);
   }
   const current = await currentTier(admin, held.parameter, before);
   const room = Math.max(roomOf(r.choice, before.length), PARAMETER_TIERS[current].maxChars);
@@ -416,7 +428,7 @@ async function remove(args: string[], io: TargetsIo): Promise<number> {
     if (held === undefined)
       throw new RefusedError(`expected a target ${name} under ${prefix}/targets, found none (targets list shows them)`);
     const { parameter, index } = held;
-    const was = redactCredentials(index === null ? (texts[parameter] as string) : JSON.stringify(held.document));
+    const was = redactCredentials(index === null ? (texts[parameter] as string) : JSON.stringify(mergedDocument(held)));
     const others = entries.filter((e) => e.parameter === parameter && e !== held);
     if (index === null || others.length === 0) {
       // Its own parameter, or the last target of its list: the parameter goes, if still as read.
@@ -425,10 +437,9 @@ async function remove(args: string[], io: TargetsIo): Promise<number> {
       io.stdout(`target ${name} removed: deleted ${parameter} (was ${was})\n`);
       return EXIT.ok;
     }
-    const documents = (JSON.parse(texts[parameter] as string) as { targets: unknown[] }).targets.filter(
-      (_, i) => i !== index,
-    );
-    const text = renderTargetList(documents);
+    const list = JSON.parse(texts[parameter] as string) as { targets: unknown[]; defaults?: unknown };
+    const documents = list.targets.filter((_, i) => i !== index);
+    const text = renderTargetList(documents, list.defaults);
     const tier = await currentTier(admin, parameter, texts[parameter] as string);
     if (!(await rewrite(admin, parameter, read[parameter] as ParameterValue, text, tier))) continue;
     io.stdout(`target ${name} removed from ${parameter} (was ${was}); ${documents.length} left there\n`);
@@ -573,7 +584,7 @@ async function pack(args: string[], io: TargetsIo): Promise<number> {
   const { texts } = await readFolder(admin, prefix);
   const scope = secretScope(prefix, io.env);
   // Only valid targets move: an invalid one stays where `targets list` shows it.
-  const singles: Array<{ name: string; document: unknown }> = [];
+  const singles: Array<{ name: string; document: Record<string, unknown> }> = [];
   let invalid = 0;
   for (const [parameter, text] of Object.entries(texts)) {
     if (isTargetList(parseOrNull(text))) continue;
@@ -584,7 +595,7 @@ async function pack(args: string[], io: TargetsIo): Promise<number> {
   }
   const packs = packTargets(singles, choice, `${prefix}/targets`, new Set(Object.keys(texts)));
   const lines: string[] = [];
-  for (const { parameter, text, names } of packs) {
+  for (const { parameter, text, names, defaults } of packs) {
     const tier = tierFor(text.length, choice, null);
     if (values['dry-run'] !== true) {
       // The list first, then the old parameters: a configuration read in between sees each
@@ -592,7 +603,10 @@ async function pack(args: string[], io: TargetsIo): Promise<number> {
       await admin.put(parameter, text, { replace: false, tier });
       await admin.removeAll(names.map((n) => `${prefix}/targets/${n}`));
     }
-    lines.push(`${parameter}  ${names.length} targets (${fill(tier, text.length)}): ${names[0]} .. ${names.at(-1)}`);
+    const shared = defaults.length === 0 ? '' : `; defaults ${defaults.join(', ')}`;
+    lines.push(
+      `${parameter}  ${names.length} targets (${fill(tier, text.length)}): ${names[0]} .. ${names.at(-1)}${shared}`,
+    );
   }
   const moved = packs.reduce((n, p) => n + p.names.length, 0);
   const verb = values['dry-run'] === true ? 'would move' : 'moved';

@@ -3,6 +3,7 @@
  * `silences/*`, `discovery/*`): validated whole, every problem naming its parameter and field.
  */
 
+import type * as zm from 'zod/mini';
 import { parseSilencesDocuments, type Silence } from './alerts/silences.ts';
 import { type DiscoveryDocument, readDiscoveryDocument } from './discovery/document.ts';
 import { ProblemListError } from './errors.ts';
@@ -124,6 +125,12 @@ const TARGET_SCHEMA = z.strictObject({
 });
 
 const TARGET_FIELDS = Object.keys(TARGET_SCHEMA.shape);
+
+/** A list document's `defaults`: any target field but `name`, each validated as in a target, none required. */
+const DEFAULTS_SCHEMA = z.partial(TARGET_SCHEMA);
+
+/** The fields a target list document holds: its entries, and what they share. */
+const LIST_FIELDS = ['targets', 'defaults'] as const;
 
 /** `a string`, `an object`: zod's expected type in the project's "expected ..., found ..." words. */
 function article(type: string): string {
@@ -282,23 +289,7 @@ function readTargetFields(
   const { parameter, at } = where;
   const parsed = TARGET_SCHEMA.safeParse(json);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const field = fieldAt(at, issue.path.length > 0 ? issue.path.join('.') : null);
-      const found = issue.path.reduce<unknown>(
-        (v, k) => (v as Record<string, unknown> | undefined)?.[k as string],
-        json,
-      );
-      if (issue.code === 'unrecognized_keys') {
-        // Named as the user wrote it, with the field meant: `timeout` -> "did you mean timeoutMs?".
-        for (const key of issue.keys) {
-          const message = `expected one of the fields ${TARGET_FIELDS.join(', ')}, found "${key}"${didYouMean(key, TARGET_FIELDS)}`;
-          problems.push({ parameter, field: field === null ? key : `${field}.${key}`, message });
-        }
-      } else if (issue.code === 'invalid_type') {
-        const what = found === undefined ? 'nothing (the field is required)' : describe(found);
-        problems.push({ parameter, field, message: `expected ${article(issue.expected)}, found ${what}` });
-      } else problems.push({ parameter, field, message: `${issue.message}, found ${describe(found)}` });
-    }
+    pushSchemaProblems(where, json, parsed.error.issues, problems);
     return null;
   }
   const { labels, ...rest } = parsed.data;
@@ -306,6 +297,30 @@ function readTargetFields(
   const outOfScope = targetScopeProblems(target, scope);
   for (const { field, message } of outOfScope) problems.push({ parameter, field: fieldAt(at, field), message });
   return outOfScope.length === 0 ? target : null;
+}
+
+/** The schema's issues with `json` in the project's words, each located in `where`. */
+function pushSchemaProblems(
+  where: { parameter: string; at: string | null },
+  json: unknown,
+  issues: ReadonlyArray<zm.core.$ZodIssue>,
+  problems: ConfigProblem[],
+): void {
+  const { parameter, at } = where;
+  for (const issue of issues) {
+    const field = fieldAt(at, issue.path.length > 0 ? issue.path.join('.') : null);
+    const found = issue.path.reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k as string], json);
+    if (issue.code === 'unrecognized_keys') {
+      // Named as the user wrote it, with the field meant: `timeout` -> "did you mean timeoutMs?".
+      for (const key of issue.keys) {
+        const message = `expected one of the fields ${TARGET_FIELDS.join(', ')}, found "${key}"${didYouMean(key, TARGET_FIELDS)}`;
+        problems.push({ parameter, field: field === null ? key : `${field}.${key}`, message });
+      }
+    } else if (issue.code === 'invalid_type') {
+      const what = found === undefined ? 'nothing (the field is required)' : describe(found);
+      problems.push({ parameter, field, message: `expected ${article(issue.expected)}, found ${what}` });
+    } else problems.push({ parameter, field, message: `${issue.message}, found ${describe(found)}` });
+  }
 }
 
 /**
@@ -328,10 +343,79 @@ function describePlace(place: TargetPlace): string {
   return place.index === null ? place.parameter : `${place.parameter} targets[${place.index}]`;
 }
 
+type Fields = Record<string, unknown>;
+
+const isFields = (value: unknown): value is Fields =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A list entry as the Lambda reads it: the list's `defaults`, then the entry's own fields over
+ * them, `labels` merged key by key (the entry's label wins). A `labels` that is not an object on
+ * either side is not merged: the entry's, else the default's, is validated as written.
+ *
+ * @example
+ * mergeDefaults({ timeoutMs: 5000, labels: { env: 'prod', team: 'web' } }, { name: 'web-1', url: 'http://web-1/', labels: { team: 'db' } })
+ * // { timeoutMs: 5000, labels: { env: 'prod', team: 'db' }, name: 'web-1', url: 'http://web-1/' }
+ */
+function mergeDefaults(defaults: Fields | undefined, entry: Fields): Fields {
+  if (defaults === undefined) return entry;
+  const merged: Fields = { ...defaults, ...entry };
+  if (isFields(defaults.labels) && isFields(entry.labels)) merged.labels = { ...defaults.labels, ...entry.labels };
+  return merged;
+}
+
+/**
+ * Whether the value at `field` (`url`, `labels.team`) of the merged entry is the default's: the
+ * entry does not set it and the defaults do.
+ */
+function fromDefaults(field: string, defaults: Fields, entry: Fields): boolean {
+  const [top = '', label] = field.split('.', 2);
+  if (top === 'labels' && label !== undefined && isFields(entry.labels) && isFields(defaults.labels))
+    return !Object.hasOwn(entry.labels, label) && Object.hasOwn(defaults.labels, label);
+  return !Object.hasOwn(entry, top) && Object.hasOwn(defaults, top);
+}
+
+/**
+ * A list document's `defaults` validated, problems at `defaults.<field>`: the fields (those with a
+ * problem, and the whole of them when they are not an object) are answered so that the entries'
+ * problems with them are not repeated once per entry. Undefined: the document has no defaults.
+ */
+function readListDefaults(
+  parameter: string,
+  json: Fields,
+  problems: ConfigProblem[],
+): { defaults: Fields | undefined; bad: string[] } | null {
+  if (!Object.hasOwn(json, 'defaults')) return { defaults: undefined, bad: [] };
+  const defaults = json.defaults;
+  if (!isFields(defaults)) {
+    problems.push({
+      parameter,
+      field: 'defaults',
+      message: `expected an object of the target fields every entry shares, e.g. { "timeoutMs": 5000 }, found ${describe(defaults)}`,
+    });
+    return null;
+  }
+  const found: ConfigProblem[] = [];
+  const { name, ...fields } = defaults;
+  if (name !== undefined)
+    found.push({
+      parameter,
+      field: 'defaults.name',
+      message: `expected no name in defaults (each entry names itself), found ${describe(name)}`,
+    });
+  const parsed = DEFAULTS_SCHEMA.safeParse(fields);
+  if (!parsed.success) pushSchemaProblems({ parameter, at: 'defaults' }, fields, parsed.error.issues, found);
+  problems.push(...found);
+  return { defaults: fields, bad: found.map((p) => (p.field ?? '').slice('defaults.'.length)) };
+}
+
 /**
  * The targets of one target parameter, validated: a single target's document (named after the
- * parameter) or a list document whose entries each carry their `name`. Every bad entry adds its
- * problems, located by its index (`targets[3].url`), and the others are still read.
+ * parameter) or a list document whose entries each carry their `name`, merged with the list's
+ * `defaults` (`mergeDefaults`) and then validated as a target. Every bad entry adds its
+ * problems, located by its index (`targets[3].url`), and the others are still read; a bad default
+ * is reported once, at `defaults.<field>`, and a default out of an entry's secrets scope (a
+ * default `authParameter` that is not a shared secret) at each such entry.
  */
 function readTargetParameter(
   parameter: string,
@@ -345,12 +429,13 @@ function readTargetParameter(
     const target = readTargetFields({ parameter, at: null }, leaf(parameter), json, problems, scope);
     return target === null ? [] : [{ target, place: { parameter, index: null } }];
   }
-  for (const key of Object.keys(json).filter((k) => k !== 'targets'))
+  for (const key of Object.keys(json).filter((k) => !(LIST_FIELDS as readonly string[]).includes(k)))
     problems.push({
       parameter,
       field: key,
-      message: `expected only the field targets in a target list document, found "${key}"${didYouMean(key, ['targets'])}`,
+      message: `expected only the fields ${LIST_FIELDS.join(' and ')} in a target list document, found "${key}"${didYouMean(key, LIST_FIELDS)}`,
     });
+  const listDefaults = readListDefaults(parameter, json, problems);
   const entries = json.targets;
   if (!Array.isArray(entries)) {
     problems.push({
@@ -360,10 +445,12 @@ function readTargetParameter(
     });
     return [];
   }
+  if (listDefaults === null) return [];
+  const { defaults, bad } = listDefaults;
   const out: Array<{ target: TargetConfig; place: TargetPlace }> = [];
   entries.forEach((entry: unknown, index) => {
     const at = `targets[${index}]`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+    if (!isFields(entry)) {
       problems.push({
         parameter,
         field: at,
@@ -371,22 +458,33 @@ function readTargetParameter(
       });
       return;
     }
-    const { name, ...fields } = entry as Record<string, unknown>;
+    const { name, ...own } = entry;
+    const fields = mergeDefaults(defaults, own);
+    // A problem with a default the entry keeps: a bad one is already reported at `defaults.<field>`;
+    // one out of this entry's scope is the entry's, said to come from the defaults.
+    const found: ConfigProblem[] = [];
+    const located = (p: ConfigProblem): ConfigProblem | null => {
+      const field = (p.field ?? '').slice(at.length + 1);
+      if (defaults === undefined || !p.field?.startsWith(`${at}.`) || !fromDefaults(field, defaults, own)) return p;
+      if (bad.some((b) => field === b || field.startsWith(`${b}.`) || b.startsWith(`${field}.`))) return null;
+      return { ...p, message: `${p.message} (from the list's defaults)` };
+    };
     if (typeof name !== 'string' || !TARGET_NAME.test(name)) {
-      const found = name === undefined ? 'nothing (the field is required)' : describe(name);
+      const what = name === undefined ? 'nothing (the field is required)' : describe(name);
       problems.push({
         parameter,
         field: `${at}.name`,
-        message: `expected a target name of letters, digits, _ . - (at most 63), found ${found}`,
+        message: `expected a target name of letters, digits, _ . - (at most 63), found ${what}`,
       });
       // Its other fields are still checked (every problem of the entry at once), but not the
       // secrets it names: whose they may be depends on the name.
-      const rest: ConfigProblem[] = [];
-      readTargetFields({ parameter, at }, '-', fields, rest, { prefix: '', sharedSecretParameters: [] });
-      problems.push(...rest.filter((p) => !SECRET_FIELDS.some((f) => p.field === `${at}.${f}`)));
+      readTargetFields({ parameter, at }, '-', fields, found, { prefix: '', sharedSecretParameters: [] });
+      const rest = found.filter((p) => !SECRET_FIELDS.some((f) => p.field === `${at}.${f}`));
+      problems.push(...rest.flatMap((p) => located(p) ?? []));
       return;
     }
-    const target = readTargetFields({ parameter, at }, name, fields, problems, scope);
+    const target = readTargetFields({ parameter, at }, name, fields, found, scope);
+    problems.push(...found.flatMap((p) => located(p) ?? []));
     if (target !== null) out.push({ target, place: { parameter, index } });
   });
   return out;
@@ -400,6 +498,8 @@ interface TargetEntry extends TargetPlace {
   name: string;
   /** The target's document as written: the whole parameter's JSON, or the list entry (with its `name`). */
   document: unknown;
+  /** A list entry's list's `defaults` as written (absent: a one-target parameter, or a list without them). */
+  defaults?: unknown;
 }
 
 /**
@@ -420,17 +520,34 @@ function targetEntries(targets: Record<string, string>): TargetEntry[] {
       out.push({ parameter, index: null, name: leaf(parameter), document: json });
       continue;
     }
+    const shared = Object.hasOwn(json, 'defaults') ? { defaults: json.defaults } : {};
     json.targets.forEach((document: unknown, index) => {
       const name = (document as { name?: unknown } | null)?.name;
-      if (typeof name === 'string') out.push({ parameter, index, name, document });
+      if (typeof name === 'string') out.push({ parameter, index, name, document, ...shared });
     });
   }
   return out;
 }
 
-/** A list document's text: its entries, each with its `name`, as compact JSON. */
-function renderTargetList(documents: readonly unknown[]): string {
-  return JSON.stringify({ targets: documents });
+/**
+ * The target an entry stands for, as written: a list entry merged with its list's `defaults`
+ * (`mergeDefaults`, its `name` first), a one-target parameter's document as it is.
+ */
+function mergedDocument(entry: Pick<TargetEntry, 'document' | 'defaults'>): unknown {
+  const { document, defaults } = entry;
+  if (!isFields(document) || !isFields(defaults)) return document;
+  const { name, ...own } = document;
+  const { name: _ignored, ...shared } = defaults;
+  return { name, ...mergeDefaults(shared, own) };
+}
+
+/**
+ * A list document's text: its `defaults` (left out when absent or empty), then its entries,
+ * each with its `name`, as compact JSON.
+ */
+function renderTargetList(documents: readonly unknown[], defaults?: unknown): string {
+  const none = defaults === undefined || (isFields(defaults) && Object.keys(defaults).length === 0);
+  return JSON.stringify(none ? { targets: documents } : { defaults, targets: documents });
 }
 
 /** A rules/silences problem located by parameter; its rule (or `#n`) and field joined. */
@@ -490,8 +607,8 @@ function canonical(value: unknown): string {
 
 /**
  * Whether `target` at `place` is the same target as `twin` at `twinPlace` being moved between a
- * one-target parameter and a list document: equal in every field, one of them alone in its
- * parameter. A move writes the list, then deletes the old parameter, and a configuration read
+ * one-target parameter and a list document: equal in every field (a list entry as merged with
+ * its list's `defaults`), one of them alone in its parameter. A move writes the list, then deletes the old parameter, and a configuration read
  * between the two sees both; that is one target, not a conflict.
  */
 function isMove(target: TargetConfig, place: TargetPlace, twin: TargetConfig, twinPlace: TargetPlace): boolean {
@@ -565,12 +682,15 @@ export {
   article,
   buildMonitorConfig,
   ConfigurationError,
+  canonical,
   describe as describeFound,
   describePlace,
   discoveredKey,
   discoveredOrigin,
   isTargetList,
   leaf,
+  mergeDefaults,
+  mergedDocument,
   NOT_READ,
   readNamedJson,
   readTarget,

@@ -2,18 +2,20 @@
  * 10,000 realistic targets (an `authParameter` and four labels, 262-293 bytes each) in list
  * documents, read by the Lambda's configuration source from the SSM stand-in throttling at SSM's
  * shared 40 calls a second: how many parameters they take and how many GetParametersByPath calls
- * one configuration read makes, per tier. The advanced lists are written by `targets pack` from
- * one parameter per target (the move the docs describe), the standard ones by the same packing.
+ * one configuration read makes, per tier. Both layouts are written by `targets pack` from one
+ * parameter per target (the move the docs describe), what each list's targets share factored
+ * into its `defaults` (here the URL, `allowLoopback`, `timeoutMs` and three of the four labels;
+ * each entry keeps its name, its own `authParameter` and its `role` label).
  */
 import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSsmConfigSource } from '../../src/adapters/ssmConfigSource.ts';
 import { buildMonitorConfig, type TargetConfig } from '../../src/core/monitorConfig.ts';
-import { PARAMETER_TIERS, packTargets } from '../../src/core/targetDocuments.ts';
+import { PARAMETER_TIERS } from '../../src/core/targetDocuments.ts';
 import { runCli } from '../cli/fakeIo.ts';
 import { type FakeSsm, startFakeSsm } from '../support/fakeSsm.ts';
-import { fleetName, realisticTargets } from '../support/realisticTargets.ts';
+import { realisticTargets } from '../support/realisticTargets.ts';
 
 const CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };
 const SCOPE = { prefix: '/s', sharedSecretParameters: [] };
@@ -66,37 +68,38 @@ describe('10,000 realistic targets in list documents', { tags: ['slow'], timeout
     expect(config.targets).toEqual(expected);
   });
 
-  it('targets pack --tier advanced: 371 parameters of at most 8 KB, 41 calls a read', async () => {
-    const packed = await runCli(['targets', 'pack', '--tier', 'advanced', '--prefix', '/s']);
+  /** The fleet back in one parameter per target, then `targets pack` with `tier`: its last line. */
+  async function pack(tier: 'standard' | 'advanced') {
+    for (const name of [...fake.parameters.keys()]) (fake.parameters as Map<string, unknown>).delete(name);
+    for (const [name, text] of Object.entries(singles)) fake.put(name, text);
+    const packed = await runCli(['targets', 'pack', '--tier', tier, '--prefix', '/s']);
     expect(packed.err).toBe('');
     expect(packed.code).toBe(0);
-    expect(packed.out.split('\n').at(-2)).toBe('moved 10000 targets from their own parameters into 371 list documents');
+    return packed.out.split('\n').at(-2);
+  }
+
+  it('targets pack --tier advanced: 173 parameters of at most 8 KB, 21 calls a read', async () => {
+    expect(await pack('advanced')).toBe('moved 10000 targets from their own parameters into 173 list documents');
     const { raw, byPath, config } = await read();
-    expect(tiers()).toEqual({ Advanced: 371 });
+    expect(tiers()).toEqual({ Advanced: 173 });
     expect(Math.max(...Object.values(raw.targets).map((t) => t.length))).toBeLessThanOrEqual(
       PARAMETER_TIERS.Advanced.maxChars,
     );
-    // 38 pages of targets (371 parameters, 10 a page), one each for the other folders.
-    expect(byPath).toBe(41);
+    // 18 pages of targets (173 parameters, 10 a page), one each for the other folders.
+    expect(byPath).toBe(21);
     expect(config.targets.map((t) => t.name)).toEqual(expected.map((t) => t.name));
     expect(config.targets).toEqual(expected);
   });
 
-  it('the same fleet in standard lists: 770 parameters of at most 4 KB, 80 calls a read', async () => {
-    for (const name of [...fake.parameters.keys()]) (fake.parameters as Map<string, unknown>).delete(name);
-    const documents = Object.entries(singles).map(([, text], i) => ({
-      name: fleetName(i),
-      document: { name: fleetName(i), ...JSON.parse(text) },
-    }));
-    for (const { parameter, text } of packTargets(documents, 'standard', '/s/targets', new Set()))
-      fake.put(parameter, text);
+  it('targets pack on the standard tier (free): 358 parameters of at most 4 KB, 39 calls a read', async () => {
+    expect(await pack('standard')).toBe('moved 10000 targets from their own parameters into 358 list documents');
     const { raw, byPath, config } = await read();
-    expect(tiers()).toEqual({ Standard: 770 });
+    expect(tiers()).toEqual({ Standard: 358 });
     expect(Math.max(...Object.values(raw.targets).map((t) => t.length))).toBeLessThanOrEqual(
       PARAMETER_TIERS.Standard.maxChars,
     );
-    // 77 pages of targets, one each for the other folders.
-    expect(byPath).toBe(80);
+    // 36 pages of targets, one each for the other folders.
+    expect(byPath).toBe(39);
     expect(config.targets).toEqual(expected);
   });
 });

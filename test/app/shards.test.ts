@@ -16,8 +16,9 @@ import type { DiscoveryDeps, DiscoverySource } from '../../src/app/discovery/por
 import type { CycleDeps, ShardMessage, StateTable } from '../../src/app/ports.ts';
 import { consumeShards, dispatchShards, planShards, type ShardOutcome } from '../../src/app/shards.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
-import { buildMonitorConfig, type RawConfig } from '../../src/core/monitorConfig.ts';
+import { buildMonitorConfig, type RawConfig, renderTargetList } from '../../src/core/monitorConfig.ts';
 import { SHARD_BUDGET, SQS_LIMITS } from '../../src/core/sqsLimits.ts';
+import { packTargets } from '../../src/core/targetDocuments.ts';
 import { createMetricsSink } from '../../src/lambda/metricsSink.ts';
 import { credentials, type LocalDynamo, type LocalSns, region, startDynalite, startSns } from '../support/emulators.ts';
 import { realisticTargets } from '../support/realisticTargets.ts';
@@ -170,6 +171,59 @@ describe('planShards', () => {
         JSON.stringify({ [parameter]: JSON.stringify({ targets: [documents[index]] }) }),
       );
       const heldBack = Buffer.byteLength(',"discovered":{}') + 728 / 13;
+      expect(SHARD_BUDGET.messageBytes - Buffer.byteLength(JSON.stringify(s))).toBeLessThan(opening + heldBack);
+    }
+  });
+
+  it("carries a list's defaults with the shard's entries: each shard reads the same merged targets", () => {
+    const defaults = { url: 'http://127.0.0.1:1/', timeoutMs: 5000, labels: { env: 'prod' } };
+    const entry = (i: number) => ({ name: `web-${String(i).padStart(2, '0')}`, labels: { role: `r${i}` } });
+    const raw: RawConfig = {
+      targets: { '/p/targets/list-a': JSON.stringify({ defaults, targets: [0, 1, 2, 3, 4].map(entry) }) },
+      rules: { '/p/rules/r': RULES },
+      silences: {},
+    };
+    const config = buildMonitorConfig(raw, SCOPE);
+    const shards = planShards(raw, config, 3, 'run-6', '2026-11-22T12:00:00Z', 'g1');
+    expect(shards.map((s) => s.raw.targets)).toEqual([
+      { '/p/targets/list-a': JSON.stringify({ defaults, targets: [0, 1, 2].map(entry) }) },
+      { '/p/targets/list-a': JSON.stringify({ defaults, targets: [3, 4].map(entry) }) },
+    ]);
+    expect(shards.flatMap((s) => buildMonitorConfig(s.raw, SCOPE).targets)).toEqual(config.targets);
+  });
+
+  it('fills a shard of lists with defaults by bytes, the defaults counted once per shard: full, under the budget', () => {
+    // 5,000 realistic targets as `targets pack` writes them on the standard tier (with defaults).
+    const singles = realisticTargets(5000, '/p', 'http://127.0.0.1:1/');
+    const documents = Object.entries(singles).map(([parameter, text]) => {
+      const name = parameter.slice(parameter.lastIndexOf('/') + 1);
+      return { name, document: { name, ...JSON.parse(text) } };
+    });
+    const packs = packTargets(documents, 'standard', '/p/targets', new Set());
+    const targets = Object.fromEntries(packs.map((p) => [p.parameter, p.text]));
+    const raw: RawConfig = { targets, rules: { '/p/rules/r': RULES }, silences: {} };
+    const shards = planShards(raw, buildMonitorConfig(raw, SCOPE), 5000, 'run-7', '2026-11-22T12:00:00Z', 'g1');
+    const names = shards.map((s) => buildMonitorConfig(s.raw, SCOPE).targets.map((t) => t.name));
+    expect(names.map((n) => n.length)).toEqual([1256, 1254, 1255, 1235]);
+    expect(names.flat()).toEqual(documents.map((d) => d.name));
+    expect(buildMonitorConfig(shards[0]?.raw as RawConfig, SCOPE).targets[0]).toEqual(
+      buildMonitorConfig(raw, SCOPE).targets[0],
+    );
+    for (const s of shards) expect(Buffer.byteLength(JSON.stringify(s))).toBeLessThanOrEqual(SHARD_BUDGET.messageBytes);
+    // Full: the room left is less than the next target opening its list (key, brackets and
+    // defaults), plus what the plan holds back (the `discovered` folder's name, a comma per list).
+    let first = 0;
+    for (const s of shards.slice(0, -1)) {
+      first += buildMonitorConfig(s.raw, SCOPE).targets.length;
+      const next = documents[first]?.name as string;
+      const pack = packs.find((p) => p.names.includes(next));
+      const list = JSON.parse(pack?.text as string) as { defaults?: unknown; targets: Array<{ name: string }> };
+      const opening = Buffer.byteLength(
+        JSON.stringify({
+          [pack?.parameter as string]: renderTargetList([list.targets.find((t) => t.name === next)], list.defaults),
+        }),
+      );
+      const heldBack = Buffer.byteLength(',"discovered":{}') + Object.keys(s.raw.targets).length;
       expect(SHARD_BUDGET.messageBytes - Buffer.byteLength(JSON.stringify(s))).toBeLessThan(opening + heldBack);
     }
   });
@@ -649,6 +703,74 @@ describe('a shard message delivered after the configuration moved on', () => {
     expect(w.table.keys().filter((k) => k.startsWith('target#'))).toEqual(items);
     const checked = w.logs.find(([m]) => m === 'shard checked against the configuration stored since its dispatch');
     expect(checked?.[1].leftToNewerDispatch).toEqual(pages.length === 3 ? ['a0'] : []);
+  });
+
+  /** The targets `names` in one list document with `defaults`, each entry with its `own` fields. */
+  const listWithDefaults = (names: string[], defaults: object, own: object = {}): RawConfig => ({
+    targets: {
+      '/m/targets/all': JSON.stringify({
+        defaults,
+        targets: names.map((name) => ({ name, url: `http://${name}.test/server-status`, ...own })),
+      }),
+    },
+    rules: { '/m/rules/all': perAlert('r0') },
+    silences: {},
+  });
+
+  it.each<{ name: string; before: RawConfig; next: RawConfig; left: string[] }>([
+    {
+      name: 'a default changed: every entry keeping it is left to the next dispatch',
+      before: listWithDefaults(['a0', 'a1'], { timeoutMs: 5000 }),
+      next: listWithDefaults(['a0', 'a1'], { timeoutMs: 4000 }),
+      left: ['a0', 'a1'],
+    },
+    {
+      name: 'a default an entry overrides changed: that entry checked by the late copy, the other left',
+      before: {
+        targets: {
+          '/m/targets/all': JSON.stringify({
+            defaults: { timeoutMs: 5000 },
+            targets: [
+              { name: 'a0', url: 'http://a0.test/server-status', timeoutMs: 2000 },
+              { name: 'a1', url: 'http://a1.test/server-status' },
+            ],
+          }),
+        },
+        rules: { '/m/rules/all': perAlert('r0') },
+        silences: {},
+      },
+      next: {
+        targets: {
+          '/m/targets/all': JSON.stringify({
+            defaults: { timeoutMs: 4000 },
+            targets: [
+              { name: 'a0', url: 'http://a0.test/server-status', timeoutMs: 2000 },
+              { name: 'a1', url: 'http://a1.test/server-status' },
+            ],
+          }),
+        },
+        rules: { '/m/rules/all': perAlert('r0') },
+        silences: {},
+      },
+      left: ['a1'],
+    },
+    {
+      name: 'a label moved from the entries into the defaults: the same targets, the late copy checks them',
+      before: listWithDefaults(['a0', 'a1'], { timeoutMs: 5000 }, { labels: { team: 'web' } }),
+      next: listWithDefaults(['a0', 'a1'], { timeoutMs: 5000, labels: { team: 'web' } }),
+      left: [],
+    },
+  ])('list defaults: $name', async ({ before, next, left }) => {
+    const w = world(before);
+    const first = await w.dispatch(at(0));
+    expect((await w.consume(first, at(0, 5))).batchItemFailures).toEqual([]);
+    w.configure(next);
+    expect((await w.consume(await w.dispatch(at(1)), at(1, 5))).batchItemFailures).toEqual([]);
+    expect((await w.consume(first, at(2))).batchItemFailures).toEqual([]);
+    // Every target still configured and still firing: paged once each, whoever checks it.
+    expect(w.said()).toEqual(['a0/r0 firing', 'a1/r0 firing']);
+    const checked = w.logs.find(([m]) => m === 'shard checked against the configuration stored since its dispatch');
+    expect(checked?.[1].leftToNewerDispatch).toEqual(left);
   });
 
   it('a message from before messages carried a generation is checked against the stored configuration', async () => {

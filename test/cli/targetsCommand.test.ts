@@ -377,9 +377,9 @@ describe('cli targets (fake SSM over HTTP)', () => {
     });
   });
 
-  it('packs one-target parameters into lists: the configuration the same at every moment', async () => {
+  it('packs one-target parameters into lists, what they share as defaults: the configuration the same at every moment', async () => {
     const before: Record<string, string> = {};
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < 60; i++) {
       const name = `web-${String(i).padStart(2, '0')}`;
       const text = JSON.stringify({
         url: `https://${name}.internal/server-status?auto`,
@@ -391,12 +391,13 @@ describe('cli targets (fake SSM over HTTP)', () => {
     }
     const names = configured();
     const dry = await cli(['targets', 'pack', '--dry-run', '--prefix', PREFIX]);
+    const shared = 'defaults labels.env, labels.team, labels.region, labels.role';
     expect(dry).toEqual({
       code: 0,
       out: [
-        '/hsa-targets/targets/list-0001  19 targets (Standard, 4022 of 4096 characters): web-00 .. web-18',
-        '/hsa-targets/targets/list-0002  11 targets (Standard, 2334 of 4096 characters): web-19 .. web-29',
-        'would move 30 targets from their own parameters into 2 list documents',
+        `/hsa-targets/targets/list-0001  34 targets (Standard, 4032 of 4096 characters): web-00 .. web-33; ${shared}`,
+        `/hsa-targets/targets/list-0002  26 targets (Standard, 3112 of 4096 characters): web-34 .. web-59; ${shared}`,
+        'would move 60 targets from their own parameters into 2 list documents',
         '',
       ].join('\n'),
       err: '',
@@ -408,13 +409,104 @@ describe('cli targets (fake SSM over HTTP)', () => {
       between = configured();
     });
     const packed = await cli(['targets', 'pack', '--prefix', PREFIX]);
-    expect(packed.out.split('\n').at(-2)).toBe('moved 30 targets from their own parameters into 2 list documents');
+    expect(packed.out.split('\n').at(-2)).toBe('moved 60 targets from their own parameters into 2 list documents');
     expect(between).toEqual(names);
     expect(configured()).toEqual(names);
     expect(lists()).toEqual([
-      [LIST_1, 19, 4022, 'Standard'],
-      ['/hsa-targets/targets/list-0002', 11, 2334, 'Standard'],
+      [LIST_1, 34, 4032, 'Standard'],
+      ['/hsa-targets/targets/list-0002', 26, 3112, 'Standard'],
     ]);
+    expect(JSON.parse(folder()[LIST_1] as string).targets[0]).toEqual({
+      name: 'web-00',
+      url: 'https://web-00.internal/server-status?auto',
+      authParameter: `${PREFIX}/secrets/web-00`,
+    });
+  });
+
+  it('adds into a list with defaults written minimal, lists the merged target, removes keeping the defaults', async () => {
+    const defaults = { timeoutMs: 5000, labels: { env: 'prod', team: 'web' } };
+    ssm.put(LIST_1, JSON.stringify({ defaults, targets: [{ name: 'web-1', url: 'http://web-1/' }] }));
+    const added = await cli(
+      ['targets', 'add', 'web-2', '--url', 'http://web-2/', '--timeout', '5s', '--label', 'env=prod'].concat([
+        '--label',
+        'team=db',
+        '--label',
+        'role=primary',
+        '--prefix',
+        PREFIX,
+      ]),
+    );
+    expect(added).toEqual({
+      code: 0,
+      out: 'target web-2 added to /hsa-targets/targets/list-0001 (Standard, 198 of 4096 characters): http://web-2/, timeout 5000 ms, labels env=prod,team=db,role=primary\n',
+      err: '',
+    });
+    expect(JSON.parse(folder()[LIST_1] as string)).toEqual({
+      defaults,
+      targets: [
+        { name: 'web-1', url: 'http://web-1/' },
+        { name: 'web-2', url: 'http://web-2/', labels: { team: 'db', role: 'primary' } },
+      ],
+    });
+    // Without the timeout the defaults would give it: a list of its own.
+    const apart = await cli(['targets', 'add', 'web-3', '--url', 'http://web-3/', '--prefix', PREFIX]);
+    expect(apart.out).toBe(
+      'target web-3 added to /hsa-targets/targets/list-0002 (Standard, 52 of 4096 characters): http://web-3/\n',
+    );
+    expect(await cli(['targets', 'list', '--prefix', PREFIX])).toEqual({
+      code: 0,
+      out: [
+        'web-1  /hsa-targets/targets/list-0001  http://web-1/, timeout 5000 ms, labels env=prod,team=web',
+        'web-2  /hsa-targets/targets/list-0001  http://web-2/, timeout 5000 ms, labels env=prod,team=db,role=primary',
+        'web-3  /hsa-targets/targets/list-0002  http://web-3/',
+        '',
+      ].join('\n'),
+      err: '',
+    });
+    const removed = await cli(['targets', 'remove', 'web-1', '--prefix', PREFIX]);
+    expect(removed.out).toBe(
+      'target web-1 removed from /hsa-targets/targets/list-0001 (was {"name":"web-1","timeoutMs":5000,"labels":{"env":"prod","team":"web"},"url":"http://web-1/"}); 1 left there\n',
+    );
+    expect(JSON.parse(folder()[LIST_1] as string)).toEqual({
+      defaults,
+      targets: [{ name: 'web-2', url: 'http://web-2/', labels: { team: 'db', role: 'primary' } }],
+    });
+  });
+
+  it('replaces an entry of a list with defaults minimal, and refuses a change the defaults cannot hold', async () => {
+    const defaults = { timeoutMs: 5000 };
+    ssm.put(LIST_1, JSON.stringify({ defaults, targets: [{ name: 'web-1', url: 'http://web-1/' }] }));
+    const replaced = await cli([
+      'targets',
+      'add',
+      'web-1',
+      '--url',
+      'http://b/',
+      '--timeout',
+      '5s',
+      '--replace',
+      '--prefix',
+      PREFIX,
+    ]);
+    expect(replaced.code).toBe(0);
+    expect(JSON.parse(folder()[LIST_1] as string)).toEqual({
+      defaults,
+      targets: [{ name: 'web-1', url: 'http://b/' }],
+    });
+    expect(await cli(['targets', 'add', 'web-1', '--url', 'http://c/', '--replace', '--prefix', PREFIX])).toEqual({
+      code: 1,
+      out: '',
+      err: 'targets: expected the changed target to set every field and label the defaults of /hsa-targets/targets/list-0001 set ({"timeoutMs":5000}), found it without some: remove the target and add it again\n',
+    });
+  });
+
+  it('lists a bad default once, at defaults.<field>, exit 1', async () => {
+    ssm.put(LIST_1, JSON.stringify({ defaults: { timeoutMs: 5 }, targets: [{ name: 'web-1', url: 'http://web-1/' }] }));
+    expect(await cli(['targets', 'list', '--prefix', PREFIX])).toEqual({
+      code: 1,
+      out: 'list-0001  /hsa-targets/targets/list-0001  INVALID, the Lambda rejects it: field defaults.timeoutMs: Too small: expected number to be >=100, found 5\n',
+      err: 'targets list: 1 invalid target(s) under /hsa-targets/targets\n',
+    });
   });
 
   it('pack leaves an invalid target in its parameter and says so, exit 1', async () => {

@@ -8,6 +8,7 @@ import {
   discoveredKey,
   discoveredOrigin,
   leaf,
+  mergedDocument,
   SSM_PREFIX,
   targetEntries,
   targetNames,
@@ -572,7 +573,7 @@ describe('buildMonitorConfig: list documents, several targets per parameter', ()
         {
           parameter: '/p/targets/fleet-a',
           field: 'url',
-          message: 'expected only the field targets in a target list document, found "url"',
+          message: 'expected only the fields targets and defaults in a target list document, found "url"',
         },
       ],
     ],
@@ -641,6 +642,196 @@ describe('buildMonitorConfig: list documents, several targets per parameter', ()
     expect(buildMonitorConfig({ targets, rules: {}, silences: {} }, SCOPE).targets).toEqual([
       { name: 'web-1', url: 'http://a/', labels: {} },
     ]);
+  });
+});
+
+/** `<prefix>/targets/<document>` holding `defaults` and `entries`. */
+const withDefaults = (document: string, defaults: unknown, ...entries: unknown[]) => ({
+  [`/p/targets/${document}`]: JSON.stringify({ defaults, targets: entries }),
+});
+const FLEET_DEFAULTS = {
+  url: 'http://shared/',
+  timeoutMs: 5000,
+  authParameter: '/p/secrets/fleet-status',
+  labels: { env: 'prod', team: 'web' },
+};
+const LIST_FIELD_NAMES =
+  'url, timeoutMs, maxBytes, labels, authParameter, caBundleParameter, maxRequestWorkers, allowLoopback';
+
+describe("buildMonitorConfig: list defaults, the fields a list's entries share", () => {
+  it('merges each entry over the defaults: its own field wins, labels merged key by key (its label wins)', () => {
+    const config = buildMonitorConfig(
+      {
+        targets: withDefaults(
+          'fleet-a',
+          FLEET_DEFAULTS,
+          { name: 'web-1' },
+          { name: 'web-2', url: 'http://web-2/', timeoutMs: 2000, labels: { team: 'db', role: 'primary' } },
+          { name: 'web-3', labels: {} },
+        ),
+        rules: {},
+        silences: {},
+      },
+      SCOPE,
+    );
+    expect(config.targets).toEqual([
+      {
+        name: 'web-1',
+        url: 'http://shared/',
+        timeoutMs: 5000,
+        authParameter: '/p/secrets/fleet-status',
+        labels: { env: 'prod', team: 'web' },
+      },
+      {
+        name: 'web-2',
+        url: 'http://web-2/',
+        timeoutMs: 2000,
+        authParameter: '/p/secrets/fleet-status',
+        labels: { env: 'prod', team: 'db', role: 'primary' },
+      },
+      {
+        name: 'web-3',
+        url: 'http://shared/',
+        timeoutMs: 5000,
+        authParameter: '/p/secrets/fleet-status',
+        labels: { env: 'prod', team: 'web' },
+      },
+    ]);
+  });
+
+  it('reads empty defaults as none', () => {
+    expect(
+      buildMonitorConfig(
+        { targets: withDefaults('fleet-a', {}, { name: 'web-1', url: 'http://a/' }), rules: {}, silences: {} },
+        SCOPE,
+      ).targets,
+    ).toEqual([{ name: 'web-1', url: 'http://a/', labels: {} }]);
+  });
+
+  const at = (field: string, message: string) => ({ parameter: '/p/targets/fleet-a', field, message });
+
+  it.each<[string, Record<string, string>, ConfigProblem[]]>([
+    [
+      'a bad default: once, at defaults.<field>, not once per entry keeping it',
+      withDefaults('fleet-a', { url: 'http://a/', timeoutMs: 5 }, { name: 'web-1' }, { name: 'web-2' }),
+      [at('defaults.timeoutMs', 'Too small: expected number to be >=100, found 5')],
+    ],
+    [
+      'a bad default an entry overrides: the default alone',
+      withDefaults('fleet-a', { url: 'ftp://a/' }, { name: 'web-1', url: 'http://web-1/' }),
+      [at('defaults.url', 'expected an http:// or https:// URL, found "ftp://a/"')],
+    ],
+    [
+      'an unknown default, with the field meant',
+      withDefaults('fleet-a', { url: 'http://a/', timeout: 5000 }, { name: 'web-1' }),
+      [
+        at(
+          'defaults.timeout',
+          `expected one of the fields ${LIST_FIELD_NAMES}, found "timeout" (did you mean timeoutMs?)`,
+        ),
+      ],
+    ],
+    [
+      'a name in the defaults',
+      withDefaults('fleet-a', { name: 'web', url: 'http://a/' }, { name: 'web-1' }),
+      [at('defaults.name', 'expected no name in defaults (each entry names itself), found "web"')],
+    ],
+    [
+      'a default label too long: at defaults.labels.<key>',
+      withDefaults('fleet-a', { url: 'http://a/', labels: { team: 'x'.repeat(257) } }, { name: 'web-1' }),
+      [at('defaults.labels.team', `Too big: expected string to have <=256 characters, found "${'x'.repeat(56)}...`)],
+    ],
+    [
+      'defaults that are not an object',
+      withDefaults('fleet-a', 'http://a/', { name: 'web-1', url: 'http://a/' }),
+      [
+        at(
+          'defaults',
+          'expected an object of the target fields every entry shares, e.g. { "timeoutMs": 5000 }, found "http://a/"',
+        ),
+      ],
+    ],
+    [
+      "an entry's own bad field: at targets[i].<field> as without defaults",
+      withDefaults('fleet-a', { timeoutMs: 5000 }, { name: 'web-1', url: 'http://a/' }, { name: 'web-2', url: 'nope' }),
+      [at('targets[1].url', 'expected an http:// or https:// URL, found "nope"')],
+    ],
+    [
+      'a URL neither the defaults nor the entry give: required at the entry',
+      withDefaults('fleet-a', { timeoutMs: 5000 }, { name: 'web-1' }),
+      [at('targets[0].url', 'expected a string, found nothing (the field is required)')],
+    ],
+    [
+      "a default authParameter that is one target's secret: out of scope for every other entry",
+      withDefaults(
+        'fleet-a',
+        { url: 'http://a/', authParameter: '/p/secrets/web-1' },
+        { name: 'web-1' },
+        { name: 'web-2' },
+        { name: 'web-3', authParameter: '/p/secrets/web-3' },
+      ),
+      [
+        at(
+          'targets[1].authParameter',
+          `expected /p/secrets/web-2 or a parameter below it, or a shared secret (sharedSecretParameters: /p/secrets/fleet-status), found "/p/secrets/web-1" (from the list's defaults)`,
+        ),
+      ],
+    ],
+    [
+      'a field beside targets and defaults, with the one meant',
+      { '/p/targets/fleet-a': '{"default":{},"targets":[]}' },
+      [
+        at(
+          'default',
+          'expected only the fields targets and defaults in a target list document, found "default" (did you mean defaults?)',
+        ),
+      ],
+    ],
+    [
+      'a target being moved into a list with defaults (equal once merged): no problem',
+      {
+        ...withDefaults('fleet-a', { url: 'http://a/', labels: { a: '1' } }, { name: 'web-1', labels: { b: '2' } }),
+        ...target({ url: 'http://a/', labels: { a: '1', b: '2' } }),
+      },
+      [],
+    ],
+    [
+      'a target in its own parameter and in a list whose defaults give it one more field: a duplicate',
+      {
+        ...withDefaults('fleet-a', { url: 'http://a/', timeoutMs: 2000 }, { name: 'web-1' }),
+        ...target({ url: 'http://a/' }),
+      },
+      [
+        {
+          parameter: '/p/targets/web-1',
+          field: null,
+          message: 'expected a unique target name, found "web-1" again (also /p/targets/fleet-a targets[0]: http://a/)',
+        },
+      ],
+    ],
+  ])('%s', (_intent, targets, expected) => {
+    expect(problemsOf(targets)).toEqual(expected);
+  });
+
+  it('keeps the defaults of a list entry, and merges them into the document it stands for', () => {
+    const targets = withDefaults(
+      'fleet-a',
+      { url: 'http://a/', labels: { a: '1' } },
+      { name: 'web-1', labels: { b: '2' } },
+    );
+    const [entry] = targetEntries(targets);
+    expect(entry).toEqual({
+      parameter: '/p/targets/fleet-a',
+      index: 0,
+      name: 'web-1',
+      document: { name: 'web-1', labels: { b: '2' } },
+      defaults: { url: 'http://a/', labels: { a: '1' } },
+    });
+    expect(mergedDocument(entry as NonNullable<typeof entry>)).toEqual({
+      name: 'web-1',
+      url: 'http://a/',
+      labels: { a: '1', b: '2' },
+    });
   });
 });
 

@@ -10,6 +10,7 @@ import type { CycleDeps, PageRouter, StateTable } from '../../../src/app/ports.t
 import { startRun } from '../../../src/app/runContext.ts';
 import type { AlertRecord, Notification } from '../../../src/core/alerts/types.ts';
 import type { RawConfig } from '../../../src/core/monitorConfig.ts';
+import { packTargets } from '../../../src/core/targetDocuments.ts';
 
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 const at = (minute: number) => new Date(T0 + minute * 60_000);
@@ -273,6 +274,41 @@ describe('targets in list documents', () => {
       const resolved = await resolve(deps(table, config, pages), at(minute));
       expect(resolved.error).toBeNull();
       expect(resolved.config?.targets.map((t) => t.name)).toEqual(['a0', 'b0']);
+    }
+    expect(pages).toEqual([]);
+    expect((await readStoredConfig(table))?.pointer.removing).toEqual([]);
+    expect((await table.loadMany(['target#a0'])).has('target#a0')).toBe(true);
+  });
+
+  it('targets moved into a list with defaults, as targets pack writes it: equal once merged, one target each', async () => {
+    const fields = (t: string) => ({ url: `http://${t}.test/s`, timeoutMs: 5000, labels: { env: 'prod', role: t } });
+    const singles: RawConfig = {
+      ...raw(),
+      targets: Object.fromEntries(['a0', 'b0'].map((t) => [`/p/targets/${t}`, JSON.stringify(fields(t))])),
+    };
+    const [list] = packTargets(
+      ['a0', 'b0'].map((name) => ({ name, document: { name, ...fields(name) } })),
+      'standard',
+      '/p/targets',
+      new Set(),
+    );
+    expect(list?.defaults).toEqual(['timeoutMs', 'labels.env']);
+    const packed: RawConfig = { ...raw(), targets: { [list?.parameter as string]: list?.text as string } };
+    const table = createMemoryStateTable();
+    const pages: Notification[] = [];
+    await resolve(deps(table, singles, pages), at(0));
+    expect(await table.put('target#a0', firingOf('a0'), null, at(0))).toBe(true);
+    const between = { ...singles, targets: { ...singles.targets, ...packed.targets } };
+    for (const [minute, config] of [
+      [1, between],
+      [2, packed],
+    ] as const) {
+      const resolved = await resolve(deps(table, config, pages), at(minute));
+      expect(resolved.error).toBeNull();
+      expect(resolved.config?.targets.map((t) => [t.name, t.timeoutMs, t.labels])).toEqual([
+        ['a0', 5000, { env: 'prod', role: 'a0' }],
+        ['b0', 5000, { env: 'prod', role: 'b0' }],
+      ]);
     }
     expect(pages).toEqual([]);
     expect((await readStoredConfig(table))?.pointer.removing).toEqual([]);
