@@ -296,6 +296,14 @@ describe('cli targets (fake SSM over HTTP)', () => {
     expect(ssm.parameters.size).toBe(0);
   });
 
+  it('removes the last named target of a list that also holds an entry without a name: the list stays with that entry', async () => {
+    const parameter = `${PREFIX}/targets/list-0001`;
+    ssm.put(parameter, '{"targets":[{"name":"web-1","url":"http://web-1/"},{"url":"http://nameless/"}]}');
+    const removed = await cli(['targets', 'remove', 'web-1', '--prefix', PREFIX]);
+    expect(removed.code).toBe(0);
+    expect(ssm.parameters.get(parameter)?.value).toBe('{"targets":[{"url":"http://nameless/"}]}');
+  });
+
   it('lists a bad entry by its index and name, and the good entries of its list', async () => {
     ssm.put(
       `${PREFIX}/targets/eu`,

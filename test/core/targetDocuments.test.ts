@@ -200,6 +200,19 @@ describe('list defaults in placing and packing', () => {
     });
   });
 
+  it('keeps an entry without a name (no target, but the user to fix it) in the list it adds to', () => {
+    const withUnnamed = {
+      '/p/targets/list-c': '{"targets":[{"name":"c1","url":"http://c1/"},{"url":"http://nameless/"}]}',
+    };
+    expect(
+      placeTarget(targetEntries(withUnnamed), withUnnamed, { name: 'new', url: 'http://new/' }, 'standard', folder),
+    ).toEqual({
+      parameter: '/p/targets/list-c',
+      text: '{"targets":[{"name":"c1","url":"http://c1/"},{"url":"http://nameless/"},{"name":"new","url":"http://new/"}]}',
+      existing: true,
+    });
+  });
+
   it('packs what the targets of each list share into its defaults, each entry minimal, reading back the same targets', () => {
     const documents = ['w0', 'w1', 'w2'].map((name, i) => ({
       name,
