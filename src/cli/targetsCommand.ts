@@ -429,15 +429,17 @@ async function remove(args: string[], io: TargetsIo): Promise<number> {
       throw new RefusedError(`expected a target ${name} under ${prefix}/targets, found none (targets list shows them)`);
     const { parameter, index } = held;
     const was = redactCredentials(index === null ? (texts[parameter] as string) : JSON.stringify(mergedDocument(held)));
-    const others = entries.filter((e) => e.parameter === parameter && e !== held);
-    if (index === null || others.length === 0) {
+    const list =
+      index === null ? null : (JSON.parse(texts[parameter] as string) as { targets: unknown[]; defaults?: unknown });
+    // Why the list's own length, not its named entries: an entry without a name is no target, but
+    // deleting the parameter would lose it.
+    if (list === null || list.targets.length === 1) {
       // Its own parameter, or the last target of its list: the parameter goes, if still as read.
       if ((await admin.get(parameter))?.version !== read[parameter]?.version) continue;
       if (!(await admin.remove(parameter))) continue;
       io.stdout(`target ${name} removed: deleted ${parameter} (was ${was})\n`);
       return EXIT.ok;
     }
-    const list = JSON.parse(texts[parameter] as string) as { targets: unknown[]; defaults?: unknown };
     const documents = list.targets.filter((_, i) => i !== index);
     const text = renderTargetList(documents, list.defaults);
     const tier = await currentTier(admin, parameter, texts[parameter] as string);

@@ -37,15 +37,17 @@ interface ListDocument {
 function listDocuments(entries: readonly TargetEntry[], texts: Record<string, string>): ListDocument[] {
   const lists = new Map<string, ListDocument>();
   for (const entry of entries) {
-    if (entry.index === null) continue;
-    const list = lists.get(entry.parameter) ?? {
+    if (entry.index === null || lists.has(entry.parameter)) continue;
+    const text = texts[entry.parameter] ?? '';
+    // Why from the text, not the entries: an entry without a name is no target, but it is the
+    // user's to fix, and a list rewritten to add a target must keep it.
+    const { targets } = JSON.parse(text) as { targets: unknown[] };
+    lists.set(entry.parameter, {
       parameter: entry.parameter,
-      documents: [],
+      documents: [...targets],
       defaults: entry.defaults,
-      chars: (texts[entry.parameter] ?? '').length,
-    };
-    list.documents.push(entry.document);
-    lists.set(entry.parameter, list);
+      chars: text.length,
+    });
   }
   return [...lists.values()];
 }
