@@ -10,6 +10,7 @@ import { fetchStatusPage } from '../../../src/adapters/httpStatusSource.ts';
 import { createMemoryStateTable } from '../../../src/adapters/memoryStateStore.ts';
 import type { DiscoveryDeps, DiscoverySource } from '../../../src/app/discovery/ports.ts';
 import type { CycleDeps, StateTable } from '../../../src/app/ports.ts';
+import { readStoredConfig } from '../../../src/app/config/stored.ts';
 import { runCycle } from '../../../src/app/run.ts';
 import type { Notification } from '../../../src/core/alerts/types.ts';
 import { DiscoveryListingError, type ListingOutcome } from '../../../src/core/discovery/listing.ts';
@@ -245,5 +246,87 @@ describe('discoverTargets: through runCycle', () => {
     w.deps.config = { ...w.deps.config, loadRaw: async () => ({ ...RAW(), discovery: {} }) };
     expect((await runCycle(w.deps, at(1))).targets).toBe(0);
     expect(subjects(w).at(-1)).toBe('[RESOLVED critical] i-1: closing-seen (target removed from configuration)');
+  });
+});
+
+/** `table` whose writes of the discovery alert's item fail as `how` says: the run dies there. */
+function dyingAt(table: StateTable, how: 'before the claim' | 'after the claim'): StateTable {
+  const died = () => Object.assign(new Error('the run died'), { name: 'CrashError' });
+  return {
+    ...table,
+    put: async (key, item, version, now) => {
+      if (!key.startsWith('discovery#')) return table.put(key, item, version, now);
+      if (how === 'before the claim') throw died();
+      await table.put(key, item, version, now);
+      throw died();
+    },
+  };
+}
+
+describe('a deleted discovery parameter stays owed until its alert is resolved', () => {
+  const DELETED = (): RawConfig => ({ ...RAW(), discovery: {} });
+  const FIRING = '[FIRING warning] /p/discovery/web: discovery failing (ec2, throttled)';
+  const REMOVED = '[RESOLVED warning] /p/discovery/web: discovery document removed';
+
+  /** A world whose alert fires at 12:00 (listing throttled), on `table`. */
+  async function firing(table: StateTable) {
+    const w = world(RAW(), table);
+    w.source.answer = { fails: 'Rate exceeded' };
+    await runCycle(w.deps, at(0));
+    expect(subjects(w)).toEqual([FIRING]);
+    return w;
+  }
+
+  it.each(['before the claim', 'after the claim'] as const)(
+    'a run that stored the configuration without it and died %s of the resolve: the next run resolves it',
+    async (how) => {
+      const table = createMemoryStateTable();
+      await firing(table);
+      const dying = world(DELETED(), dyingAt(table, how));
+      await expect(runCycle(dying.deps, at(1))).rejects.toThrow();
+      expect(subjects(dying)).toEqual([]);
+      const next = world(DELETED(), table); // a new container: the dead one's memory went with it
+      await runCycle(next.deps, at(2));
+      await runCycle(next.deps, at(3));
+      expect(subjects(next)).toEqual([REMOVED]);
+      expect(await table.loadMany(['discovery#web'])).toEqual(new Map());
+      expect((await readStoredConfig(table))?.pointer.retiringDiscovery).toEqual([]);
+    },
+  );
+
+  it('a resolve SNS refused once is sent by the next run of the same container', async () => {
+    const table = createMemoryStateTable();
+    const w = await firing(table);
+    w.deps.config = { ...w.deps.config, loadRaw: async () => DELETED() };
+    const publish = w.deps.notifier.publish;
+    let refusals = 1;
+    w.deps.notifier = {
+      publish: async (n) => {
+        if (n.rule === 'discovery-failing' && refusals-- > 0) throw new Error('SNS is down');
+        return publish(n);
+      },
+    };
+    await expect(runCycle(w.deps, at(1))).rejects.toThrow();
+    expect((await readStoredConfig(table))?.pointer.retiringDiscovery).toEqual(['/p/discovery/web']);
+    await runCycle(w.deps, at(2));
+    await runCycle(w.deps, at(3));
+    expect(subjects(w)).toEqual([FIRING, REMOVED]);
+    expect((await readStoredConfig(table))?.pointer.retiringDiscovery).toEqual([]);
+  });
+
+  it('a parameter that comes back before its resolve went out is no longer owed: its alert stands as it is', async () => {
+    const table = createMemoryStateTable();
+    await firing(table);
+    const dying = world(DELETED(), dyingAt(table, 'before the claim'));
+    await expect(runCycle(dying.deps, at(1))).rejects.toThrow();
+    expect((await readStoredConfig(table))?.pointer.retiringDiscovery).toEqual(['/p/discovery/web']);
+    const back = world(RAW(), table);
+    back.source.answer = { fails: 'Rate exceeded' };
+    await runCycle(back.deps, at(2));
+    expect(subjects(back)).toEqual([]); // still failing: its firing page stands
+    expect((await readStoredConfig(table))?.pointer.retiringDiscovery).toEqual([]);
+    back.source.answer = { ids: [] };
+    await runCycle(back.deps, at(3));
+    expect(subjects(back)).toEqual(['[RESOLVED warning] /p/discovery/web: discovery lists again']);
   });
 });
