@@ -16,31 +16,40 @@ import type { DiscoveryStatus } from './discover.ts';
 
 /**
  * Each parameter's discovery alert evaluated and committed, and its metric emitted; the alert of
- * each parameter deleted (`removed`) resolved if it fired, and its item deleted.
+ * each parameter deleted (`removed`) resolved if it fired, and its item deleted. Answers the
+ * deleted parameters done with (resolve accepted and item deleted, or no item): the others stay
+ * owed (`applyConfig`'s `retiredDiscovery`) for the next run.
  */
 async function commitDiscoveryAlerts(
   ctx: RunContext,
   router: PageRouter,
   statuses: readonly DiscoveryStatus[],
   removed: readonly string[] = [],
-): Promise<void> {
+): Promise<string[]> {
   const { deps, now } = ctx;
   for (const s of statuses) deps.metrics.discovery?.({ parameter: s.document.parameter, failing: s.failing !== null });
-  if (statuses.length === 0 && removed.length === 0) return;
+  if (statuses.length === 0 && removed.length === 0) return [];
   const lease = leaseOf(ctx);
   const keys = statuses.map((s) => STATE_KEYS.discoveryAlert(s.document.name));
   const gone = removed.map((p) => STATE_KEYS.discoveryAlert(leaf(p)));
   const loaded = await deps.table.loadMany([...keys, ...gone]);
+  const done: string[] = [];
   for (const [i, parameter] of removed.entries()) {
     const key = gone[i] as string;
     const settled = await settleTarget(deps.table, router, key, loaded.get(key) ?? null, now, lease);
     ctx.ledger.claimed(settled);
-    if (settled.status !== CLAIM_OUTCOMES.committed || settled.stored === null) continue;
+    if (settled.status !== CLAIM_OUTCOMES.committed) continue;
     const item = settled.stored;
+    if (item === null) {
+      done.push(parameter);
+      continue;
+    }
     const { notifications } = evaluateRemovedDiscoveryAlert({ previous: item.state, parameter, now });
     const next = { ...item.state, alerts: {} };
     const commit = { key, loaded: item, next, notifications, deleteAfter: true, write: false };
-    ctx.ledger.claimed(await commitTarget(deps.table, router, commit, now, lease));
+    const outcome = await commitTarget(deps.table, router, commit, now, lease);
+    ctx.ledger.claimed(outcome);
+    if (outcome.status === CLAIM_OUTCOMES.committed && outcome.failed.length === 0) done.push(parameter);
   }
   for (const [i, status] of statuses.entries()) {
     const key = keys[i] as string;
@@ -60,6 +69,7 @@ async function commitDiscoveryAlerts(
     const commit = { key, loaded: item, next: state, notifications, deleteAfter: false, write };
     ctx.ledger.claimed(await commitTarget(deps.table, router, commit, now, lease));
   }
+  return done;
 }
 
 export { commitDiscoveryAlerts };
