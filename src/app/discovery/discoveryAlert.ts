@@ -1,8 +1,10 @@
 /**
- * The discovery alerts: one per discovery parameter, paged once when its listing starts failing
- * and resolved when it lists again, through the claim machine as the configuration alert is
- * (`config/configAlert.ts`). Each item is read every run (one batched read for all), written only
- * when its alert starts or ends. The `DiscoveryFailing` metric goes out for each parameter too.
+ * The discovery alerts: one item per discovery parameter, paged once when its listing starts
+ * failing and resolved when it lists again, and paged once when instances it lists are left out
+ * for a name already taken and resolved when none is, through the claim machine as the
+ * configuration alert is (`config/configAlert.ts`). Each item is read every run (one batched read
+ * for all), written only when an alert starts or ends. The `DiscoveryFailing` metric (listings
+ * only) goes out for each parameter too.
  */
 
 import { leaf } from '../../core/monitorConfig.ts';
@@ -63,9 +65,12 @@ async function commitDiscoveryAlerts(
       source: status.document.query.source,
       failing: status.failing,
       targetsInForce: status.targets,
+      collisions: status.collisions,
       now,
     });
-    const write = JSON.stringify(Object.keys(state.alerts)) !== JSON.stringify(Object.keys(item?.state.alerts ?? {}));
+    // Written only when an alert starts or ends (sorted: a table need not keep a map's order).
+    const ids = (alerts: object) => Object.keys(alerts).sort().join();
+    const write = ids(state.alerts) !== ids(item?.state.alerts ?? {});
     const commit = { key, loaded: item, next: state, notifications, deleteAfter: false, write };
     ctx.ledger.claimed(await commitTarget(deps.table, router, commit, now, lease));
   }

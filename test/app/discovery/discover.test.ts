@@ -184,7 +184,7 @@ describe('discoverTargets: through runCycle', () => {
     expect(w.sent[0]?.message).toContain('source not enabled: the deployment lists through no source');
   });
 
-  it('leaves out a discovered target whose name a configured target holds, and logs it', async () => {
+  it('leaves out a discovered target whose name a configured target holds, logs it, and pages it once', async () => {
     const configured = {
       '/p/targets/i-1': JSON.stringify({ url: `http://127.0.0.1:${port}/server-status/mine`, allowLoopback: true }),
     };
@@ -203,10 +203,46 @@ describe('discoverTargets: through runCycle', () => {
         },
       },
     ]);
-    expect(w.sent.map((n) => [n.target, n.labels])).toEqual([
-      ['i-1', {}],
-      ['i-2', { discovery: '/p/discovery/web' }],
+    expect(w.sent.map((n) => [n.target, n.subject, n.labels])).toEqual([
+      [
+        '/p/discovery/web',
+        '[FIRING warning] /p/discovery/web: discovery names taken (1 left out)',
+        { discovery: '/p/discovery/web' },
+      ],
+      ['i-1', '[FIRING critical] i-1: closing-seen (3 >= 3)', {}],
+      ['i-2', '[FIRING critical] i-2: closing-seen (3 >= 3)', { discovery: '/p/discovery/web' }],
     ]);
+    expect(w.sent[0]?.message.split('\n')[1]).toBe('- "i-1" for instance i-1: held by the configured target i-1');
+    await runCycle(w.deps, at(1));
+    await runCycle(w.deps, at(2));
+    // The configured target renamed: the instance's name is free, it joins, the alert resolves.
+    const renamed = { '/p/targets/mine': configured['/p/targets/i-1'] };
+    w.deps.config = { ...w.deps.config, loadRaw: async () => RAW(renamed) };
+    expect((await runCycle(w.deps, at(3))).targets).toBe(3);
+    await runCycle(w.deps, at(4));
+    expect(subjects(w).filter((s) => s.includes('/p/discovery/web'))).toEqual([
+      '[FIRING warning] /p/discovery/web: discovery names taken (1 left out)',
+      '[RESOLVED warning] /p/discovery/web: discovery names unique again',
+    ]);
+    expect(w.failing.map((f) => f.failing)).toEqual([false, false, false, false, false]);
+  });
+
+  it('pages the names taken of the later document, naming the earlier one that holds them, across a cold start', async () => {
+    const table = createMemoryStateTable();
+    const two = (): RawConfig => ({ ...RAW(), discovery: { ...RAW().discovery, '/p/discovery/xweb': document() } });
+    const w = world(two(), table);
+    w.source.answer = { ids: ['i-1'] };
+    expect((await runCycle(w.deps, at(0))).targets).toBe(1);
+    const cold = world(two(), table);
+    cold.source.answer = { ids: ['i-1'] };
+    await runCycle(cold.deps, at(1));
+    expect([...subjects(w), ...subjects(cold)]).toEqual([
+      '[FIRING warning] /p/discovery/xweb: discovery names taken (1 left out)',
+      '[FIRING critical] i-1: closing-seen (3 >= 3)',
+    ]);
+    expect(w.sent[0]?.message.split('\n')[1]).toBe(
+      '- "i-1" for instance i-1: held by instance i-1 of /p/discovery/web',
+    );
   });
 
   it.each([
