@@ -66,14 +66,13 @@ async function resolveConfig(ctx: RunContext, router: PageRouter): Promise<Resol
   const targets = joined.config.targets.length;
   await guarded(ctx, 'the configuration alert', () => commitConfigAlert(ctx, router, null, targets), undefined);
   // A deleted discovery parameter's alert is resolved, then no longer owed in the stored pointer.
-  const { statuses } = discovered;
-  const retired = applied?.retiredDiscovery ?? [];
-  const done = await guarded(
-    ctx,
-    'the discovery alerts',
-    () => commitDiscoveryAlerts(ctx, router, statuses, retired),
-    [],
-  );
+  // A parameter's alert is evaluated only once its configuration is stored (its deletion then seen).
+  const alerts = {
+    statuses: discovered.statuses,
+    generation: applied?.applied.generation ?? null,
+    removed: applied?.retiredDiscovery ?? [],
+  };
+  const done = await guarded(ctx, 'the discovery alerts', () => commitDiscoveryAlerts(ctx, router, alerts), []);
   if (applied !== null && done.length > 0)
     await guarded(ctx, 'the deleted discovery parameters', () => discoveryRetired(ctx, applied, done), undefined);
   return {

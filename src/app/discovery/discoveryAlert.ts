@@ -12,24 +12,36 @@ import { evaluateDiscoveryAlert, evaluateRemovedDiscoveryAlert } from '../../cor
 import { STATE_KEYS } from '../../core/stateKeys.ts';
 import { CLAIM_OUTCOMES } from '../accounting/claim.ts';
 import { commitTarget, settleTarget } from '../accounting/targetItems.ts';
+import { oweRetiredDiscovery } from '../config/removals.ts';
 import type { PageRouter } from '../ports.ts';
 import { leaseOf, type RunContext } from '../runContext.ts';
 import type { DiscoveryStatus } from './discover.ts';
 
+/** What the discovery alerts of a run are committed from. */
+interface DiscoveryAlerts {
+  statuses: readonly DiscoveryStatus[];
+  /**
+   * The stored configuration's generation the statuses' configuration was applied at; null when
+   * it was not applied. Why: an alert may page only for a parameter the stored configuration
+   * holds, else its deletion would go unseen and the alert stay open (as for targets).
+   */
+  generation: string | null;
+  /** Deleted parameters whose alert is owed (`applyConfig`'s `retiredDiscovery`). */
+  removed: readonly string[];
+}
+
 /**
- * Each parameter's discovery alert evaluated and committed, and its metric emitted; the alert of
- * each parameter deleted (`removed`) resolved if it fired, and its item deleted. Answers the
- * deleted parameters done with (resolve accepted and item deleted, or no item): the others stay
- * owed (`applyConfig`'s `retiredDiscovery`) for the next run.
+ * Each parameter's metric emitted and, when its configuration was applied, its discovery alert
+ * evaluated and committed; the alert of each parameter deleted (`removed`) resolved if it fired,
+ * and its item deleted. Answers the deleted parameters done with (resolve accepted and item
+ * deleted, or no item): the others stay owed for the next run.
  */
-async function commitDiscoveryAlerts(
-  ctx: RunContext,
-  router: PageRouter,
-  statuses: readonly DiscoveryStatus[],
-  removed: readonly string[] = [],
-): Promise<string[]> {
+async function commitDiscoveryAlerts(ctx: RunContext, router: PageRouter, alerts: DiscoveryAlerts): Promise<string[]> {
   const { deps, now } = ctx;
-  for (const s of statuses) deps.metrics.discovery?.({ parameter: s.document.parameter, failing: s.failing !== null });
+  const { removed, generation } = alerts;
+  for (const s of alerts.statuses)
+    deps.metrics.discovery?.({ parameter: s.document.parameter, failing: s.failing !== null });
+  const statuses = generation === null ? [] : alerts.statuses;
   if (statuses.length === 0 && removed.length === 0) return [];
   const lease = leaseOf(ctx);
   const keys = statuses.map((s) => STATE_KEYS.discoveryAlert(s.document.name));
@@ -71,7 +83,11 @@ async function commitDiscoveryAlerts(
     // Written only when an alert starts or ends (sorted: a table need not keep a map's order).
     const ids = (alerts: object) => Object.keys(alerts).sort().join();
     const write = ids(state.alerts) !== ids(item?.state.alerts ?? {});
-    const commit = { key, loaded: item, next: state, notifications, deleteAfter: false, write };
+    const parameter = status.document.parameter;
+    // A claim creating the item records the parameter owed if the table moved on without it.
+    const onCreated = () =>
+      generation === null ? Promise.resolve(0) : oweRetiredDiscovery(ctx, parameter, generation);
+    const commit = { key, loaded: item, next: state, notifications, deleteAfter: false, write, onCreated };
     ctx.ledger.claimed(await commitTarget(deps.table, router, commit, now, lease));
   }
   return done;

@@ -421,6 +421,22 @@ describe('page accounting under random runs, faults and configuration changes', 
     },
   );
 
+  it('a discovery alert never pages for a document whose configuration a run failed to store', async () => {
+    // Found by this model (seed -259245390, 2,000 sequences): storing the configuration failed, yet
+    // the run committed the document's discovery alert (FIRING); the document was deleted before
+    // any configuration holding it was stored, so no run knew to resolve it. A parameter's alert
+    // is now evaluated only once its configuration is stored.
+    const commands: Command[] = [
+      { kind: 'discovery', present: true },
+      { kind: 'run', container: 1, crash: null, snsFailures: 0, dynamoFailures: 1 },
+      { kind: 'discovery', present: false },
+      run(0),
+    ];
+    const result = await runSequence(commands, 'clear');
+    expect(result.violations).toEqual([]);
+    expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status}`)).toEqual([]);
+  });
+
   it('a container whose cached configuration still lists a removed target never pages it again', async () => {
     const commands: Command[] = [
       ...perAlertRule,

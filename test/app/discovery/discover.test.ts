@@ -350,6 +350,34 @@ describe('a deleted discovery parameter stays owed until its alert is resolved',
     expect((await readStoredConfig(table))?.pointer.retiringDiscovery).toEqual([]);
   });
 
+  it('a run whose claim creates the alert item after another run deleted the document owes its resolve', async () => {
+    const table = createMemoryStateTable();
+    const other = world(DELETED(), table);
+    let raced = false;
+    // Why: the other run stores the configuration without the document, finds no alert item (none
+    // fired yet), and clears what it owed, between this run's apply and its claim creating the item.
+    const racing: StateTable = {
+      ...table,
+      put: async (key, item, version, now) => {
+        if (key === 'discovery#web' && !raced) {
+          raced = true;
+          await runCycle(other.deps, at(1));
+        }
+        return table.put(key, item, version, now);
+      },
+    };
+    const w = world(RAW(), racing);
+    w.source.answer = { ids: [] };
+    await runCycle(w.deps, at(0));
+    w.source.answer = { fails: 'Rate exceeded' };
+    await runCycle(w.deps, at(1));
+    expect(raced).toBe(true);
+    expect((await readStoredConfig(table))?.pointer.retiringDiscovery).toEqual(['/p/discovery/web']);
+    await runCycle(other.deps, at(2));
+    expect([...subjects(w), ...subjects(other)]).toEqual([FIRING, REMOVED]);
+    expect((await readStoredConfig(table))?.pointer.retiringDiscovery).toEqual([]);
+  });
+
   it('a parameter that comes back before its resolve went out is no longer owed: its alert stands as it is', async () => {
     const table = createMemoryStateTable();
     await firing(table);
