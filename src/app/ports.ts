@@ -171,6 +171,8 @@ interface AppliedConfig {
   raw: RawConfig;
   /** Removed targets whose removal had not finished when it was stored. */
   removing: string[];
+  /** Deleted discovery parameters whose alert was not resolved (and its item deleted) when it was stored. */
+  retiringDiscovery: string[];
   /** The stored pointer's generation when this container applied it: the table's word, not the hash. */
   generation: string;
 }

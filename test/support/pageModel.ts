@@ -9,6 +9,7 @@
  * logged. `checkAfterCleanRun`, `checkLog` and `checkIncidents` state the invariants.
  */
 import { createMemoryStateTable } from '../../src/adapters/memoryStateStore.ts';
+import type { DiscoveryDeps } from '../../src/app/discovery/ports.ts';
 import type {
   ConfigSource,
   CycleDeps,
@@ -24,6 +25,7 @@ import { consumeShards, dispatchShards } from '../../src/app/shards.ts';
 import type { Notification } from '../../src/core/alerts/types.ts';
 import { DEFAULT_DOWN_AFTER_FAILURES } from '../../src/core/constants.ts';
 import type { RawConfig } from '../../src/core/monitorConfig.ts';
+import { DISCOVERY_ALERT_RULE } from '../../src/core/notify/discoveryAlert.ts';
 import type { EventsPer } from '../../src/core/pagerduty/events.ts';
 import { globMatch } from '../../src/core/rules/glob.ts';
 import type { PagerDutyLedger } from '../../src/forwarder/ports.ts';
@@ -58,6 +60,17 @@ const BUILT_IN_TARGET_DOWN: ModelRule = {
 const SHARD_MAX_AGE_SECONDS = 150;
 /** Warm containers the model runs. */
 const CONTAINERS = 3;
+/**
+ * The model's one discovery document, present or deleted (`discovery` commands). No source is
+ * enabled in the model, so its listing always fails (`not-enabled`): its discovery alert fires
+ * while it is present, and is owed a resolve once it is deleted.
+ */
+const DISCOVERY_PARAMETER = '/m/discovery/d0';
+const DISCOVERY_DOCUMENT = JSON.stringify({
+  source: 'ec2',
+  filters: { 'tag:Role': ['web'] },
+  url: 'http://{{privateIp}}/server-status?auto',
+});
 const T0 = Date.parse('2026-11-22T12:00:00Z');
 /** Every rule's `groupInterval`: two steps, so alerts joining a group wait one run. */
 const GROUP_INTERVAL_MS = 2 * STEP_MS;
@@ -109,6 +122,8 @@ type ContainerId = number;
 interface Container {
   warm: WarmStates;
   warmConfig: WarmConfig;
+  /** The discovery machine's memory (when each document was last listed). */
+  discoveryWarm: DiscoveryDeps['warm'];
   cache: { atMs: number; raw: RawConfig } | null;
   source: ConfigSource;
 }
@@ -172,7 +187,9 @@ type Command =
    * The configuration made invalid (`parts` broken parameters, default 1: a different problem
    * set for each count) or valid again. Changing `parts` while broken is a fix made in steps.
    */
-  | { kind: 'breakConfig'; broken: boolean; parts?: number };
+  | { kind: 'breakConfig'; broken: boolean; parts?: number }
+  /** The discovery document added, or deleted (its alert then owes a resolve, across crashes and refusals). */
+  | { kind: 'discovery'; present: boolean };
 
 /** How a sequence runs: its table, sharded or not, and the forwarder's mapping and ledger. */
 interface ModelOptions {
@@ -221,6 +238,8 @@ class World {
   silences: ModelSilence[] = [];
   /** An invalid silences parameter is present: the last valid configuration stays in force. */
   broken = false;
+  /** The discovery document is present (`DISCOVERY_PARAMETER`): its alert fires while it is. */
+  discovery = false;
   /** How many silences parameters are broken while `broken` (each count its own problem set). */
   brokenParts = 1;
   /** [from, to) while the configuration was invalid: silences written then were not in force. */
@@ -281,6 +300,7 @@ class World {
     const container: Container = {
       warm: new Map(),
       warmConfig: { applied: null },
+      discoveryWarm: new Map(),
       cache: null,
       source: {
         loadRaw: async (options) => {
@@ -329,6 +349,7 @@ class World {
             )
           : {}),
       },
+      ...(this.discovery ? { discovery: { [DISCOVERY_PARAMETER]: DISCOVERY_DOCUMENT } } : {}),
     };
   }
 
@@ -480,7 +501,7 @@ class World {
           this.forwarder.published(n);
         }),
     };
-    const { source, warm, warmConfig } = this.containers[container] as Container;
+    const { source, warm, warmConfig, discoveryWarm } = this.containers[container] as Container;
     return {
       config: source,
       secretScope: { prefix: '/m', sharedSecretParameters: [] },
@@ -504,6 +525,7 @@ class World {
       warm,
       warmConfig,
       checkpointIntervalMs: 5 * STEP_MS,
+      discovery: { sources: {}, warm: discoveryWarm, listingBudgetMs: () => 0 },
     };
   }
 
@@ -663,6 +685,11 @@ class World {
       );
     // While invalid, the last valid configuration the system stored is in force, not the model's.
     if (this.broken) return;
+    const discovery = this.log.findLast((p) => p.rule === DISCOVERY_ALERT_RULE);
+    if (this.discovery !== (discovery?.status === 'firing'))
+      this.violations.push(
+        `${iso(this.nowMs)} discovery document ${this.discovery ? 'present' : 'deleted'}, latest page ${discovery?.status ?? 'none'}`,
+      );
     for (const { target, rule } of this.pairs()) {
       const latest = this.log.findLast((p) => p.target === target && p.rule === rule);
       if (!this.settled(target, rule, latest?.grouped === true)) continue;
@@ -762,6 +789,10 @@ class World {
       if (p.status !== 'firing') continue;
       if (key.startsWith('configuration')) {
         if (!this.broken || key !== 'configuration') this.violations.push(`incident ${key} left open`);
+        continue;
+      }
+      if (key.startsWith(`${DISCOVERY_ALERT_RULE}#`)) {
+        if (!this.discovery) this.violations.push(`incident ${key} left open`);
         continue;
       }
       const stale = p.firing.filter((pair) => {
@@ -908,6 +939,7 @@ const CONFIG_CHANGES = new Set<Command['kind']>([
   'silence',
   'endSilences',
   'breakConfig',
+  'discovery',
 ]);
 
 const FORWARD_FAULTS = ['none', 'none', 'sendFails', 'answerLost', 'crashAfterSend', 'duplicate'] as const;
@@ -1020,6 +1052,9 @@ async function apply(world: World, command: Command, silenceLog: Array<ModelSile
       world.broken = command.broken;
       world.brokenParts = Math.max(1, command.parts ?? 1);
       return;
+    case 'discovery':
+      world.discovery = command.present;
+      return;
     case 'endSilences':
       for (const s of silenceLog) if (s.untilMs > world.nowMs) s.untilMs = world.nowMs;
       world.silences = [];
@@ -1041,6 +1076,7 @@ async function runSequence(
   for (const command of commands) await apply(world, command, silenceLog);
   await apply(world, { kind: 'endSilences' }, silenceLog);
   await apply(world, { kind: 'breakConfig', broken: false }, silenceLog);
+  await apply(world, { kind: 'discovery', present: false }, silenceLog);
   for (const t of [...world.failing])
     await apply(world, { kind: 'fetchFails', target: TARGET_POOL.indexOf(t as never), failing: false }, silenceLog);
   if (settle === 'clear') for (const t of TARGET_POOL) world.closing.set(t, 0);
@@ -1054,6 +1090,8 @@ async function runSequence(
     if (latest?.status === 'firing')
       world.violations.push(`after settling (${settle}): ${target}/${rule} last page FIRING`);
   }
+  if (world.log.findLast((p) => p.rule === DISCOVERY_ALERT_RULE)?.status === 'firing')
+    world.violations.push(`after settling (${settle}): ${DISCOVERY_PARAMETER} discovery alert last page FIRING`);
   world.checkLog(silenceLog);
   world.checkOrders();
   world.checkIncidents();

@@ -64,8 +64,9 @@ async function fallbackConfig(
   for (const [name, value] of Object.entries(current?.targets ?? {}))
     if (raw.targets[name] !== undefined && redactCredentials(value) === raw.targets[name]) raw.targets[name] = value;
   try {
-    const { hash, removing, generation } = stored.pointer;
-    return { hash, config: buildMonitorConfig(raw, ctx.deps.secretScope), raw, removing, generation };
+    const { hash, removing, retiringDiscovery, generation } = stored.pointer;
+    const config = buildMonitorConfig(raw, ctx.deps.secretScope);
+    return { hash, config, raw, removing, retiringDiscovery, generation };
   } catch {
     return null;
   }

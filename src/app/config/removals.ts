@@ -103,4 +103,34 @@ async function oweRemovals(ctx: RunContext, created: readonly string[], generati
   throw new ContentionError(`meta#${LAST_VALID_KEY}`, MAX_APPLY_ATTEMPTS);
 }
 
-export { MAX_APPLY_ATTEMPTS, oweRemovals, removeTargets };
+/**
+ * Called when a run's claim created the discovery alert item of `parameter` (before its page goes
+ * out), the run having applied the configuration of `generation`: when the table moved on
+ * meanwhile to a configuration without the parameter, it is recorded owed (`retiringDiscovery`),
+ * so the run that deleted it, which may have found no item, cannot have cleared it unseen. The
+ * write is made even when the pointer still owes it: it moves the pointer's version on, so that
+ * run's clearing write (conditional on the version it read) fails and the parameter stays owed.
+ * Answers the writes made.
+ *
+ * @throws ContentionError when other runs kept moving the pointer on
+ */
+async function oweRetiredDiscovery(ctx: RunContext, parameter: string, generation: string): Promise<number> {
+  const { table, logger } = ctx.deps;
+  // The usual answer, from the pointer alone: the table is still at this run's configuration.
+  const at = await readConfigGeneration(table);
+  if (at === null || at === generation) return 0;
+  for (let attempt = 1, writes = 0; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
+    const stored = await readStoredConfig(table);
+    if (stored === null || stored.pointer.generation === generation) return writes;
+    if (stored.raw?.discovery?.[parameter] !== undefined) return writes;
+    writes++;
+    const retiring = [...new Set([...stored.pointer.retiringDiscovery, parameter])].sort();
+    if ((await saveRemoving(table, stored, stored.pointer.removing, retiring)) !== null) {
+      logger.warn('discovery alert created under a configuration replaced meanwhile: its resolve owed', { parameter });
+      return writes;
+    }
+  }
+  throw new ContentionError(`meta#${LAST_VALID_KEY}`, MAX_APPLY_ATTEMPTS);
+}
+
+export { MAX_APPLY_ATTEMPTS, oweRemovals, oweRetiredDiscovery, removeTargets };

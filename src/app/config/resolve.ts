@@ -10,7 +10,7 @@ import { discoverTargets } from '../discovery/discover.ts';
 import { commitDiscoveryAlerts } from '../discovery/discoveryAlert.ts';
 import type { PageRouter } from '../ports.ts';
 import { guarded, type RunContext } from '../runContext.ts';
-import { applyConfig } from './apply.ts';
+import { applyConfig, discoveryRetired } from './apply.ts';
 import { commitConfigAlert } from './configAlert.ts';
 import { readConfig } from './read.ts';
 
@@ -65,10 +65,16 @@ async function resolveConfig(ctx: RunContext, router: PageRouter): Promise<Resol
   const applied = await guarded(ctx, 'applying the configuration', () => applyConfig(ctx, router, joined), null);
   const targets = joined.config.targets.length;
   await guarded(ctx, 'the configuration alert', () => commitConfigAlert(ctx, router, null, targets), undefined);
-  // A deleted discovery parameter's alert is resolved: known from the configuration apply replaced.
-  const { statuses } = discovered;
-  const retired = applied?.retiredDiscovery ?? [];
-  await guarded(ctx, 'the discovery alerts', () => commitDiscoveryAlerts(ctx, router, statuses, retired), undefined);
+  // A deleted discovery parameter's alert is resolved, then no longer owed in the stored pointer.
+  // A parameter's alert is evaluated only once its configuration is stored (its deletion then seen).
+  const alerts = {
+    statuses: discovered.statuses,
+    generation: applied?.applied.generation ?? null,
+    removed: applied?.retiredDiscovery ?? [],
+  };
+  const done = await guarded(ctx, 'the discovery alerts', () => commitDiscoveryAlerts(ctx, router, alerts), []);
+  if (applied !== null && done.length > 0)
+    await guarded(ctx, 'the deleted discovery parameters', () => discoveryRetired(ctx, applied, done), undefined);
   return {
     config: joined.config,
     raw: joined.raw,

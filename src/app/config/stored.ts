@@ -28,6 +28,13 @@ interface LastValidPointer {
   /** Targets gone from the configuration whose resolves or deletion have not finished yet. */
   removing: string[];
   /**
+   * Discovery parameters gone from the configuration whose discovery alert has not been resolved
+   * and its item deleted yet. Kept here, with the configuration that dropped them, because the
+   * next run's configuration no longer names them: nothing else would remember the alert owed.
+   * Empty on pointers stored before it was kept.
+   */
+  retiringDiscovery: string[];
+  /**
    * Random, new at every write of the pointer: a container whose applied configuration carries
    * another generation knows the table moved on (a hash can come back; a generation never does).
    * Empty on pointers stored before it was kept.
@@ -63,6 +70,7 @@ function pointerOf(value: Partial<LastValidPointer>): LastValidPointer {
     chunks: value.chunks ?? 0,
     savedAt: value.savedAt ?? '',
     removing: value.removing ?? [],
+    retiringDiscovery: value.retiringDiscovery ?? [],
     generation: String(value.generation ?? ''),
   };
 }
@@ -108,10 +116,11 @@ async function readStoredConfig(table: StateTable): Promise<StoredConfig | null>
 }
 
 /**
- * Store `raw` as the last valid configuration if the pointer is still at `stored`'s version
- * (absent when `stored` is null): chunks first, then the pointer, then the previous chunks, so a
- * crash leaves the old configuration whole. Answers the writes made and the pointer written; null
- * when it was not (another run moved it on: the caller reads it again).
+ * Store `raw` as the last valid configuration, with the removals and discovery alerts it owes, if
+ * the pointer is still at `stored`'s version (absent when `stored` is null): chunks first, then
+ * the pointer, then the previous chunks, so a crash leaves the old configuration whole. Answers
+ * the writes made and the pointer written; null when it was not (another run moved it on: the
+ * caller reads it again).
  */
 async function saveStoredConfig(
   table: StateTable,
@@ -120,6 +129,7 @@ async function saveStoredConfig(
   removing: string[],
   now: Date,
   stored: StoredConfig | null,
+  retiringDiscovery: string[] = [],
 ): Promise<{ writes: number; saved: LastValidPointer | null }> {
   const data = gzipSync(JSON.stringify(redacted(raw))).toString('base64');
   const chunks = Math.max(1, Math.ceil(data.length / CHUNK_CHARS));
@@ -135,6 +145,7 @@ async function saveStoredConfig(
     chunks,
     savedAt: now.toISOString(),
     removing,
+    retiringDiscovery,
     generation: randomUUID(),
   };
   // Why conditional: two runs applying at once must not overwrite each other's `removing`.
@@ -147,15 +158,40 @@ async function saveStoredConfig(
   return { writes, saved: pointer };
 }
 
-/** Record which removals are still owed, if the pointer is still at `stored`'s version: the pointer written, or null. */
+/**
+ * Record which removals (and deleted discovery parameters' alerts) are still owed, if the pointer
+ * is still at `stored`'s version: the pointer written, or null.
+ */
 async function saveRemoving(
   table: StateTable,
   stored: StoredConfig,
   removing: string[],
+  retiringDiscovery: string[] = stored.pointer.retiringDiscovery,
 ): Promise<LastValidPointer | null> {
-  const pointer: LastValidPointer = { ...stored.pointer, removing, generation: randomUUID() };
+  const pointer: LastValidPointer = { ...stored.pointer, removing, retiringDiscovery, generation: randomUUID() };
+  return (await table.putMeta(LAST_VALID_KEY, { ...pointer }, stored.version)) ? pointer : null;
+}
+
+/**
+ * Record that only `retiringDiscovery` is still owed, if the pointer is still at `stored`'s
+ * version: the pointer written, or null. The generation stays: the configuration and its removals
+ * are as they were, so no container needs to read them again; the list only ever shrinks here.
+ */
+async function saveRetiringDiscovery(
+  table: StateTable,
+  stored: StoredConfig,
+  retiringDiscovery: string[],
+): Promise<LastValidPointer | null> {
+  const pointer: LastValidPointer = { ...stored.pointer, retiringDiscovery };
   return (await table.putMeta(LAST_VALID_KEY, { ...pointer }, stored.version)) ? pointer : null;
 }
 
 export type { LastValidPointer, StoredConfig };
-export { LAST_VALID_KEY, readConfigGeneration, readStoredConfig, saveRemoving, saveStoredConfig };
+export {
+  LAST_VALID_KEY,
+  readConfigGeneration,
+  readStoredConfig,
+  saveRemoving,
+  saveRetiringDiscovery,
+  saveStoredConfig,
+};

@@ -11,7 +11,7 @@
  * the stored configuration holds.
  */
 import type { DiscoveryDocument } from '../../core/discovery/document.ts';
-import { joinTargets } from '../../core/discovery/join.ts';
+import { joinTargets, type NameCollision } from '../../core/discovery/join.ts';
 import {
   type DiscoveredTarget,
   DiscoveryListingError,
@@ -51,6 +51,8 @@ interface DiscoveryStatus {
   failing: DiscoveryState['failing'];
   /** Targets of the list in force for it. */
   targets: number;
+  /** Its instances left out because their target name is taken (`joinTargets`). */
+  collisions: NameCollision[];
 }
 
 /** A valid configuration with the discovered targets joined, and each document's status. */
@@ -139,7 +141,8 @@ async function stepOne(
   if (!discoveryDue(state, now, document.refreshSeconds)) {
     deps.warm.set(document.parameter, { text, state });
     const targets = state.targets ?? [];
-    return { targets, status: { document, outcome: null, failing: state.failing, targets: targets.length } };
+    const status = { document, outcome: null, failing: state.failing, targets: targets.length, collisions: [] };
+    return { targets, status };
   }
   const answer = await listThrough(deps, document);
   const source = document.query.source;
@@ -173,14 +176,16 @@ async function stepOne(
   }
   deps.warm.set(document.parameter, { text, state: step.state });
   const targets = step.state.targets ?? [];
-  return { targets, status: { document, outcome: step.outcome, failing: step.state.failing, targets: targets.length } };
+  const status = { document, outcome: step.outcome, failing: step.state.failing, targets: targets.length };
+  return { targets, status: { ...status, collisions: [] } };
 }
 
 /**
  * `read`'s configuration with its discovered targets joined: each document listed when due, the
  * last good list of each kept when its listing fails or is not due. A discovered target whose name
- * a configured target (or an earlier discovery parameter) holds is left out and logged: the
- * configured target keeps being checked, and a name that collides is no outage to page about.
+ * a configured target (or an earlier discovery parameter) holds is left out and logged at each
+ * run, and named in its document's status (`collisions`), whose discovery alert pages it once:
+ * the holder keeps being checked.
  *
  * @throws when the stored configuration, needed for the list in force, cannot be read
  */
@@ -217,7 +222,10 @@ async function discoverTargets(
   return {
     raw: { ...read.raw, discovered },
     config: { ...read.config, targets: joined.targets },
-    statuses: steps.map((s) => s.status),
+    statuses: steps.map((s) => ({
+      ...s.status,
+      collisions: joined.collisions.filter((c) => c.parameter === s.status.document.parameter),
+    })),
   };
 }
 

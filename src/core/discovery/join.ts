@@ -5,10 +5,21 @@
 import type { ConfigProblem, TargetConfig } from '../monitorConfig.ts';
 import type { DiscoveredTarget } from './listing.ts';
 
+/** A discovered target left out because its name was taken, and by what. */
+interface NameCollision {
+  /** The discovery parameter whose instance was left out. */
+  parameter: string;
+  instance: string;
+  name: string;
+  /** What holds the name: `the configured target web-1`, `instance i-9 of /p/discovery/api`. */
+  holder: string;
+}
+
 /**
  * The configured targets, then the discovered ones by parameter and name, each name once. A
  * configured target keeps its name; a discovered target whose name is taken is left out and named
- * as a problem of its discovery parameter, with what holds the name.
+ * as a problem of its discovery parameter, with what holds the name (`collisions`: the same, as
+ * facts, for its discovery alert).
  *
  * @example
  * joinTargets([{ name: 'web-1', url: 'http://a/', labels: {} }], [{ parameter: '/p/discovery/web', instance: 'i-1', target: { name: 'web-1', ... } }]).problems
@@ -17,12 +28,18 @@ import type { DiscoveredTarget } from './listing.ts';
 function joinTargets(
   configured: readonly TargetConfig[],
   discovered: readonly DiscoveredTarget[],
-): { targets: TargetConfig[]; origins: Map<string, DiscoveredTarget>; problems: ConfigProblem[] } {
+): {
+  targets: TargetConfig[];
+  origins: Map<string, DiscoveredTarget>;
+  problems: ConfigProblem[];
+  collisions: NameCollision[];
+} {
   const targets = [...configured];
   const holders = new Map<string, string>();
   for (const t of configured) holders.set(t.name, `the configured target ${t.name}`);
   const origins = new Map<string, DiscoveredTarget>();
   const problems: ConfigProblem[] = [];
+  const collisions: NameCollision[] = [];
   const ordered = [...discovered].sort(
     (a, b) =>
       a.parameter.localeCompare(b.parameter) ||
@@ -32,6 +49,7 @@ function joinTargets(
   for (const d of ordered) {
     const holder = holders.get(d.target.name);
     if (holder !== undefined) {
+      collisions.push({ parameter: d.parameter, instance: d.instance, name: d.target.name, holder });
       problems.push({
         parameter: d.parameter,
         field: 'name',
@@ -43,7 +61,7 @@ function joinTargets(
     origins.set(d.target.name, d);
     targets.push(d.target);
   }
-  return { targets, origins, problems };
+  return { targets, origins, problems, collisions };
 }
 
 /** Names that appeared, left, or stayed with other fields (a new address, other labels), each sorted. */
@@ -72,5 +90,5 @@ function diffTargets(before: readonly TargetConfig[], after: readonly TargetConf
   return { appeared: sort(appeared), left: sort(left), changed: sort(changed) };
 }
 
-export type { TargetDiff };
+export type { NameCollision, TargetDiff };
 export { diffTargets, joinTargets };

@@ -3,7 +3,8 @@
  * in an order the test chooses and replays; crashing at any table write or publish, before or
  * after it), SNS refusals, DynamoDB errors, and configuration changes (targets added and removed,
  * rules added, removed, renamed, narrowed, silences added and ended, the configuration made
- * invalid and valid again, with one or two problems, so a fix can take two steps), late ticks (a
+ * invalid and valid again, with one or two problems, so a fix can take two steps, a discovery
+ * document added and deleted, its listing always failing so its alert fires), late ticks (a
  * tick's event run again after later ticks: a duplicate delivery, or EventBridge's retry after a
  * throttle), against the real run, commit and state code, in three warm containers. A third of
  * the sequences run sharded: each run is a dispatch (`dispatchShards`) whose shard messages
@@ -17,7 +18,8 @@
  *    the condition does not hold or the pair left the configuration. (Every episode pages; every
  *    page sent is followed by its resolve once the episode ends or leaves the configuration.)
  *    The configuration alert's latest page is FIRING while the configuration is invalid, and not
- *    FIRING while it is valid.
+ *    FIRING while it is valid. The discovery alert's latest page is FIRING while its document is
+ *    present, and not FIRING once it is deleted.
  * 2. After settling (silences ended; conditions cleared, targets removed, or rules removed), no
  *    pair's latest page is FIRING.
  * 3. No FIRING page is evaluated under a silence (the owed resolve is the only page a silence lets through).
@@ -37,7 +39,8 @@
  * 7. The promise, at the end: every incident the monitor opened is closed or stands for an alert
  *    still firing. Per `dedup_key` (a group page's group id, else the alert's fingerprint), the
  *    newest page that is FIRING names only alerts firing now, of configured targets and rules: a
- *    removed target owns nothing open; the configuration alert is open only while invalid.
+ *    removed target owns nothing open; the configuration alert is open only while invalid, the
+ *    discovery alert only while its document is present.
  * Rules added by a sequence may wait `for` and keep firing for `keepFiringFor` (one or two runs):
  * a pending alert owes nothing (its latest page must not be FIRING), a kept one may be either.
  * Most sequences use the memory table (same conditional semantics as DynamoDB); some use dynalite.
@@ -156,6 +159,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       parts: fc.integer({ min: 1, max: 2 }),
     }),
   },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('discovery' as const), present: fc.boolean() }) },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -381,6 +385,56 @@ describe('page accounting under random runs, faults and configuration changes', 
     crash: null,
     snsFailures: 0,
     dynamoFailures: 0,
+  });
+
+  it.each([
+    { how: 'dies before the claim of its resolve', crash: { op: 3, after: false }, snsFailures: 0, resolved: '12:02' },
+    // The claim holds the page evaluated at 12:01: replayed once the lease ran out.
+    {
+      how: 'dies after the claim, before the publish',
+      crash: { op: 4, after: false },
+      snsFailures: 0,
+      resolved: '12:01',
+    },
+    { how: 'has its resolve refused by SNS', crash: null, snsFailures: 1, resolved: '12:02' },
+  ])(
+    'a run that stores the configuration without the discovery document and $how: a later run resolves its alert',
+    async ({ crash, snsFailures, resolved }) => {
+      // The run deleting the document: the configuration's chunk (op 0), the pointer (1), the old
+      // chunk deleted (2), then the discovery alert's claim (3), its resolve published (4), the
+      // item deleted (5). Once the pointer is stored, the next run sees no configuration change:
+      // the deleted parameter must stay owed in the pointer until its resolve went out.
+      const commands: Command[] = [
+        { kind: 'discovery', present: true },
+        run(0), // 12:00: the discovery alert fires (no source enabled)
+        { kind: 'discovery', present: false },
+        // 12:01: container 1 (no cached configuration) reads the deletion; 12:02: it runs again.
+        { kind: 'run', container: 1, crash, snsFailures, dynamoFailures: 0 },
+        run(1),
+      ];
+      const result = await runSequence(commands, 'clear');
+      expect(result.violations).toEqual([]);
+      expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status} ${p.evaluatedAt}`)).toEqual([
+        '/m/discovery/d0/discovery-failing firing 2026-11-22T12:00:00.000Z',
+        `/m/discovery/d0/discovery-failing resolved 2026-11-22T${resolved}:00.000Z`,
+      ]);
+    },
+  );
+
+  it('a discovery alert never pages for a document whose configuration a run failed to store', async () => {
+    // Found by this model (seed -259245390, 2,000 sequences): storing the configuration failed, yet
+    // the run committed the document's discovery alert (FIRING); the document was deleted before
+    // any configuration holding it was stored, so no run knew to resolve it. A parameter's alert
+    // is now evaluated only once its configuration is stored.
+    const commands: Command[] = [
+      { kind: 'discovery', present: true },
+      { kind: 'run', container: 1, crash: null, snsFailures: 0, dynamoFailures: 1 },
+      { kind: 'discovery', present: false },
+      run(0),
+    ];
+    const result = await runSequence(commands, 'clear');
+    expect(result.violations).toEqual([]);
+    expect(result.log.map((p) => `${p.target}/${p.rule} ${p.status}`)).toEqual([]);
   });
 
   it('a container whose cached configuration still lists a removed target never pages it again', async () => {

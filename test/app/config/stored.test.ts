@@ -9,6 +9,7 @@ import {
   readConfigGeneration,
   readStoredConfig,
   saveRemoving,
+  saveRetiringDiscovery,
   saveStoredConfig,
 } from '../../../src/app/config/stored.ts';
 import type { StateTable } from '../../../src/app/ports.ts';
@@ -149,5 +150,29 @@ describe('the pointer generation', () => {
     const table = createMemoryStateTable();
     await table.putMeta('last-valid-config', { hash: 'h0', chunks: 0, savedAt: NOW.toISOString(), removing: [] });
     expect(await readConfigGeneration(table)).toBe('');
+  });
+});
+
+describe('the deleted discovery parameters owed (retiringDiscovery)', () => {
+  it('reads as none on a pointer stored before they were kept', async () => {
+    const table = createMemoryStateTable();
+    await table.putMeta('last-valid-config', { hash: 'h0', chunks: 0, savedAt: NOW.toISOString(), removing: [] });
+    expect((await readStoredConfig(table))?.pointer.retiringDiscovery).toEqual([]);
+  });
+
+  it('are stored with the configuration, kept by saveRemoving, and cleared keeping the generation', async () => {
+    const table = createMemoryStateTable();
+    const owed = ['/p/discovery/web'];
+    const saved = (await saveStoredConfig(table, raw('a0'), 'h1', ['b0'], NOW, null, owed)).saved;
+    expect(saved).toMatchObject({ removing: ['b0'], retiringDiscovery: owed });
+    const first = await readStoredConfig(table);
+    if (first === null) throw new Error('expected a stored configuration');
+    expect(await saveRemoving(table, first, [])).toMatchObject({ removing: [], retiringDiscovery: owed });
+    const second = await readStoredConfig(table);
+    if (second === null) throw new Error('expected a stored configuration');
+    expect(await saveRetiringDiscovery(table, first, [])).toBeNull(); // at an older version: refused
+    const cleared = await saveRetiringDiscovery(table, second, []);
+    expect(cleared).toMatchObject({ removing: [], retiringDiscovery: [], generation: second.pointer.generation });
+    expect((await readStoredConfig(table))?.pointer.retiringDiscovery).toEqual([]);
   });
 });

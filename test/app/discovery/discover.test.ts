@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchStatusPage } from '../../../src/adapters/httpStatusSource.ts';
 import { createMemoryStateTable } from '../../../src/adapters/memoryStateStore.ts';
+import { readStoredConfig } from '../../../src/app/config/stored.ts';
 import type { DiscoveryDeps, DiscoverySource } from '../../../src/app/discovery/ports.ts';
 import type { CycleDeps, StateTable } from '../../../src/app/ports.ts';
 import { runCycle } from '../../../src/app/run.ts';
@@ -183,7 +184,7 @@ describe('discoverTargets: through runCycle', () => {
     expect(w.sent[0]?.message).toContain('source not enabled: the deployment lists through no source');
   });
 
-  it('leaves out a discovered target whose name a configured target holds, and logs it', async () => {
+  it('leaves out a discovered target whose name a configured target holds, logs it, and pages it once', async () => {
     const configured = {
       '/p/targets/i-1': JSON.stringify({ url: `http://127.0.0.1:${port}/server-status/mine`, allowLoopback: true }),
     };
@@ -202,10 +203,46 @@ describe('discoverTargets: through runCycle', () => {
         },
       },
     ]);
-    expect(w.sent.map((n) => [n.target, n.labels])).toEqual([
-      ['i-1', {}],
-      ['i-2', { discovery: '/p/discovery/web' }],
+    expect(w.sent.map((n) => [n.target, n.subject, n.labels])).toEqual([
+      [
+        '/p/discovery/web',
+        '[FIRING warning] /p/discovery/web: discovery names taken (1 left out)',
+        { discovery: '/p/discovery/web' },
+      ],
+      ['i-1', '[FIRING critical] i-1: closing-seen (3 >= 3)', {}],
+      ['i-2', '[FIRING critical] i-2: closing-seen (3 >= 3)', { discovery: '/p/discovery/web' }],
     ]);
+    expect(w.sent[0]?.message.split('\n')[1]).toBe('- "i-1" for instance i-1: held by the configured target i-1');
+    await runCycle(w.deps, at(1));
+    await runCycle(w.deps, at(2));
+    // The configured target renamed: the instance's name is free, it joins, the alert resolves.
+    const renamed = { '/p/targets/mine': configured['/p/targets/i-1'] };
+    w.deps.config = { ...w.deps.config, loadRaw: async () => RAW(renamed) };
+    expect((await runCycle(w.deps, at(3))).targets).toBe(3);
+    await runCycle(w.deps, at(4));
+    expect(subjects(w).filter((s) => s.includes('/p/discovery/web'))).toEqual([
+      '[FIRING warning] /p/discovery/web: discovery names taken (1 left out)',
+      '[RESOLVED warning] /p/discovery/web: discovery names unique again',
+    ]);
+    expect(w.failing.map((f) => f.failing)).toEqual([false, false, false, false, false]);
+  });
+
+  it('pages the names taken of the later document, naming the earlier one that holds them, across a cold start', async () => {
+    const table = createMemoryStateTable();
+    const two = (): RawConfig => ({ ...RAW(), discovery: { ...RAW().discovery, '/p/discovery/xweb': document() } });
+    const w = world(two(), table);
+    w.source.answer = { ids: ['i-1'] };
+    expect((await runCycle(w.deps, at(0))).targets).toBe(1);
+    const cold = world(two(), table);
+    cold.source.answer = { ids: ['i-1'] };
+    await runCycle(cold.deps, at(1));
+    expect([...subjects(w), ...subjects(cold)]).toEqual([
+      '[FIRING warning] /p/discovery/xweb: discovery names taken (1 left out)',
+      '[FIRING critical] i-1: closing-seen (3 >= 3)',
+    ]);
+    expect(w.sent[0]?.message.split('\n')[1]).toBe(
+      '- "i-1" for instance i-1: held by instance i-1 of /p/discovery/web',
+    );
   });
 
   it.each([
@@ -245,5 +282,115 @@ describe('discoverTargets: through runCycle', () => {
     w.deps.config = { ...w.deps.config, loadRaw: async () => ({ ...RAW(), discovery: {} }) };
     expect((await runCycle(w.deps, at(1))).targets).toBe(0);
     expect(subjects(w).at(-1)).toBe('[RESOLVED critical] i-1: closing-seen (target removed from configuration)');
+  });
+});
+
+/** `table` whose writes of the discovery alert's item fail as `how` says: the run dies there. */
+function dyingAt(table: StateTable, how: 'before the claim' | 'after the claim'): StateTable {
+  const died = () => Object.assign(new Error('the run died'), { name: 'CrashError' });
+  return {
+    ...table,
+    put: async (key, item, version, now) => {
+      if (!key.startsWith('discovery#')) return table.put(key, item, version, now);
+      if (how === 'before the claim') throw died();
+      await table.put(key, item, version, now);
+      throw died();
+    },
+  };
+}
+
+describe('a deleted discovery parameter stays owed until its alert is resolved', () => {
+  const DELETED = (): RawConfig => ({ ...RAW(), discovery: {} });
+  const FIRING = '[FIRING warning] /p/discovery/web: discovery failing (ec2, throttled)';
+  const REMOVED = '[RESOLVED warning] /p/discovery/web: discovery document removed';
+
+  /** A world whose alert fires at 12:00 (listing throttled), on `table`. */
+  async function firing(table: StateTable) {
+    const w = world(RAW(), table);
+    w.source.answer = { fails: 'Rate exceeded' };
+    await runCycle(w.deps, at(0));
+    expect(subjects(w)).toEqual([FIRING]);
+    return w;
+  }
+
+  it.each(['before the claim', 'after the claim'] as const)(
+    'a run that stored the configuration without it and died %s of the resolve: the next run resolves it',
+    async (how) => {
+      const table = createMemoryStateTable();
+      await firing(table);
+      const dying = world(DELETED(), dyingAt(table, how));
+      await expect(runCycle(dying.deps, at(1))).rejects.toThrow();
+      expect(subjects(dying)).toEqual([]);
+      const next = world(DELETED(), table); // a new container: the dead one's memory went with it
+      await runCycle(next.deps, at(2));
+      await runCycle(next.deps, at(3));
+      expect(subjects(next)).toEqual([REMOVED]);
+      expect(await table.loadMany(['discovery#web'])).toEqual(new Map());
+      expect((await readStoredConfig(table))?.pointer.retiringDiscovery).toEqual([]);
+    },
+  );
+
+  it('a resolve SNS refused once is sent by the next run of the same container', async () => {
+    const table = createMemoryStateTable();
+    const w = await firing(table);
+    w.deps.config = { ...w.deps.config, loadRaw: async () => DELETED() };
+    const publish = w.deps.notifier.publish;
+    let refusals = 1;
+    w.deps.notifier = {
+      publish: async (n) => {
+        if (n.rule === 'discovery-failing' && refusals-- > 0) throw new Error('SNS is down');
+        return publish(n);
+      },
+    };
+    await expect(runCycle(w.deps, at(1))).rejects.toThrow();
+    expect((await readStoredConfig(table))?.pointer.retiringDiscovery).toEqual(['/p/discovery/web']);
+    await runCycle(w.deps, at(2));
+    await runCycle(w.deps, at(3));
+    expect(subjects(w)).toEqual([FIRING, REMOVED]);
+    expect((await readStoredConfig(table))?.pointer.retiringDiscovery).toEqual([]);
+  });
+
+  it('a run whose claim creates the alert item after another run deleted the document owes its resolve', async () => {
+    const table = createMemoryStateTable();
+    const other = world(DELETED(), table);
+    let raced = false;
+    // Why: the other run stores the configuration without the document, finds no alert item (none
+    // fired yet), and clears what it owed, between this run's apply and its claim creating the item.
+    const racing: StateTable = {
+      ...table,
+      put: async (key, item, version, now) => {
+        if (key === 'discovery#web' && !raced) {
+          raced = true;
+          await runCycle(other.deps, at(1));
+        }
+        return table.put(key, item, version, now);
+      },
+    };
+    const w = world(RAW(), racing);
+    w.source.answer = { ids: [] };
+    await runCycle(w.deps, at(0));
+    w.source.answer = { fails: 'Rate exceeded' };
+    await runCycle(w.deps, at(1));
+    expect(raced).toBe(true);
+    expect((await readStoredConfig(table))?.pointer.retiringDiscovery).toEqual(['/p/discovery/web']);
+    await runCycle(other.deps, at(2));
+    expect([...subjects(w), ...subjects(other)]).toEqual([FIRING, REMOVED]);
+    expect((await readStoredConfig(table))?.pointer.retiringDiscovery).toEqual([]);
+  });
+
+  it('a parameter that comes back before its resolve went out is no longer owed: its alert stands as it is', async () => {
+    const table = createMemoryStateTable();
+    await firing(table);
+    const dying = world(DELETED(), dyingAt(table, 'before the claim'));
+    await expect(runCycle(dying.deps, at(1))).rejects.toThrow();
+    expect((await readStoredConfig(table))?.pointer.retiringDiscovery).toEqual(['/p/discovery/web']);
+    const back = world(RAW(), table);
+    back.source.answer = { fails: 'Rate exceeded' };
+    await runCycle(back.deps, at(2));
+    expect(subjects(back)).toEqual([]); // still failing: its firing page stands
+    expect((await readStoredConfig(table))?.pointer.retiringDiscovery).toEqual([]);
+    back.source.answer = { ids: [] };
+    await runCycle(back.deps, at(3));
+    expect(subjects(back)).toEqual(['[RESOLVED warning] /p/discovery/web: discovery lists again']);
   });
 });
