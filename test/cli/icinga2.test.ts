@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApacheInstance, apacheSkipReason, startApache } from '../support/apache.ts';
+import { readmeBlock } from '../support/readme.ts';
 
 const run = promisify(execFile);
 const ICINGA2 = '/usr/sbin/icinga2';
@@ -28,15 +29,6 @@ const SERVICE = 'httpd status';
 const skipReason = !existsSync(ICINGA2)
   ? 'icinga2 is not installed (apt-get install --no-install-recommends icinga2; .ci/run does)'
   : apacheSkipReason();
-
-/** The README's fenced code block that contains `marker`, as written. */
-async function readmeBlock(marker: string): Promise<string> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/^```[a-z]*\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string);
-  const found = blocks.filter((b) => b.includes(marker));
-  if (found.length !== 1) throw new Error(`expected one README code block with ${marker}, found ${found.length}`);
-  return found[0] as string;
-}
 
 /** What Icinga 2 recorded of a service's latest check. */
 interface Result {

@@ -18,6 +18,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApacheInstance, apacheSkipReason, startApache } from '../support/apache.ts';
 import { slowReplies } from '../support/load.ts';
+import { readmeBlock } from '../support/readme.ts';
 
 const run = promisify(execFile);
 const NAGIOS = '/usr/sbin/nagios4';
@@ -35,15 +36,6 @@ const SAMPLE_OBJECTS = ['commands', 'contacts', 'timeperiods', 'templates'].map(
 const skipReason = !existsSync(NAGIOS)
   ? 'nagios4 is not installed (apt-get install --no-install-recommends nagios4-core; .ci/run does)'
   : apacheSkipReason();
-
-/** The README's fenced code block that contains `marker`, as written. */
-async function readmeBlock(marker: string): Promise<string> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/^```[a-z]*\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string);
-  const found = blocks.filter((b) => b.includes(marker));
-  if (found.length !== 1) throw new Error(`expected one README code block with ${marker}, found ${found.length}`);
-  return found[0] as string;
-}
 
 /** One service for Nagios: its name and the arguments `check` gets. */
 interface Service {
