@@ -107,12 +107,7 @@ function scanHtml(text: string, handler: ScanHandler): void {
         } while (code !== 0);
         if (nameLength > MAX_NAME) tag = UNKNOWN_TAG;
         if (c === Char.Gt) {
-          i++;
-          if (closing) handler.onCloseTag(tag, sectionStart, i);
-          else {
-            i = handler.onOpenTag(tag, sectionStart, i);
-            if (tag === SCRIPT || tag === STYLE) i = rawTextEnd(text, tag, i);
-          }
+          i = emit(text, handler, closing, tag, sectionStart, i + 1);
           sectionStart = i;
         } else if (c === Char.Lt) {
           // "</td</tr>": the cut tag ends here and a new one starts.
